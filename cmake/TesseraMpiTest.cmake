@@ -1,0 +1,29 @@
+# tessera_add_mpi_test(NAME SOURCES s… RANKS 1 2 3 4 LABELS mpi;io [TIMEOUT s])
+# Builds one GoogleTest binary with the shared MPI test main and registers it once per rank
+# count as NAME.npN. Settings that let OpenMPI run as root and oversubscribe are set here so
+# ctest works the same for users, CI and containers.
+set(TESSERA_MPI_TEST_ENV
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+    OMP_NUM_THREADS=1 HDF5_USE_FILE_LOCKING=FALSE)
+
+function(tessera_add_mpi_test name)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;RANKS;LABELS;LINKS" ${ARGN})
+  if(NOT ARG_RANKS)
+    set(ARG_RANKS 1 2 3 4)
+  endif()
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 120)
+  endif()
+  add_executable(${name} ${ARG_SOURCES} ${PROJECT_SOURCE_DIR}/tests/mpi_main.cpp)
+  target_link_libraries(${name} PRIVATE tessera_all GTest::gtest tessera_warnings tessera_sanitizers
+                                        ${ARG_LINKS})
+  foreach(np IN LISTS ARG_RANKS)
+    add_test(NAME ${name}.np${np}
+             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${MPIEXEC_PREFLAGS}
+                     $<TARGET_FILE:${name}> ${MPIEXEC_POSTFLAGS})
+    set_tests_properties(${name}.np${np} PROPERTIES
+      LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT} PROCESSORS ${np}
+      ENVIRONMENT "${TESSERA_MPI_TEST_ENV}")
+  endforeach()
+endfunction()

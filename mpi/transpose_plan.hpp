@@ -1,0 +1,67 @@
+// Distributed transpose: row-distributed M×N (BlockDistribution({M,N}, P)) → row-distributed
+// N×M (BlockDistribution({N,M}, P)). Build once, execute many times.
+//
+//   TransposePlan plan(dist, DType::f64, comm, Backend::Auto, {.algorithm = Exchange::Auto});
+//   plan.execute(in_block, out_block);  // host pointers (Cpu) or device pointers (Cuda)
+//
+// in_block: this rank's rows of A, row-major, dist.rows(rank) × N.
+// out_block: this rank's rows of Aᵀ, row-major, dist.transposed().rows(rank) × M.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <string_view>
+
+#include "core/backend.hpp"
+#include "core/block_distribution.hpp"
+#include "core/dtype.hpp"
+#include "core/timers.hpp"
+
+namespace tessera {
+
+enum class Exchange { Auto, Alltoallv, PairwiseP2P, Pipelined };
+std::string_view exchange_name(Exchange e) noexcept;
+Exchange parse_exchange(std::string_view s); // "auto", "alltoallv", "pairwise", "pipelined"
+
+struct TransposeOptions {
+  Exchange algorithm = Exchange::Auto;
+  // Where execute()'s pointers live for the CUDA backend (host-resident data is staged
+  // through the stream pool in chunks).
+  Memory memory = Memory::Host;
+  // Optional: phases (pack, exchange, unpack, …) are accumulated here when set.
+  PhaseTimers* timers = nullptr;
+};
+
+class TransposePlan {
+public:
+  // Collective over comm. Throws on every rank if the plan cannot be built on any rank.
+  TransposePlan(const BlockDistribution& in, DType dtype, MPI_Comm comm,
+                Backend backend = Backend::Auto, TransposeOptions options = {});
+  ~TransposePlan();
+  TransposePlan(TransposePlan&&) noexcept;
+  TransposePlan& operator=(TransposePlan&&) noexcept;
+
+  // Collective. `in` and `out` must not overlap.
+  void execute(const void* in, void* out);
+  template <class T>
+  void execute(const T* in, T* out) {
+    check_type(dtype_of<T>);
+    execute(static_cast<const void*>(in), static_cast<void*>(out));
+  }
+
+  const BlockDistribution& input_distribution() const noexcept;
+  const BlockDistribution& output_distribution() const noexcept;
+  DType dtype() const noexcept;
+  Backend backend() const noexcept;    // resolved: never Auto
+  Exchange algorithm() const noexcept; // resolved after the first execute when Auto
+  // Bytes this rank reads + writes per execute (for GB/s).
+  double bytes_moved() const noexcept;
+
+private:
+  void check_type(DType t) const;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace tessera

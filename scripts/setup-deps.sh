@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package tessera needs to build, test and run. Idempotent: when all
+# are present it prints one line and returns at once. Run as root (or with sudo available).
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git clang-format
+  openmpi-bin libopenmpi-dev libhdf5-openmpi-dev hdf5-tools
+  libgtest-dev libcli11-dev libtomlplusplus-dev libspdlog-dev libfmt-dev
+  libfftw3-dev libfftw3-mpi-dev
+  python3 python3-h5py python3-numpy time
+)
+# The Slurm integration test needs a local one-node cluster (scripts/slurm-local.sh).
+if [[ "${TESSERA_WITH_SLURM:-1}" == 1 ]]; then
+  packages+=(slurm-wlm munge)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "setup-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "setup-deps: installing ${missing[*]}"
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null || { echo "setup-deps: run as root or install sudo" >&2; exit 1; }
+  SUDO=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup-deps: done"

@@ -1,0 +1,36 @@
+// The subcommands of `tessera`. Each add_* registers its CLI11 subcommand and returns the
+// action main() runs when that subcommand was chosen. Actions return the process exit code and
+// may throw tessera::Error; main() turns errors into one line and a non-zero exit.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <mpi.h>
+
+#include <functional>
+#include <string>
+
+namespace tessera::app {
+
+struct Context {
+  MPI_Comm comm = MPI_COMM_WORLD;
+  int rank = 0;
+  int nranks = 1;
+  int thread_level = 0;     // provided by MPI_Init_thread
+  std::string command_line; // as typed, for provenance
+};
+
+struct Command {
+  CLI::App* sub = nullptr;
+  std::function<int()> run;
+};
+
+Command add_info(CLI::App& app, const Context& ctx);
+Command add_run(CLI::App& app, const Context& ctx);
+Command add_check(CLI::App& app, const Context& ctx);
+Command add_generate(CLI::App& app, const Context& ctx);
+Command add_transpose(CLI::App& app, const Context& ctx);
+Command add_reduce(CLI::App& app, const Context& ctx);
+Command add_bench(CLI::App& app, const Context& ctx);
+Command add_selftest(CLI::App& app, const Context& ctx);
+
+} // namespace tessera::app

@@ -1,0 +1,100 @@
+// Entry point of `tessera`: MPI set-up, command dispatch, and the one place where errors turn
+// into a message and an exit code.
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <vector>
+
+#include "app/commands.hpp"
+#include "core/throw.hpp"
+#include "core/log.hpp"
+
+namespace {
+
+std::string joined_command_line(int argc, char** argv) {
+  std::string s;
+  for (int i = 0; i < argc; ++i) {
+    if (i)
+      s += ' ';
+    s += argv[i];
+  }
+  return s;
+}
+
+// Reports an error that escaped a command. Errors all ranks agreed on are printed once by
+// rank 0 and the job ends normally with exit code 1; an error only this rank saw may leave the
+// others waiting in a collective, so the whole job is aborted.
+int report_error(const tessera::app::Context& ctx, const char* kind, const char* what,
+                 bool collective) {
+  if (collective || ctx.nranks == 1) {
+    if (ctx.rank == 0)
+      std::fprintf(stderr, "tessera: %s: %s\n", kind, what);
+    return 1;
+  }
+  std::fprintf(stderr, "[rank %d] tessera: %s: %s\n", ctx.rank, kind, what);
+  std::fflush(stderr);
+  MPI_Abort(ctx.comm, 1);
+  return 1;
+}
+
+int run_cli(tessera::app::Context& ctx, int argc, char** argv) {
+  using namespace tessera::app;
+  CLI::App app{"tessera: distributed transpose, reductions and heat solver for large matrices",
+               "tessera"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version",
+                       std::string("tessera ") + TESSERA_VERSION + " (" + TESSERA_GIT_HASH + ")");
+  bool quiet = false, verbose = false;
+  app.add_flag("-q,--quiet", quiet, "Only warnings and errors");
+  app.add_flag("-v,--verbose", verbose, "Debug output");
+
+  std::vector<Command> commands = {
+      add_info(app, ctx),      add_run(app, ctx),    add_check(app, ctx), add_generate(app, ctx),
+      add_transpose(app, ctx), add_reduce(app, ctx), add_bench(app, ctx), add_selftest(app, ctx)};
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // Every rank parses the same argv, so every rank reaches this together.
+    if (ctx.rank == 0)
+      return app.exit(e);
+    return e.get_exit_code();
+  }
+  tessera::init_logging(ctx.rank, ctx.nranks,
+                        quiet     ? tessera::Verbosity::Quiet
+                        : verbose ? tessera::Verbosity::Verbose
+                                  : tessera::Verbosity::Normal);
+  for (auto& c : commands)
+    if (c.sub && c.sub->parsed())
+      return c.run();
+  return 2;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  // The I/O thread makes MPI calls while compute threads do too.
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  tessera::app::Context ctx;
+  ctx.comm = MPI_COMM_WORLD;
+  MPI_Comm_rank(ctx.comm, &ctx.rank);
+  MPI_Comm_size(ctx.comm, &ctx.nranks);
+  ctx.thread_level = provided;
+  ctx.command_line = joined_command_line(argc, argv);
+  tessera::init_logging(ctx.rank, ctx.nranks);
+
+  int code = 0;
+  try {
+    code = run_cli(ctx, argc, argv);
+  } catch (const tessera::Error& e) {
+    code = report_error(ctx, e.kind(), e.what(), e.collective());
+  } catch (const std::bad_alloc&) {
+    code = report_error(ctx, "resource error", "out of memory", false);
+  } catch (const std::exception& e) {
+    code = report_error(ctx, "error", e.what(), false);
+  }
+  MPI_Finalize();
+  return code;
+}

@@ -1,0 +1,41 @@
+#include "core/log.hpp"
+
+#include <spdlog/sinks/stdout_sinks.h>
+
+#include <fmt/format.h>
+
+namespace tessera {
+
+namespace {
+int g_rank = 0;
+}
+
+int log_rank() noexcept {
+  return g_rank;
+}
+
+void init_logging(int rank, int nranks, Verbosity v) {
+  g_rank = rank;
+  // stderr for everything: stdout stays clean for --json and tables, and the sink flushes
+  // line by line so Slurm output files show progress as it happens.
+  const auto name = fmt::format("tessera.{}", rank);
+  auto logger = spdlog::get(name);
+  if (!logger)
+    logger = spdlog::stderr_logger_mt(name);
+  spdlog::set_default_logger(logger);
+  if (nranks > 1 && rank != 0)
+    spdlog::set_pattern(fmt::format("[rank {}] %l: %v", rank));
+  else
+    spdlog::set_pattern("%^%l%$: %v");
+  spdlog::level::level_enum level = spdlog::level::info;
+  if (rank != 0)
+    level = spdlog::level::warn;
+  else if (v == Verbosity::Quiet)
+    level = spdlog::level::warn;
+  else if (v == Verbosity::Verbose)
+    level = spdlog::level::debug;
+  spdlog::set_level(level);
+  spdlog::flush_on(spdlog::level::trace);
+}
+
+} // namespace tessera

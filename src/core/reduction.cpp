@@ -1,0 +1,84 @@
+#include "core/reduction.hpp"
+
+#include "core/throw.hpp"
+
+namespace tessera {
+
+namespace {
+constexpr Op kAllOps[] = {Op::Sum, Op::Min, Op::Max, Op::Mean, Op::Norm1, Op::Norm2, Op::NormInf};
+}
+
+std::string_view op_name(Op op) noexcept {
+  switch (op) {
+  case Op::Sum:
+    return "sum";
+  case Op::Min:
+    return "min";
+  case Op::Max:
+    return "max";
+  case Op::Mean:
+    return "mean";
+  case Op::Norm1:
+    return "norm1";
+  case Op::Norm2:
+    return "norm2";
+  case Op::NormInf:
+    return "norminf";
+  }
+  return "?";
+}
+
+std::string_view axis_name(Axis a) noexcept {
+  switch (a) {
+  case Axis::All:
+    return "all";
+  case Axis::Rows:
+    return "rows";
+  case Axis::Cols:
+    return "cols";
+  }
+  return "?";
+}
+
+Op parse_op(std::string_view s) {
+  for (Op op : kAllOps)
+    if (op_name(op) == s)
+      return op;
+  TESSERA_THROW(InputError,
+                "unknown reduction '{}' (expected sum, min, max, mean, norm1, norm2 or norminf)",
+                s);
+}
+
+std::vector<Op> parse_ops(std::string_view list) {
+  std::vector<Op> ops;
+  while (!list.empty()) {
+    const auto comma = list.find(',');
+    const auto item = list.substr(0, comma);
+    if (!item.empty())
+      ops.push_back(parse_op(item));
+    if (comma == std::string_view::npos)
+      break;
+    list.remove_prefix(comma + 1);
+  }
+  TESSERA_REQUIRE(!ops.empty(), InputError, "no reduction given (e.g. --op sum,norm2)");
+  return ops;
+}
+
+Axis parse_axis(std::string_view s) {
+  if (s == "all")
+    return Axis::All;
+  if (s == "rows")
+    return Axis::Rows;
+  if (s == "cols" || s == "columns")
+    return Axis::Cols;
+  TESSERA_THROW(InputError, "unknown axis '{}' (expected all, rows or cols)", s);
+}
+
+const std::vector<double>& ReduceResult::operator[](Op op) const {
+  for (std::size_t k = 0; k < ops.size(); ++k)
+    if (ops[k] == op)
+      return values.at(k);
+  TESSERA_THROW(InternalError, "reduction '{}' was not computed", op_name(op));
+}
+
+} // namespace tessera

@@ -1,0 +1,34 @@
+// OpenMP reduction kernels: the local pieces of the canonical order in core/reduction.hpp.
+// The distributed plan (mpi/reduce_plan.cpp) combines them across ranks.
+#pragma once
+
+#include <cstdint>
+
+#include "core/reduction.hpp"
+
+namespace tessera::cpu {
+
+// out[i] = un-finalized row value of row i (lane-tree sum of f for the Sum family; min / max /
+// max|x| otherwise), for 0 <= i < rows. Parallel over rows.
+template <class T>
+void reduce_rows(Op op, const T* a, std::int64_t rows, std::int64_t cols, double* out);
+
+// Column partials of consecutive row groups of kReduceBlockRows rows, starting at row 0 of `a`
+// (the last group may be shorter): out[g*cols + j] = fold over the group's rows, ascending,
+// of f(a[i][j]), starting from the op's identity (0.0, +inf, -inf). Parallel over groups and
+// column tiles.
+template <class T>
+void reduce_col_groups(Op op, const T* a, std::int64_t rows, std::int64_t cols, double* out);
+
+// acc[j] = acc[j] ⊕ f(a[i][j]) for i = 0 … rows-1 in order: continues a column fold.
+template <class T>
+void fold_rows(Op op, const T* a, std::int64_t rows, std::int64_t cols, double* acc);
+
+// The identity of op's combine (0.0, +inf for Min, -inf for Max, 0.0 for NormInf).
+double identity(Op op) noexcept;
+// a ⊕ b for op (+ for the Sum family, min, max).
+double combine(Op op, double a, double b) noexcept;
+// Turns a combined value into the result: Mean divides by `count`, Norm2 takes sqrt.
+double finalize(Op op, double v, double count) noexcept;
+
+} // namespace tessera::cpu

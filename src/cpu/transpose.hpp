@@ -1,0 +1,29 @@
+// OpenMP out-of-place transpose, cache-blocked, for all four element types and any shape.
+#pragma once
+
+#include <cstdint>
+
+#include "core/dtype.hpp"
+
+namespace tessera::cpu {
+
+// out[j*ld_out + i] = in[i*ld_in + j] for 0 <= i < rows, 0 <= j < cols.
+// ld_in >= cols, ld_out >= rows; in and out must not overlap. Uses the calling team's OpenMP
+// threads (opens a parallel region when called outside one).
+template <class T>
+void transpose(const T* in, T* out, std::int64_t rows, std::int64_t cols, std::int64_t ld_in,
+               std::int64_t ld_out);
+
+template <class T>
+void transpose(const T* in, T* out, std::int64_t rows, std::int64_t cols) {
+  transpose(in, out, rows, cols, cols, rows);
+}
+
+// Type-erased form for plans that carry a DType.
+void transpose(DType t, const void* in, void* out, std::int64_t rows, std::int64_t cols,
+               std::int64_t ld_in, std::int64_t ld_out);
+
+// memcpy of n bytes split over the OpenMP threads: the bandwidth ceiling benchmarks compare to.
+void parallel_copy(const void* src, void* dst, std::size_t n);
+
+} // namespace tessera::cpu

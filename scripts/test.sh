@@ -28,7 +28,7 @@ if [[ $quick == 0 ]]; then
   ctest --preset asan -j"$jobs" -LE "slurm|cuda"
   step "tsan build"
   cmake --preset tsan >/dev/null
-  cmake --build --preset tsan -j"$jobs"
+  cmake --build --preset tsan -j"$jobs" --target tessera_threads_tests
   step "tsan tests (label threads)"
   ctest --preset tsan -j"$jobs" --no-tests=ignore
 fi

@@ -81,6 +81,8 @@ check_prerequisites() {
 }
 
 make_dirs() {
+  # A Unix socket path holds at most 107 bytes.
+  ((${#MUNGE_SOCKET} < 100)) || die "state directory path too long for a socket: $STATE"
   mkdir -p "$STATE"/{etc,log,run,spool/slurmctld,spool/slurmd}
   # munged refuses key files and sockets in directories others can write to.
   mkdir -p "$STATE/munge"

@@ -86,10 +86,10 @@ make_dirs() {
   # A Unix socket path holds at most 107 bytes.
   ((${#MUNGE_SOCKET} < 100)) || die "state directory path too long for a socket: $STATE"
   mkdir -p "$STATE"/{etc,log,run,spool/slurmctld,spool/slurmd}
-  # munged refuses key files and sockets in directories others can write to.
+  # munged refuses key files and sockets in directories others can write to; the socket must
+  # stay reachable (execute permission) for clients that are not root.
   mkdir -p "$STATE/munge"
-  chmod 0755 "$STATE"
-  chmod 0700 "$STATE/munge"
+  chmod 0755 "$STATE" "$STATE/munge"
 }
 
 start_munge() {

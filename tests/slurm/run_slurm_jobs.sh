@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Integration test of the Slurm job scripts: starts a private one-node Slurm cluster
+# (scripts/slurm-local.sh), submits jobs/cpu-single-node.sbatch and
+# jobs/hybrid-multi-node.sbatch with `sbatch --wait`, adapted to this node by sbatch options
+# (2 ranks; 2 ranks x 2 threads), and checks their HDF5 results with h5py + numpy.
+#
+#   run_slurm_jobs.sh TESSERA SOURCE_DIR
+#
+# Exit status 77 (ctest: skipped) without root or without the slurm-wlm/munge packages. The
+# cluster is always stopped at the end; on failure its logs and the job logs are printed and
+# the work directory is kept.
+set -euo pipefail
+
+tessera=${1:?usage: run_slurm_jobs.sh TESSERA SOURCE_DIR}
+src=${2:?usage: run_slurm_jobs.sh TESSERA SOURCE_DIR}
+python=/usr/bin/python3
+here=$(cd "$(dirname "$0")" && pwd)
+job_timeout=${TESSERA_SLURM_JOB_TIMEOUT:-240}
+
+skip() {
+  echo "SKIPPED: $*"
+  exit 77
+}
+fail() {
+  echo "FAILED: $*" >&2
+  exit 1
+}
+
+[[ $(id -u) -eq 0 ]] || skip "the local Slurm cluster needs root (slurmd starts the job steps)"
+for cmd in munged slurmctld slurmd sbatch; do
+  command -v "$cmd" >/dev/null || skip "$cmd not installed (apt-get install -y slurm-wlm munge)"
+done
+[[ -x $tessera ]] || fail "tessera binary '$tessera' not found"
+$python -c 'import h5py, numpy' 2>/dev/null || fail "$python cannot import h5py and numpy"
+
+work=$(mktemp -d /tmp/tessera-slurm-test.XXXXXX)
+export TESSERA_SLURM_DIR=$work/cluster
+# Free ports, so that the test runs beside a cluster someone already started.
+TESSERA_SLURM_PORT=$($python - <<'PY'
+import random, socket
+for _ in range(200):
+    p = random.randrange(20000, 60000, 2)
+    try:
+        for q in (p, p + 1):
+            with socket.socket() as s:
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                s.bind(("", q))
+        print(p)
+        break
+    except OSError:
+        pass
+PY
+)
+export TESSERA_SLURM_PORT
+# Four CPUs on this node whatever it has, for a real 2 ranks x 2 threads hybrid layout.
+export TESSERA_SLURM_CPUS=4
+slurm_local=$src/scripts/slurm-local.sh
+passed=0
+
+cleanup() {
+  set +e
+  "$slurm_local" stop >"$work/stop.log" 2>&1 || cat "$work/stop.log"
+  if ((passed)); then
+    rm -rf "$work"
+    return
+  fi
+  local f
+  for f in "$work"/*.out "$TESSERA_SLURM_DIR"/log/*.log; do
+    [[ -f $f ]] || continue
+    echo "---- $f (last 40 lines) ----"
+    tail -n 40 "$f"
+  done
+  echo "work directory kept: $work"
+}
+trap cleanup EXIT
+
+echo "== starting a one-node cluster in $TESSERA_SLURM_DIR (port $TESSERA_SLURM_PORT)"
+"$slurm_local" start || fail "scripts/slurm-local.sh start failed"
+export SLURM_CONF=$TESSERA_SLURM_DIR/etc/slurm.conf
+# The job scripts use this binary; sbatch passes the whole environment on (--export=ALL).
+export TESSERA=$tessera
+cd "$work"
+
+# submit NAME SCRIPT [sbatch options...] -- [script arguments...]: runs one job to the end.
+submit() {
+  local name=$1 script=$src/jobs/$2 rc=0
+  shift 2
+  local opts=()
+  while [[ $# -gt 0 && $1 != -- ]]; do
+    opts+=("$1")
+    shift
+  done
+  [[ $# -gt 0 ]] && shift
+  echo "== $name: sbatch --wait ${opts[*]} jobs/$(basename "$script") $*"
+  TESSERA_OUTDIR=$work/$name timeout "$job_timeout" \
+    sbatch --wait --partition=debug --time=00:05:00 --job-name="$name" \
+    --output="$work/$name-%j.out" "${opts[@]}" "$script" "$@" || rc=$?
+  if ((rc == 124)); then
+    squeue || true
+    fail "$name: the job did not finish within ${job_timeout}s"
+  fi
+  ((rc == 0)) || fail "$name: sbatch --wait exited with status $rc (the job failed; log below)"
+  cat "$work/$name"-*.out
+}
+
+# Awkward shapes: primes, more columns than rows and the other way round.
+seed=$((RANDOM * 32768 + RANDOM))
+echo "== seed $seed"
+rows=37 cols=53
+"$tessera" generate "$work/A.h5:/A" --rows $rows --cols $cols --dtype f64 --seed "$seed" ||
+  fail "tessera generate failed"
+
+cat >"$work/read.toml" <<TOML
+# Reads A.h5:/A, transposes and reduces it.
+[job]
+kind = "pipeline"
+[matrix]
+input = "$work/A.h5:/A"
+[output]
+file = "result.h5"
+TOML
+cat >"$work/generate.toml" <<TOML
+# Generates a 61 x 29 matrix, transposes and reduces it.
+[job]
+kind = "pipeline"
+[matrix]
+rows = 61
+cols = 29
+seed = $seed
+[output]
+file = "result.h5"
+TOML
+
+submit cpu cpu-single-node.sbatch --ntasks=2 -- "$work/read.toml"
+grep -q "2 ranks x 1 threads" "$work"/cpu-*.out || fail "cpu: the job did not run 2 ranks x 1 thread"
+$python "$here/check_output.py" "$work/cpu/result.h5" --rows $rows --cols $cols \
+  --input "$work/A.h5:/A" --ranks 2 --threads 1 || fail "cpu: wrong output"
+
+submit hybrid hybrid-multi-node.sbatch --nodes=1 --ntasks-per-node=2 --cpus-per-task=2 -- \
+  "$work/generate.toml" --set output.file=hybrid.h5
+grep -q "2 ranks (2 per node) x 2 threads" "$work"/hybrid-*.out ||
+  fail "hybrid: the job did not run 2 ranks x 2 threads"
+$python "$here/check_output.py" "$work/hybrid/hybrid.h5" --rows 61 --cols 29 \
+  --ranks 2 --threads 2 || fail "hybrid: wrong output"
+
+passed=1
+echo "PASSED: both job scripts ran under Slurm and wrote correct HDF5 files"

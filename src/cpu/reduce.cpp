@@ -65,9 +65,20 @@ decltype(auto) dispatch_op(Op op, Fn&& fn) {
 template <class P, class T>
 double row_value(const T* row, std::int64_t cols) {
   if constexpr (!P::sum) {
+    // Order does not matter here: independent lanes let the loop vectorise.
+    constexpr int kLanes = 16;
+    double lane[kLanes];
+    for (int c = 0; c < kLanes; ++c)
+      lane[c] = P::id;
+    std::int64_t j = 0;
+    for (; j + kLanes <= cols; j += kLanes)
+      for (int c = 0; c < kLanes; ++c)
+        lane[c] = P::combine(lane[c], P::f(static_cast<double>(row[j + c])));
     double acc = P::id;
-    for (std::int64_t j = 0; j < cols; ++j)
+    for (; j < cols; ++j)
       acc = P::combine(acc, P::f(static_cast<double>(row[j])));
+    for (int c = 0; c < kLanes; ++c)
+      acc = P::combine(acc, lane[c]);
     return acc;
   } else {
     alignas(64) double lane[kSumLanes] = {};

@@ -1,12 +1,28 @@
-// OpenMP out-of-place transpose: square tiles so that both the rows read and the rows written
-// stay in cache while a tile is moved; threads own contiguous bands of output rows.
+// OpenMP out-of-place transpose.
+//
+// Memory traffic decides the speed, so the kernels aim at touching every cache line of the
+// input and of the output exactly once:
+//  - 8-byte elements (f64, c64) on AVX-512 move 8x8 blocks through registers: eight 64-byte row
+//    loads, a register transpose, eight 64-byte stores. A thread walks a band of eight output
+//    rows down the input, so it writes eight long sequential streams.
+//  - Large outputs are written with non-temporal stores of whole, aligned cache lines, which
+//    skips the read-for-ownership of lines that would only be overwritten. Output rows that are
+//    not 64-byte aligned (odd leading dimensions) are re-aligned in registers: each stored line
+//    is assembled from the previous and the current 8x8 block.
+//  - Other element types, and builds without AVX-512, use square cache tiles.
+// Threads own contiguous ranges of output rows (static schedule over bands of output rows).
 #include "cpu/transpose.hpp"
 
 #include <omp.h>
 
 #include <algorithm>
 #include <complex>
+#include <cstdint>
 #include <cstring>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 #include "core/throw.hpp"
 
@@ -14,25 +30,208 @@ namespace tessera::cpu {
 
 namespace {
 
-// Runs body(k) for k in [0, n) over the OpenMP threads, statically scheduled: inside a parallel
-// region as a worksharing loop of the team, otherwise in a region of its own.
-template <class Body>
-void omp_static_for(std::int64_t n, const Body& body) {
+// Runs work() on every thread of the team: the caller's team inside an active parallel region
+// (work() then consists of worksharing loops), otherwise a new one.
+template <class Work>
+void on_team(const Work& work) {
   if (omp_in_parallel()) {
-#pragma omp for schedule(static)
-    for (std::int64_t k = 0; k < n; ++k)
-      body(k);
+    work();
   } else {
-#pragma omp parallel for schedule(static)
-    for (std::int64_t k = 0; k < n; ++k)
-      body(k);
+#pragma omp parallel
+    work();
   }
 }
 
-// Tile edge in elements: a tile of input and one of output fit comfortably in L1.
+// Outputs at least this large are written around the caches (see above); smaller ones are
+// likely to be read again soon, so they are left in cache.
+constexpr std::size_t kStreamingBytes = std::size_t{8} << 20;
+
+// ---- generic: square tiles -------------------------------------------------------------------
+
 template <class T>
 constexpr std::int64_t tile_edge() {
   return sizeof(T) <= 4 ? 64 : (sizeof(T) <= 8 ? 32 : 16);
+}
+
+template <class T>
+void transpose_tiled(const T* in, T* out, std::int64_t rows, std::int64_t cols, std::int64_t ld_in,
+                     std::int64_t ld_out) {
+  constexpr std::int64_t B = tile_edge<T>();
+  const std::int64_t row_tiles = (rows + B - 1) / B;
+  const std::int64_t col_tiles = (cols + B - 1) / B;
+  // Consecutive k walk down one band of output rows, so each thread writes contiguous output.
+#pragma omp for schedule(static)
+  for (std::int64_t k = 0; k < row_tiles * col_tiles; ++k) {
+    const std::int64_t j0 = (k / row_tiles) * B;
+    const std::int64_t i0 = (k % row_tiles) * B;
+    const std::int64_t j1 = std::min(j0 + B, cols);
+    const std::int64_t i1 = std::min(i0 + B, rows);
+    for (std::int64_t j = j0; j < j1; ++j)
+      for (std::int64_t i = i0; i < i1; ++i)
+        out[j * ld_out + i] = in[i * ld_in + j];
+  }
+}
+
+#if defined(__AVX512F__)
+// GCC 12 reports its own intrinsics' undefined-vector placeholders as maybe-uninitialized.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+// ---- 8-byte elements, AVX-512 -------------------------------------------------------------------
+
+using u64 = std::uint64_t;
+
+// r[k] = row k of an 8x8 block in, column k of it out. Integer shuffles only: the bits move
+// unchanged (complex<float> pairs and NaN payloads included).
+inline void transpose8x8(__m512i r[8]) {
+  __m512i a[8], b[8];
+  for (int k = 0; k < 8; k += 2) {
+    a[k] = _mm512_unpacklo_epi64(r[k], r[k + 1]);
+    a[k + 1] = _mm512_unpackhi_epi64(r[k], r[k + 1]);
+  }
+  const __m512i lo = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
+  const __m512i hi = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+  for (int k = 0; k < 8; k += 4) {
+    b[k] = _mm512_permutex2var_epi64(a[k], lo, a[k + 2]);
+    b[k + 2] = _mm512_permutex2var_epi64(a[k], hi, a[k + 2]);
+    b[k + 1] = _mm512_permutex2var_epi64(a[k + 1], lo, a[k + 3]);
+    b[k + 3] = _mm512_permutex2var_epi64(a[k + 1], hi, a[k + 3]);
+  }
+  for (int k = 0; k < 4; ++k) {
+    r[k] = _mm512_shuffle_i64x2(b[k], b[k + 4], 0x44);
+    r[k + 4] = _mm512_shuffle_i64x2(b[k], b[k + 4], 0xEE);
+  }
+}
+
+inline void load8(const u64* in, std::int64_t ld_in, __m512i r[8]) {
+  for (int k = 0; k < 8; ++k)
+    r[k] = _mm512_loadu_si512(in + k * ld_in);
+}
+
+// Input rows [i0, i1) x columns [j, j+8) -> output rows j..j+7, columns [i0, i1).
+// Cached stores: plain unaligned 64-byte stores.
+inline void band8_cached(const u64* in, std::int64_t ld_in, u64* out, std::int64_t ld_out,
+                         std::int64_t j, std::int64_t i0, std::int64_t i1) {
+  std::int64_t i = i0;
+  __m512i r[8];
+  for (; i + 8 <= i1; i += 8) {
+    load8(in + i * ld_in + j, ld_in, r);
+    transpose8x8(r);
+    for (int k = 0; k < 8; ++k)
+      _mm512_storeu_si512(out + (j + k) * ld_out + i, r[k]);
+  }
+  for (; i < i1; ++i)
+    for (int k = 0; k < 8; ++k)
+      out[(j + k) * ld_out + i] = in[i * ld_in + j + k];
+}
+
+// As band8_cached, with non-temporal stores of whole aligned lines. Output row k is aligned at
+// column i0 + s[k]; each stored line joins the last s[k]... elements of the previous block and
+// the first of the current one. Partial lines at both ends use masked ordinary stores.
+inline void band8_streaming(const u64* in, std::int64_t ld_in, u64* out, std::int64_t ld_out,
+                            std::int64_t j, std::int64_t i0, std::int64_t i1) {
+  const std::int64_t blocks = (i1 - i0) / 8;
+  if (blocks < 2) {
+    band8_cached(in, ld_in, out, ld_out, j, i0, i1);
+    return;
+  }
+  u64* orow[8];
+  __m512i idx[8];
+  __mmask8 head[8];
+  const __m512i iota = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+  for (int k = 0; k < 8; ++k) {
+    orow[k] = out + (j + k) * ld_out + i0;
+    const auto mis = (reinterpret_cast<std::uintptr_t>(orow[k]) % 64) / 8;
+    const auto s = static_cast<unsigned>((8 - mis) % 8);
+    idx[k] = _mm512_add_epi64(iota, _mm512_set1_epi64(s));
+    head[k] = static_cast<__mmask8>((1u << s) - 1u);
+  }
+  const u64* src = in + i0 * ld_in + j;
+  __m512i prev[8], cur[8];
+  load8(src, ld_in, prev);
+  transpose8x8(prev);
+  for (int k = 0; k < 8; ++k)
+    _mm512_mask_storeu_epi64(orow[k], head[k], prev[k]);
+  for (std::int64_t b = 1; b < blocks; ++b) {
+    load8(src + 8 * b * ld_in, ld_in, cur);
+    transpose8x8(cur);
+    for (int k = 0; k < 8; ++k) {
+      // Line starting at block b-1's element s: prev[s..7], cur[0..s-1].
+      const int s = __builtin_popcount(head[k]);
+      _mm512_stream_si512(reinterpret_cast<__m512i*>(orow[k] + 8 * (b - 1) + s),
+                          _mm512_permutex2var_epi64(prev[k], idx[k], cur[k]));
+      prev[k] = cur[k];
+    }
+  }
+  for (int k = 0; k < 8; ++k)
+    _mm512_mask_storeu_epi64(orow[k] + 8 * (blocks - 1), static_cast<__mmask8>(~head[k]), prev[k]);
+  for (std::int64_t i = i0 + 8 * blocks; i < i1; ++i)
+    for (int k = 0; k < 8; ++k)
+      out[(j + k) * ld_out + i] = in[i * ld_in + j + k];
+}
+
+// Rows per band segment: the eight input lines of one column band, for this many rows, stay in
+// cache until the neighbouring band (which shares lines when rows are not 64-byte aligned)
+// reads them.
+constexpr std::int64_t kBandRows = 256;
+// Bands handled together over one row segment.
+constexpr std::int64_t kBandGroup = 4;
+
+template <bool Streaming>
+void transpose_u64(const u64* in, u64* out, std::int64_t rows, std::int64_t cols,
+                   std::int64_t ld_in, std::int64_t ld_out) {
+  const std::int64_t bands = cols / 8;
+  const std::int64_t groups = (bands + kBandGroup - 1) / kBandGroup;
+  const std::int64_t segments = (rows + kBandRows - 1) / kBandRows;
+#pragma omp for schedule(static) nowait
+  for (std::int64_t t = 0; t < groups * segments; ++t) {
+    const std::int64_t g = t / segments;
+    const std::int64_t i0 = (t % segments) * kBandRows;
+    const std::int64_t i1 = std::min(i0 + kBandRows, rows);
+    for (std::int64_t band = g * kBandGroup; band < std::min(bands, (g + 1) * kBandGroup); ++band) {
+      if constexpr (Streaming)
+        band8_streaming(in, ld_in, out, ld_out, 8 * band, i0, i1);
+      else
+        band8_cached(in, ld_in, out, ld_out, 8 * band, i0, i1);
+    }
+  }
+  // The last cols % 8 columns.
+  const std::int64_t jr = 8 * bands;
+  if (jr < cols) {
+#pragma omp for schedule(static) nowait
+    for (std::int64_t t = 0; t < segments; ++t) {
+      const std::int64_t i1 = std::min((t + 1) * kBandRows, rows);
+      for (std::int64_t j = jr; j < cols; ++j)
+        for (std::int64_t i = t * kBandRows; i < i1; ++i)
+          out[j * ld_out + i] = in[i * ld_in + j];
+    }
+  }
+  if constexpr (Streaming)
+    _mm_sfence(); // make the non-temporal stores visible before the barrier
+#pragma omp barrier
+}
+
+#pragma GCC diagnostic pop
+#endif // __AVX512F__
+
+template <class T>
+void transpose_team(const T* in, T* out, std::int64_t rows, std::int64_t cols, std::int64_t ld_in,
+                    std::int64_t ld_out) {
+#if defined(__AVX512F__)
+  if constexpr (sizeof(T) == 8) {
+    const auto* i8 = reinterpret_cast<const u64*>(in);
+    auto* o8 = reinterpret_cast<u64*>(out);
+    const bool stream =
+        static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols) * 8 >= kStreamingBytes &&
+        reinterpret_cast<std::uintptr_t>(out) % 8 == 0;
+    if (stream)
+      transpose_u64<true>(i8, o8, rows, cols, ld_in, ld_out);
+    else
+      transpose_u64<false>(i8, o8, rows, cols, ld_in, ld_out);
+    return;
+  }
+#endif
+  transpose_tiled(in, out, rows, cols, ld_in, ld_out);
 }
 
 } // namespace
@@ -47,20 +246,7 @@ void transpose(const T* in, T* out, std::int64_t rows, std::int64_t cols, std::i
                   cols);
   if (rows == 0 || cols == 0)
     return;
-  constexpr std::int64_t B = tile_edge<T>();
-  const std::int64_t row_tiles = (rows + B - 1) / B;
-  const std::int64_t col_tiles = (cols + B - 1) / B;
-  // Consecutive k walk along one band of output rows (one input column tile), so each thread
-  // writes a contiguous stretch of the output.
-  omp_static_for(row_tiles * col_tiles, [&](std::int64_t k) {
-    const std::int64_t j0 = (k / row_tiles) * B;
-    const std::int64_t i0 = (k % row_tiles) * B;
-    const std::int64_t j1 = std::min(j0 + B, cols);
-    const std::int64_t i1 = std::min(i0 + B, rows);
-    for (std::int64_t j = j0; j < j1; ++j)
-      for (std::int64_t i = i0; i < i1; ++i)
-        out[j * ld_out + i] = in[i * ld_in + j];
-  });
+  on_team([&] { transpose_team(in, out, rows, cols, ld_in, ld_out); });
 }
 
 void transpose(DType t, const void* in, void* out, std::int64_t rows, std::int64_t cols,
@@ -72,14 +258,19 @@ void transpose(DType t, const void* in, void* out, std::int64_t rows, std::int64
 }
 
 void parallel_copy(const void* src, void* dst, std::size_t n) {
-  // Chunks of whole cache lines, one contiguous range per thread.
-  constexpr std::size_t kChunk = std::size_t{1} << 20;
   const auto* s = static_cast<const unsigned char*>(src);
   auto* d = static_cast<unsigned char*>(dst);
-  const auto chunks = static_cast<std::int64_t>((n + kChunk - 1) / kChunk);
-  omp_static_for(chunks, [&](std::int64_t k) {
-    const std::size_t begin = static_cast<std::size_t>(k) * kChunk;
-    std::memcpy(d + begin, s + begin, std::min(kChunk, n - begin));
+  // One contiguous, cache-line-aligned range per thread, copied by a single memcpy, as a
+  // multi-threaded copy of one large buffer would be done.
+  on_team([&] {
+    const std::size_t nt = static_cast<std::size_t>(omp_get_num_threads());
+    const std::size_t t = static_cast<std::size_t>(omp_get_thread_num());
+    const std::size_t lines = (n + 63) / 64;
+    const std::size_t begin = std::min(n, lines * t / nt * 64);
+    const std::size_t end = std::min(n, lines * (t + 1) / nt * 64);
+    if (end > begin)
+      std::memcpy(d + begin, s + begin, end - begin);
+#pragma omp barrier
   });
 }
 

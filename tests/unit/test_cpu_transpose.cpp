@@ -19,8 +19,20 @@ struct Shape2 {
   std::int64_t rows, cols;
 };
 
-const Shape2 kShapes[] = {{1, 1},     {1, 257},   {257, 1},   {17, 31}, {31, 17},   {2, 3},
-                          {127, 131}, {61, 1009}, {1009, 61}, {64, 64}, {1000, 999}};
+const Shape2 kShapes[] = {{1, 1},
+                          {1, 257},
+                          {257, 1},
+                          {17, 31},
+                          {31, 17},
+                          {2, 3},
+                          {127, 131},
+                          {61, 1009},
+                          {1009, 61},
+                          {64, 64},
+                          {1000, 999},
+                          // Outputs above 8 MiB take the streaming-store path for 8-byte types.
+                          {1201, 1031},
+                          {1024, 1032}};
 
 unsigned fresh_seed() {
   return std::random_device{}();

@@ -14,6 +14,11 @@ fail() {
   exit 1
 }
 
+# The commands these jobs need: generate and run. A build whose CLI still lacks them skips.
+if "$tessera" --help 2>&1 | grep -E '^ *(run|generate) ' | grep -q 'not available yet'; then
+  echo "SKIPPED: this tessera build has no 'run'/'generate' yet"
+  exit 77
+fi
 work=$(mktemp -d /tmp/tessera-mpirun-test.XXXXXX)
 passed=0
 cleanup() {

@@ -32,6 +32,11 @@ for cmd in munged slurmctld slurmd sbatch; do
 done
 [[ -x $tessera ]] || fail "tessera binary '$tessera' not found"
 $python -c 'import h5py, numpy' 2>/dev/null || fail "$python cannot import h5py and numpy"
+# The commands these jobs need: generate and run. A build whose CLI still lacks them skips.
+if "$tessera" --help 2>&1 | grep -E '^ *(run|generate) ' | grep -q 'not available yet'; then
+  echo "SKIPPED: this tessera build has no 'run'/'generate' yet"
+  exit 77
+fi
 
 work=$(mktemp -d /tmp/tessera-slurm-test.XXXXXX)
 export TESSERA_SLURM_DIR=$work/cluster

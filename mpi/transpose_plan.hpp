@@ -10,6 +10,8 @@
 
 #include <mpi.h>
 
+#include <climits>
+#include <cstdint>
 #include <memory>
 #include <string_view>
 
@@ -29,8 +31,12 @@ struct TransposeOptions {
   // Where execute()'s pointers live for the CUDA backend (host-resident data is staged
   // through the stream pool in chunks).
   Memory memory = Memory::Host;
-  // Optional: phases (pack, exchange, unpack, …) are accumulated here when set.
+  // Optional: phases (transpose.pack, .self, .exchange, .unpack, .autotune) are accumulated
+  // here when set.
   PhaseTimers* timers = nullptr;
+  // Messages longer than this many elements travel as derived datatypes (MPI counts are int).
+  // At least 2; only tests lower it, to exercise that path with small matrices.
+  std::int64_t message_limit = INT_MAX;
 };
 
 class TransposePlan {
@@ -53,8 +59,10 @@ public:
   const BlockDistribution& input_distribution() const noexcept;
   const BlockDistribution& output_distribution() const noexcept;
   DType dtype() const noexcept;
-  Backend backend() const noexcept;    // resolved: never Auto
-  Exchange algorithm() const noexcept; // resolved after the first execute when Auto
+  Backend backend() const noexcept; // resolved: never Auto
+  // Resolved after the first execute when Auto: that execute runs each algorithm once, timed,
+  // and keeps the fastest (slowest rank decides). A single rank exchanges nothing: Alltoallv.
+  Exchange algorithm() const noexcept;
   // Bytes this rank reads + writes per execute (for GB/s).
   double bytes_moved() const noexcept;
 

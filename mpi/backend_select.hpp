@@ -1,0 +1,16 @@
+// Resolving Backend::Auto, and checking an explicit Backend::Cuda, the same way on every rank.
+#pragma once
+
+#include <mpi.h>
+
+#include "core/backend.hpp"
+
+namespace tessera::mpi {
+
+// Collective over comm. Auto → Cuda when this build has the CUDA backend and every rank sees at
+// least one device, else Cpu; rank 0 logs which and why (once per process and answer). Cuda when
+// some rank has no usable device → InputError on every rank, naming that rank and the reason.
+// Cpu → Cpu.
+Backend resolve_backend(Backend requested, MPI_Comm comm);
+
+} // namespace tessera::mpi

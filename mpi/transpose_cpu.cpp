@@ -1,0 +1,105 @@
+// The OpenMP engine of the distributed transpose: the sender transposes (cache-blocked
+// cpu::transpose with leading dimensions, straight into the send buffer or, for the self piece,
+// into the output), so unpacking a received piece is a strided copy of whole rows.
+#include <cstring>
+
+#include "cpu/transpose.hpp"
+#include "mpi/host_buffer.hpp"
+#include "mpi/transpose_engine.hpp"
+
+namespace tessera {
+
+namespace {
+
+class CpuTransposeEngine final : public TransposeEngine {
+public:
+  explicit CpuTransposeEngine(const TransposeEngineConfig& c)
+      : layout_(c.layout), dtype_(c.dtype), size_(dtype_size(c.dtype)),
+        send_(static_cast<std::size_t>(layout_.send_elements()) * size_, "transpose send buffer"),
+        recv_(static_cast<std::size_t>(layout_.recv_elements()) * size_,
+              "transpose receive buffer") {}
+
+  void* send_buffer() override { return send_.data(); }
+  void* recv_buffer() override { return recv_.data(); }
+
+  void begin(const void* in, void* out) override {
+    in_ = static_cast<const char*>(in);
+    out_ = static_cast<char*>(out);
+  }
+
+  void pack(int peer) override {
+    const auto& L = layout_;
+    cpu::transpose(dtype_, in_ + bytes(L.out.begin(peer)), send_at(L.send_offsets[peer]),
+                   L.my_rows(), L.out.rows(peer), L.N(), L.my_rows());
+  }
+
+  void pack_all() override {
+    // Columns left of the self piece, then right of it: every remote piece in two transposes.
+    const auto& L = layout_;
+    const std::int64_t left = L.out.begin(L.rank), right_begin = L.out.end(L.rank);
+    cpu::transpose(dtype_, in_, send_at(0), L.my_rows(), left, L.N(), L.my_rows());
+    cpu::transpose(dtype_, in_ + bytes(right_begin), send_at(left * L.my_rows()), L.my_rows(),
+                   L.N() - right_begin, L.N(), L.my_rows());
+  }
+
+  void transpose_self() override {
+    const auto& L = layout_;
+    cpu::transpose(dtype_, in_ + bytes(L.out.begin(L.rank)), out_ + bytes(L.in.begin(L.rank)),
+                   L.my_rows(), L.my_cols(), L.N(), L.M());
+  }
+
+  void unpack(int peer) override {
+    const auto& L = layout_;
+    const std::int64_t n = L.my_cols(), m = L.in.rows(peer), col = L.in.begin(peer);
+    const char* src = recv_at(L.recv_offsets[peer]);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t j = 0; j < n; ++j)
+      std::memcpy(out_ + bytes(j * L.M() + col), src + bytes(j * m), bytes(m));
+  }
+
+  void unpack_all() override {
+    // Row by row of the output, every source's run in it: each output row is written once,
+    // front to back.
+    const auto& L = layout_;
+    const int p = L.nranks();
+#pragma omp parallel for schedule(static)
+    for (std::int64_t j = 0; j < L.my_cols(); ++j) {
+      char* row = out_ + bytes(j * L.M());
+      for (int q = 0; q < p; ++q) {
+        const std::int64_t m = L.in.rows(q);
+        if (q == L.rank || m == 0)
+          continue;
+        std::memcpy(row + bytes(L.in.begin(q)), recv_at(L.recv_offsets[q]) + bytes(j * m),
+                    bytes(m));
+      }
+    }
+  }
+
+  void end() override {}
+
+private:
+  std::size_t bytes(std::int64_t elements) const noexcept {
+    return static_cast<std::size_t>(elements) * size_;
+  }
+  char* send_at(std::int64_t element) {
+    return static_cast<char*>(send_.data()) + bytes(element);
+  }
+  const char* recv_at(std::int64_t element) const {
+    return static_cast<const char*>(recv_.data()) + bytes(element);
+  }
+
+  TransposeLayout layout_;
+  DType dtype_;
+  std::size_t size_;
+  mpi::HostBuffer send_, recv_;
+  const char* in_ = nullptr;
+  char* out_ = nullptr;
+};
+
+} // namespace
+
+std::unique_ptr<TransposeEngine> make_cpu_transpose_engine(const TransposeEngineConfig& config) {
+  return std::make_unique<CpuTransposeEngine>(config);
+}
+
+} // namespace tessera

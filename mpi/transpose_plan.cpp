@@ -1,0 +1,171 @@
+// TransposePlan: validates and builds everything collectively, picks the exchange algorithm
+// (a timed trial of each on the first execute when asked for Auto), then runs the driver.
+#include "mpi/transpose_plan.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include "core/check.hpp"
+#include "core/log.hpp"
+#include "core/throw.hpp"
+#include "mpi/agreement.hpp"
+#include "mpi/backend_select.hpp"
+#include "mpi/communicator.hpp"
+#include "mpi/transpose_driver.hpp"
+
+namespace tessera {
+
+std::string_view exchange_name(Exchange e) noexcept {
+  switch (e) {
+  case Exchange::Auto:
+    return "auto";
+  case Exchange::Alltoallv:
+    return "alltoallv";
+  case Exchange::PairwiseP2P:
+    return "pairwise";
+  case Exchange::Pipelined:
+    return "pipelined";
+  }
+  return "?";
+}
+
+Exchange parse_exchange(std::string_view s) {
+  for (Exchange e :
+       {Exchange::Auto, Exchange::Alltoallv, Exchange::PairwiseP2P, Exchange::Pipelined})
+    if (exchange_name(e) == s)
+      return e;
+  if (s == "p2p")
+    return Exchange::PairwiseP2P;
+  TESSERA_THROW(InputError,
+                "unknown exchange algorithm '{}' (expected auto, alltoallv, pairwise or pipelined)",
+                s);
+}
+
+namespace {
+
+MPI_Datatype element_type(DType t) {
+  switch (t) {
+  case DType::f32:
+    return MPI_FLOAT;
+  case DType::f64:
+    return MPI_DOUBLE;
+  case DType::c64:
+    return MPI_C_FLOAT_COMPLEX;
+  case DType::c128:
+    break;
+  }
+  return MPI_C_DOUBLE_COMPLEX;
+}
+
+} // namespace
+
+struct TransposePlan::Impl {
+  mpi::Communicator comm;
+  TransposeLayout layout;
+  DType dtype;
+  Backend backend = Backend::Cpu;
+  TransposeOptions options;
+  Exchange algorithm = Exchange::Auto;
+  std::unique_ptr<TransposeEngine> engine;
+  mpi::MessageExchange exchange;
+
+  Impl(MPI_Comm c, DType t, TransposeOptions o) : comm(c), dtype(t), options(o) {}
+
+  void run(Exchange a, const void* in, void* out, PhaseTimers* timers) {
+    run_transpose(*engine, exchange, layout, dtype_size(dtype), a, in, out, timers);
+  }
+
+  // One run of each algorithm after a warm-up; the slowest rank's time decides, so every rank
+  // picks the same. The output of the last run is a correct result like any other.
+  void autotune(const void* in, void* out) {
+    constexpr std::array<Exchange, 3> candidates = {Exchange::Alltoallv, Exchange::PairwiseP2P,
+                                                    Exchange::Pipelined};
+    const double start = wall_seconds();
+    run(candidates[0], in, out, nullptr);
+    std::array<double, candidates.size()> seconds{};
+    for (std::size_t k = 0; k < candidates.size(); ++k) {
+      CHECK_MPI(MPI_Barrier(comm.get()));
+      const double t0 = wall_seconds();
+      run(candidates[k], in, out, nullptr);
+      seconds[k] = wall_seconds() - t0;
+    }
+    CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, seconds.data(), static_cast<int>(seconds.size()),
+                            MPI_DOUBLE, MPI_MAX, comm.get()));
+    const auto best = std::min_element(seconds.begin(), seconds.end()) - seconds.begin();
+    algorithm = candidates[static_cast<std::size_t>(best)];
+    if (options.timers)
+      options.timers->add("transpose.autotune", wall_seconds() - start);
+    if (comm.rank() == 0)
+      log::info("transpose {} {} on {} ranks: exchange '{}' (trial: alltoallv {:.3g} s, "
+                "pairwise {:.3g} s, pipelined {:.3g} s)",
+                layout.in.global().str(), dtype_name(dtype), comm.size(), exchange_name(algorithm),
+                seconds[0], seconds[1], seconds[2]);
+  }
+};
+
+TransposePlan::TransposePlan(const BlockDistribution& in, DType dtype, MPI_Comm comm,
+                             Backend backend, TransposeOptions options)
+    : impl_(std::make_unique<Impl>(comm, dtype, options)) {
+  auto& I = *impl_;
+  mpi::collectively(I.comm.get(), [&] {
+    TESSERA_REQUIRE(in.nranks() == I.comm.size(), InputError,
+                    "transpose plan: the distribution is over {} ranks but the communicator has {}",
+                    in.nranks(), I.comm.size());
+  });
+  I.backend = mpi::resolve_backend(backend, I.comm.get());
+  mpi::collectively(I.comm.get(), [&] {
+    I.layout = TransposeLayout(in, I.comm.rank());
+    I.engine = make_transpose_engine(I.backend, {I.layout, dtype, options.memory});
+    I.exchange = mpi::MessageExchange(
+        I.comm.get(), element_type(dtype), dtype_size(dtype), I.layout.send_counts,
+        I.layout.send_offsets, I.layout.recv_counts, I.layout.recv_offsets, options.message_limit);
+  });
+  // Nothing to choose without peers.
+  if (I.comm.size() == 1 && options.algorithm == Exchange::Auto)
+    I.algorithm = Exchange::Alltoallv;
+  else
+    I.algorithm = options.algorithm;
+}
+
+TransposePlan::~TransposePlan() = default;
+TransposePlan::TransposePlan(TransposePlan&&) noexcept = default;
+TransposePlan& TransposePlan::operator=(TransposePlan&&) noexcept = default;
+
+void TransposePlan::execute(const void* in, void* out) {
+  auto& I = *impl_;
+  if (I.algorithm == Exchange::Auto) {
+    I.autotune(in, out);
+    return;
+  }
+  I.run(I.algorithm, in, out, I.options.timers);
+}
+
+const BlockDistribution& TransposePlan::input_distribution() const noexcept {
+  return impl_->layout.in;
+}
+const BlockDistribution& TransposePlan::output_distribution() const noexcept {
+  return impl_->layout.out;
+}
+DType TransposePlan::dtype() const noexcept {
+  return impl_->dtype;
+}
+Backend TransposePlan::backend() const noexcept {
+  return impl_->backend;
+}
+Exchange TransposePlan::algorithm() const noexcept {
+  return impl_->algorithm;
+}
+
+double TransposePlan::bytes_moved() const noexcept {
+  const auto& L = impl_->layout;
+  return static_cast<double>(L.my_rows() * L.N() + L.my_cols() * L.M()) *
+         static_cast<double>(dtype_size(impl_->dtype));
+}
+
+void TransposePlan::check_type(DType t) const {
+  TESSERA_REQUIRE(t == impl_->dtype, InputError,
+                  "transpose plan was built for {} data but execute() got {}",
+                  dtype_name(impl_->dtype), dtype_name(t));
+}
+
+} // namespace tessera

@@ -206,7 +206,31 @@ $(node_line)
 PartitionName=debug Nodes=$NODE Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO
 EOF
   : >"$STATE/etc/plugstack.conf"
+  # slurmd (22.05) always sets up a cgroup plugin, even with proctrack/linuxproc and
+  # task/none. On a cgroup v2 host without systemd, cgroup/v2 must not ask systemd for a scope.
+  cat >"$STATE/etc/cgroup.conf" <<EOF
+CgroupPlugin=autodetect
+IgnoreSystemd=yes
+EOF
   mv "$CONF.new" "$CONF"
+}
+
+# On a cgroup v2 host without systemd, slurmd's cgroup/v2 plugin (IgnoreSystemd=yes) puts
+# slurmstepd into /sys/fs/cgroup/system.slice/<node>_slurmstepd.scope itself: the parent
+# systemd would have made must exist, with the cpuset, cpu and memory controllers enabled.
+prepare_cgroup_v2() {
+  local root=/sys/fs/cgroup c
+  [[ $(stat -fc %T "$root" 2>/dev/null) == cgroup2fs ]] || return 0
+  if ! mkdir -p "$root/system.slice" 2>/dev/null; then
+    say "warning: cannot create $root/system.slice (read-only cgroup file system?);" \
+      "slurmd may fail to start"
+    return 0
+  fi
+  for c in cpuset cpu memory; do
+    grep -qw "$c" "$root/cgroup.controllers" || continue
+    echo "+$c" >"$root/cgroup.subtree_control" 2>/dev/null || true
+    echo "+$c" >"$root/system.slice/cgroup.subtree_control" 2>/dev/null || true
+  done
 }
 
 node_state() { sinfo -h -N -n "$NODE" -o %T 2>/dev/null | head -n 1; }
@@ -235,9 +259,13 @@ start() {
       show_log slurmctld
       die "slurmctld does not answer on port $PORT (is another Slurm using it? set TESSERA_SLURM_PORT)"
     fi
+    prepare_cgroup_v2
     say "starting slurmd (port $((PORT + 1)), log $STATE/log/slurmd.log)"
     slurmd -f "$CONF" || {
       show_log slurmd
+      grep -q "cgroup" "$STATE/log/slurmd.log" 2>/dev/null &&
+        say "hint: slurmd sets up cgroups even for this cluster; with cgroup v2 it needs a" \
+          "writable /sys/fs/cgroup (a privileged container)"
       die "slurmd did not start"
     }
   else

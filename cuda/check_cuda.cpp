@@ -8,9 +8,9 @@ namespace tessera::detail {
 
 void throw_cuda_error(int code, const char* expr, const char* file, int line) {
   const auto e = static_cast<cudaError_t>(code);
-  throw CudaError(fmt::format("{} failed: {} ({})", expr, cudaGetErrorString(e),
-                              cudaGetErrorName(e)),
-                  file, line);
+  throw CudaError(
+      fmt::format("{} failed: {} ({})", expr, cudaGetErrorString(e), cudaGetErrorName(e)), file,
+      line);
 }
 
 // NCCL codes are reported by number; the NCCL exchange adds names where it is built in.

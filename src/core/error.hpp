@@ -53,4 +53,3 @@ TESSERA_DEFINE_ERROR(InternalError, "internal error");
 #undef TESSERA_DEFINE_ERROR
 
 } // namespace tessera
-

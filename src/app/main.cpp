@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "app/commands.hpp"
-#include "core/throw.hpp"
 #include "core/log.hpp"
+#include "core/throw.hpp"
 
 namespace {
 

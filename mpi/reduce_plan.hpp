@@ -4,7 +4,9 @@
 //   ReduceResult r = rp.execute(block);   // the same values on every rank
 //
 // The Sum family follows the canonical order of core/reduction.hpp: bit-identical results for
-// any rank count, OMP_NUM_THREADS and backend.
+// any rank count, OMP_NUM_THREADS and backend (see mpi/reduce_chain.hpp for how blocks cut by
+// rank boundaries are continued). Along Cols, each rank keeps the column partials of its whole
+// row blocks until the chain reaches it: cols × ⌈rows/64⌉ doubles, 1/8 of its f64 block.
 #pragma once
 
 #include <mpi.h>
@@ -22,6 +24,7 @@ namespace tessera {
 
 struct ReduceOptions {
   Memory memory = Memory::Host; // where execute()'s block lives (CUDA backend)
+  // Optional: each execute adds a "reduce.execute" phase (bytes read) here when set.
   PhaseTimers* timers = nullptr;
 };
 
@@ -37,8 +40,10 @@ public:
   // Collective. `block` is this rank's dist.rows(rank) × cols, row-major.
   ReduceResult execute(const void* block);
 
-  Backend backend() const noexcept;
-  double bytes_read() const noexcept; // per rank per execute
+  Backend backend() const noexcept; // resolved: never Auto
+  // Bytes this rank reads per execute: its block once per distinct kernel pass (Mean shares
+  // Sum's pass).
+  double bytes_read() const noexcept;
 
 private:
   struct Impl;

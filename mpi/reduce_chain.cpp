@@ -1,0 +1,169 @@
+#include "mpi/reduce_chain.hpp"
+
+#include <algorithm>
+
+#include "core/check.hpp"
+#include "core/throw.hpp"
+
+namespace tessera::mpi {
+
+namespace {
+
+constexpr int kTag = 7302;
+// Doubles per MPI call: keeps int counts valid for any number of columns.
+constexpr std::int64_t kChunk = std::int64_t{1} << 27;
+
+void send_doubles(const double* p, std::int64_t n, int to, MPI_Comm comm) {
+  for (std::int64_t off = 0; off < n; off += kChunk)
+    CHECK_MPI(
+        MPI_Send(p + off, static_cast<int>(std::min(kChunk, n - off)), MPI_DOUBLE, to, kTag, comm));
+}
+
+void recv_doubles(double* p, std::int64_t n, int from, MPI_Comm comm) {
+  for (std::int64_t off = 0; off < n; off += kChunk)
+    CHECK_MPI(MPI_Recv(p + off, static_cast<int>(std::min(kChunk, n - off)), MPI_DOUBLE, from, kTag,
+                       comm, MPI_STATUS_IGNORE));
+}
+
+void bcast_doubles(double* p, std::int64_t n, int root, MPI_Comm comm) {
+  for (std::int64_t off = 0; off < n; off += kChunk)
+    CHECK_MPI(
+        MPI_Bcast(p + off, static_cast<int>(std::min(kChunk, n - off)), MPI_DOUBLE, root, comm));
+}
+
+// acc[j] += add[b*w + j] for b = 0 … blocks-1 in order: each column keeps its serial order.
+// Column tiles keep acc in cache while the blocks stream by.
+void fold_blocks(double* acc, const double* add, std::int64_t blocks, std::int64_t w) {
+  constexpr std::int64_t kTile = 512;
+  const std::int64_t tiles = (w + kTile - 1) / kTile;
+#pragma omp parallel for schedule(static) if (blocks * w > 65536)
+  for (std::int64_t t = 0; t < tiles; ++t) {
+    const std::int64_t j0 = t * kTile, j1 = std::min(w, j0 + kTile);
+    for (std::int64_t b = 0; b < blocks; ++b) {
+      const double* row = add + b * w;
+      for (std::int64_t j = j0; j < j1; ++j)
+        acc[j] += row[j];
+    }
+  }
+}
+
+} // namespace
+
+RowBlockCut::RowBlockCut(std::int64_t begin, std::int64_t end) : rows(end - begin) {
+  if (rows <= 0) {
+    rows = 0;
+    return;
+  }
+  const std::int64_t B = kReduceBlockRows;
+  const std::int64_t first_boundary = (begin + B - 1) / B * B;
+  head_end = std::min(first_boundary, end) - begin;
+  head_closes = head_end > 0 && end >= first_boundary;
+  body_end = end > first_boundary ? end / B * B - begin : head_end;
+}
+
+CanonicalChain::CanonicalChain(MPI_Comm comm, const BlockDistribution& dist, Axis axis,
+                               std::size_t element_size)
+    : comm_(comm), axis_(axis), cols_(dist.global().cols), element_size_(element_size) {
+  TESSERA_REQUIRE(axis != Axis::Rows, InternalError, "CanonicalChain: rows need no chain");
+  CHECK_MPI(MPI_Comm_rank(comm, &rank_));
+  CHECK_MPI(MPI_Comm_size(comm, &size_));
+  cut_ = RowBlockCut(dist.begin(rank_), dist.end(rank_));
+}
+
+std::vector<std::vector<double>>
+CanonicalChain::run(ReduceEngine& engine, const std::vector<Op>& ops, const void* block) const {
+  const RowBlockCut& c = cut_;
+  const std::int64_t w = axis_ == Axis::All ? 1 : cols_;
+  const auto K = static_cast<std::int64_t>(ops.size());
+  const auto* base = static_cast<const char*>(block);
+  auto row_ptr = [&](std::int64_t i) {
+    return base + static_cast<std::size_t>(i * cols_) * element_size_;
+  };
+
+  // 1. Without waiting for anyone: the partials of the blocks that begin on this rank (body
+  //    blocks, tail) and, for All, the row values the head will add.
+  const std::int64_t nb = c.body_blocks();
+  std::vector<std::vector<double>> rowv(static_cast<std::size_t>(K));
+  std::vector<std::vector<double>> body(static_cast<std::size_t>(K)),
+      tail(static_cast<std::size_t>(K));
+  for (std::int64_t k = 0; k < K; ++k) {
+    auto& P = body[k];
+    auto& T = tail[k];
+    P.assign(static_cast<std::size_t>(nb * w), 0.0);
+    T.assign(static_cast<std::size_t>(w), 0.0);
+    if (axis_ == Axis::All) {
+      auto& r = rowv[k];
+      r.resize(static_cast<std::size_t>(c.rows));
+      if (c.rows > 0)
+        engine.reduce_rows(ops[k], block, c.rows, cols_, r.data());
+#pragma omp parallel for schedule(static)
+      for (std::int64_t b = 0; b < nb; ++b) {
+        double p = 0.0;
+        for (std::int64_t i = c.head_end + b * kReduceBlockRows;
+             i < c.head_end + (b + 1) * kReduceBlockRows; ++i)
+          p += r[i];
+        P[b] = p;
+      }
+      double t = 0.0;
+      for (std::int64_t i = c.body_end; i < c.rows; ++i)
+        t += r[i];
+      T[0] = t;
+    } else {
+      if (nb > 0)
+        engine.reduce_col_groups(ops[k], row_ptr(c.head_end), c.body_end - c.head_end, cols_,
+                                 P.data());
+      if (c.has_tail())
+        engine.reduce_col_groups(ops[k], row_ptr(c.body_end), c.rows - c.body_end, cols_, T.data());
+    }
+  }
+
+  // 2. The chain. State: per op, total (w) then open partial (w); then the open flag.
+  const std::int64_t n = 2 * K * w + 1;
+  std::vector<double> state(static_cast<std::size_t>(n), 0.0);
+  if (rank_ > 0)
+    recv_doubles(state.data(), n, rank_ - 1, comm_);
+  double& open = state.back();
+  if (c.rows > 0) {
+    TESSERA_REQUIRE((c.head_end > 0) == (open != 0.0), InternalError,
+                    "reduction chain: rank {} expected {} open block", rank_,
+                    c.head_end > 0 ? "an" : "no");
+    for (std::int64_t k = 0; k < K; ++k) {
+      double* total = state.data() + 2 * k * w;
+      double* partial = total + w;
+      if (c.head_end > 0) {
+        if (axis_ == Axis::All) {
+          for (std::int64_t i = 0; i < c.head_end; ++i)
+            partial[0] += rowv[k][i];
+        } else {
+          engine.fold_rows(ops[k], block, c.head_end, cols_, partial);
+        }
+        if (c.head_closes)
+          fold_blocks(total, partial, 1, w);
+      }
+      fold_blocks(total, body[k].data(), nb, w);
+      if (c.has_tail())
+        std::copy(tail[k].begin(), tail[k].end(), partial);
+    }
+    open = c.has_tail() || (c.head_end == c.rows && !c.head_closes) ? 1.0 : 0.0;
+  }
+  if (rank_ + 1 < size_)
+    send_doubles(state.data(), n, rank_ + 1, comm_);
+
+  // 3. The last rank closes the open block and tells everyone.
+  std::vector<double> totals(static_cast<std::size_t>(K * w));
+  if (rank_ == size_ - 1)
+    for (std::int64_t k = 0; k < K; ++k) {
+      double* total = state.data() + 2 * k * w;
+      if (open != 0.0)
+        fold_blocks(total, total + w, 1, w);
+      std::copy(total, total + w, totals.begin() + k * w);
+    }
+  if (size_ > 1)
+    bcast_doubles(totals.data(), K * w, size_ - 1, comm_);
+  std::vector<std::vector<double>> out(static_cast<std::size_t>(K));
+  for (std::int64_t k = 0; k < K; ++k)
+    out[k].assign(totals.begin() + k * w, totals.begin() + (k + 1) * w);
+  return out;
+}
+
+} // namespace tessera::mpi

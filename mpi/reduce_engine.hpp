@@ -1,0 +1,44 @@
+// The backend half of a distributed reduction: the local kernels of the canonical order
+// (core/reduction.hpp) on this rank's block. ReducePlan (mpi/reduce_plan.cpp) cuts the block at
+// the global 64-row block boundaries, calls these on the pieces, and combines across ranks.
+//
+// `a` points at row 0 of a piece of the block: host memory for the CPU engine, device memory
+// for the CUDA engine when ReduceOptions::memory is Device (the plan only offsets it by whole
+// rows). Results are always written to host memory and complete when a call returns.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "core/backend.hpp"
+#include "core/dtype.hpp"
+#include "core/reduction.hpp"
+
+namespace tessera {
+
+class ReduceEngine {
+public:
+  virtual ~ReduceEngine() = default;
+  // The contracts of the cpu:: kernels of the same names (src/cpu/reduce.hpp): un-finalized
+  // row values; column partials of consecutive 64-row groups from identity; a column fold
+  // continued from acc.
+  virtual void reduce_rows(Op op, const void* a, std::int64_t rows, std::int64_t cols,
+                           double* out) = 0;
+  virtual void reduce_col_groups(Op op, const void* a, std::int64_t rows, std::int64_t cols,
+                                 double* out) = 0;
+  virtual void fold_rows(Op op, const void* a, std::int64_t rows, std::int64_t cols,
+                         double* acc) = 0;
+};
+
+struct ReduceEngineConfig {
+  DType dtype = DType::f64; // f32 or f64
+  Memory memory = Memory::Host;
+};
+
+std::unique_ptr<ReduceEngine> make_cpu_reduce_engine(const ReduceEngineConfig& config);
+// mpi/reduce_cuda.cpp.
+std::unique_ptr<ReduceEngine> make_cuda_reduce_engine(const ReduceEngineConfig& config);
+// Picks by backend (never Auto here).
+std::unique_ptr<ReduceEngine> make_reduce_engine(Backend backend, const ReduceEngineConfig& config);
+
+} // namespace tessera

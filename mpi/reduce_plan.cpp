@@ -1,0 +1,226 @@
+// ReducePlan: the Sum family through the canonical chain (mpi/reduce_chain.hpp), Min / Max /
+// NormInf through an allreduce (their combine is order-free), Axis::Rows through an allgather of
+// whole rows' values. Each distinct kernel pass is made once: Mean shares Sum's pass.
+#include "mpi/reduce_plan.hpp"
+
+#include <algorithm>
+#include <climits>
+
+#include "core/check.hpp"
+#include "core/throw.hpp"
+#include "cpu/reduce.hpp"
+#include "mpi/agreement.hpp"
+#include "mpi/backend_select.hpp"
+#include "mpi/communicator.hpp"
+#include "mpi/reduce_chain.hpp"
+#include "mpi/reduce_engine.hpp"
+
+namespace tessera {
+
+namespace {
+
+// Mean is Sum divided at the end: one kernel pass serves both.
+Op kernel_op(Op op) noexcept {
+  return op == Op::Mean ? Op::Sum : op;
+}
+
+// MPI_MIN / MPI_MAX may drop a NaN depending on the order of operands; these propagate it as
+// the local kernels do, so every rank count gives the same answer.
+void nan_min(void* in, void* inout, int* len, MPI_Datatype*) {
+  const auto* a = static_cast<const double*>(in);
+  auto* b = static_cast<double*>(inout);
+  for (int i = 0; i < *len; ++i)
+    b[i] = cpu::combine(Op::Min, b[i], a[i]);
+}
+void nan_max(void* in, void* inout, int* len, MPI_Datatype*) {
+  const auto* a = static_cast<const double*>(in);
+  auto* b = static_cast<double*>(inout);
+  for (int i = 0; i < *len; ++i)
+    b[i] = cpu::combine(Op::Max, b[i], a[i]);
+}
+
+struct OpTraits {
+  using type = MPI_Op;
+  static MPI_Op null() noexcept { return MPI_OP_NULL; }
+  static void destroy(MPI_Op op) noexcept {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized)
+      MPI_Op_free(&op);
+  }
+};
+using unique_op = unique_handle<OpTraits>;
+
+unique_op make_op(MPI_User_function* f) {
+  MPI_Op op = MPI_OP_NULL;
+  CHECK_MPI(MPI_Op_create(f, 1, &op));
+  return unique_op(op);
+}
+
+} // namespace
+
+struct ReducePlan::Impl {
+  mpi::Communicator comm;
+  BlockDistribution dist;
+  DType dtype;
+  Backend backend = Backend::Cpu;
+  std::vector<Op> ops;
+  Axis axis;
+  ReduceOptions options;
+  std::unique_ptr<ReduceEngine> engine;
+  std::vector<Op> sum_kernels;   // distinct kernel ops of the Sum family
+  std::vector<Op> order_kernels; // distinct Min, Max, NormInf
+  mpi::CanonicalChain chain;
+  unique_op min_op, max_op;
+  std::vector<int> row_counts, row_displs; // Axis::Rows allgather
+
+  Impl(MPI_Comm c, const BlockDistribution& d, DType t, std::vector<Op> o, Axis a,
+       ReduceOptions opt)
+      : comm(c), dist(d), dtype(t), ops(std::move(o)), axis(a), options(opt) {}
+
+  std::int64_t local_rows() const { return dist.rows(comm.rank()); }
+  std::int64_t cols() const { return dist.global().cols; }
+
+  void build() {
+    TESSERA_REQUIRE(dist.nranks() == comm.size(), InputError,
+                    "reduce plan: the distribution is over {} ranks but the communicator has {}",
+                    dist.nranks(), comm.size());
+    TESSERA_REQUIRE(!ops.empty(), InputError, "reduce plan: no reduction given");
+    TESSERA_REQUIRE(dtype_is_real(dtype), InputError, "reductions take f32 or f64 data, not {}",
+                    dtype_name(dtype));
+    engine = make_reduce_engine(backend, {dtype, options.memory});
+    for (Op op : ops) {
+      const Op k = kernel_op(op);
+      auto& list = is_sum_family(k) ? sum_kernels : order_kernels;
+      if (std::find(list.begin(), list.end(), k) == list.end())
+        list.push_back(k);
+    }
+    if (axis == Axis::Rows) {
+      TESSERA_REQUIRE(dist.global().rows <= INT_MAX, InputError,
+                      "reductions along rows return one value per row; {} rows is more than "
+                      "this build can gather ({})",
+                      dist.global().rows, INT_MAX);
+      for (int r = 0; r < comm.size(); ++r) {
+        row_counts.push_back(static_cast<int>(dist.rows(r)));
+        row_displs.push_back(static_cast<int>(dist.begin(r)));
+      }
+    } else {
+      TESSERA_REQUIRE(axis == Axis::All || cols() <= INT_MAX, InputError,
+                      "reductions along columns return one value per column; {} columns is "
+                      "more than this build can combine ({})",
+                      cols(), INT_MAX);
+      chain = mpi::CanonicalChain(comm.get(), dist, axis, dtype_size(dtype));
+      min_op = make_op(&nan_min);
+      max_op = make_op(&nan_max);
+    }
+  }
+
+  // Un-finalized values of kernel op k along Rows: local row values, gathered in row order.
+  std::vector<double> rows_values(Op k, const void* block) {
+    std::vector<double> mine(static_cast<std::size_t>(local_rows()));
+    if (local_rows() > 0)
+      engine->reduce_rows(k, block, local_rows(), cols(), mine.data());
+    std::vector<double> all(static_cast<std::size_t>(dist.global().rows));
+    CHECK_MPI(MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(),
+                             row_counts.data(), row_displs.data(), MPI_DOUBLE, comm.get()));
+    return all;
+  }
+
+  // Min, Max or NormInf along All or Cols: a local fold, then an allreduce.
+  std::vector<double> order_values(Op k, const void* block) {
+    const std::int64_t m = local_rows(), n = cols();
+    std::vector<double> v;
+    if (axis == Axis::All) {
+      double acc = cpu::identity(k);
+      if (m > 0) {
+        std::vector<double> rows(static_cast<std::size_t>(m));
+        engine->reduce_rows(k, block, m, n, rows.data());
+        for (double x : rows)
+          acc = cpu::combine(k, acc, x);
+      }
+      v.assign(1, acc);
+    } else {
+      v.assign(static_cast<std::size_t>(n), cpu::identity(k));
+      if (m > 0)
+        engine->fold_rows(k, block, m, n, v.data());
+    }
+    CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_DOUBLE,
+                            k == Op::Min ? min_op.get() : max_op.get(), comm.get()));
+    return v;
+  }
+
+  double count() const {
+    const auto& g = dist.global();
+    switch (axis) {
+    case Axis::All:
+      return static_cast<double>(g.rows) * static_cast<double>(g.cols);
+    case Axis::Rows:
+      return static_cast<double>(g.cols);
+    case Axis::Cols:
+      break;
+    }
+    return static_cast<double>(g.rows);
+  }
+};
+
+ReducePlan::ReducePlan(const BlockDistribution& dist, DType dtype, MPI_Comm comm, Backend backend,
+                       std::vector<Op> ops, Axis axis, ReduceOptions options)
+    : impl_(std::make_unique<Impl>(comm, dist, dtype, std::move(ops), axis, options)) {
+  auto& I = *impl_;
+  I.backend = mpi::resolve_backend(backend, I.comm.get());
+  mpi::collectively(I.comm.get(), [&] { I.build(); });
+}
+
+ReducePlan::~ReducePlan() = default;
+ReducePlan::ReducePlan(ReducePlan&&) noexcept = default;
+ReducePlan& ReducePlan::operator=(ReducePlan&&) noexcept = default;
+
+ReduceResult ReducePlan::execute(const void* block) {
+  auto& I = *impl_;
+  const double start = wall_seconds();
+  std::vector<std::pair<Op, std::vector<double>>> raw;
+  if (I.axis == Axis::Rows) {
+    for (Op k : I.sum_kernels)
+      raw.emplace_back(k, I.rows_values(k, block));
+    for (Op k : I.order_kernels)
+      raw.emplace_back(k, I.rows_values(k, block));
+  } else {
+    if (!I.sum_kernels.empty()) {
+      auto values = I.chain.run(*I.engine, I.sum_kernels, block);
+      for (std::size_t i = 0; i < values.size(); ++i)
+        raw.emplace_back(I.sum_kernels[i], std::move(values[i]));
+    }
+    for (Op k : I.order_kernels)
+      raw.emplace_back(k, I.order_values(k, block));
+  }
+
+  ReduceResult result;
+  result.axis = I.axis;
+  result.ops = I.ops;
+  const double count = I.count();
+  for (Op op : I.ops) {
+    const Op k = kernel_op(op);
+    const auto it =
+        std::find_if(raw.begin(), raw.end(), [&](const auto& entry) { return entry.first == k; });
+    std::vector<double> v = it->second;
+    for (double& x : v)
+      x = cpu::finalize(op, x, count);
+    result.values.push_back(std::move(v));
+  }
+  if (I.options.timers)
+    I.options.timers->add("reduce.execute", wall_seconds() - start, bytes_read());
+  return result;
+}
+
+Backend ReducePlan::backend() const noexcept {
+  return impl_->backend;
+}
+
+double ReducePlan::bytes_read() const noexcept {
+  const auto& I = *impl_;
+  const auto passes = I.sum_kernels.size() + I.order_kernels.size();
+  return static_cast<double>(I.local_rows() * I.cols()) * static_cast<double>(dtype_size(I.dtype)) *
+         static_cast<double>(passes);
+}
+
+} // namespace tessera

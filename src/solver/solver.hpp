@@ -1,0 +1,87 @@
+// The heat2d ADI solver: u_t = alpha (u_xx + u_yy), Peaceman–Rachford, second order in space
+// and time, distributed over the ranks of a communicator with no halo exchange.
+//
+// Layouts (DESIGN.md "The solver"): the global field is u[j][i] with j the y index (0 … ny-1)
+// and i the x index (0 … nx-1).
+//   layout X  BlockDistribution({ny, nx}, P): a rank holds full x-lines (rows j, nx contiguous
+//             values each) for its block of y — the file layout of /fields/u.
+//   layout Y  BlockDistribution({nx, ny}, P): the transpose; a rank holds full y-lines.
+// The state between steps is kept in layout Y. One step, with A = alpha dt / 2 (1/dx^2, 1/dy^2):
+//   explicit half in y (layout Y) → transpose → implicit x-solves + explicit half in x
+//   (layout X) → transpose → implicit y-solves (layout Y)
+// and the explicit half in y of the next step is fused into the y-solves while the lines are in
+// cache. The two distributed transposes carry all communication; the tridiagonal solves and the
+// stencils work on whole lines, so every value is computed by the same operations whatever the
+// number of ranks or threads: the fields are bit-identical on any rank count.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/block_distribution.hpp"
+#include "core/timers.hpp"
+#include "mpi/transpose_plan.hpp"
+#include "solver/adi_line.hpp"
+#include "solver/heat2d_config.hpp"
+
+namespace tessera::heat2d {
+
+// The phase names of one step in the timers: the two transposes, and the line work.
+inline constexpr const char* kTransposePhase = "step: transposes";
+inline constexpr const char* kXLinesPhase = "step: x-lines";
+inline constexpr const char* kYLinesPhase = "step: y-lines";
+
+class Solver {
+public:
+  // Collective over comm. Validates the configuration (InputError naming the key) and builds
+  // the two transpose plans. `timers`, when given, receives the step phases.
+  Solver(const Config& config, MPI_Comm comm, PhaseTimers* timers = nullptr);
+
+  const Config& config() const noexcept { return config_; }
+  MPI_Comm comm() const noexcept { return comm_; }
+  int rank() const noexcept { return rank_; }
+  const BlockDistribution& layout_x() const noexcept { return dist_x_; }
+  const BlockDistribution& layout_y() const noexcept { return dist_y_; }
+
+  // The state in layout Y: layout_y().rows(rank()) lines of ny values.
+  std::span<const double> field_y() const noexcept { return {u_.data(), local_y_}; }
+  // Writable view; writing the state invalidates work cached for the next step.
+  std::span<double> mutable_field_y() noexcept;
+  // Collective: the state from / into layout X (layout_x().rows(rank()) × nx values).
+  void set_field_x(const double* block_x);
+  void get_field_x(double* block_x);
+
+  // Collective: advances by one step.
+  void step();
+  std::int64_t steps_done() const noexcept { return steps_; }
+  // steps_done() * dt: computed, never accumulated, so a restarted run has the same clock.
+  double time() const noexcept { return static_cast<double>(steps_) * config_.dt; }
+  void set_steps_done(std::int64_t steps) noexcept { steps_ = steps; }
+
+  // Bytes of field data one step reads and writes on this rank (stencils, solves, transposes as
+  // the plans count them), for the memory-bandwidth figure.
+  double bytes_per_step() const noexcept;
+
+private:
+  void transpose(TransposePlan& plan, const double* in, double* out, const char* phase);
+
+  Config config_;
+  MPI_Comm comm_;
+  int rank_ = 0;
+  PhaseTimers* timers_;
+  PhaseTimers own_timers_;
+  BlockDistribution dist_x_, dist_y_;
+  std::size_t local_x_ = 0, local_y_ = 0;
+  AdiLine line_x_, line_y_;
+  TransposePlan to_x_, to_y_;   // layout Y → X and X → Y
+  std::vector<double> u_;       // the state, layout Y
+  std::vector<double> work_;    // the explicit half of the next transpose's input
+  std::vector<double> lines_x_; // layout X lines being solved
+  bool explicit_ready_ = false; // work_ holds (I + A_y D_y) u_
+  std::int64_t steps_ = 0;
+};
+
+} // namespace tessera::heat2d

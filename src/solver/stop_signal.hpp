@@ -1,0 +1,54 @@
+// Stopping a run cleanly on a signal: SIGTERM (what Slurm and most schedulers send before a
+// kill) and SIGUSR1 (what `sbatch --signal=USR1@60` sends ahead of a time limit; mpirun passes
+// it on to every rank). The handler only sets a flag; the solver checks it once per step and the
+// ranks agree on it (StopAgreement), so all of them write the checkpoint at the same step even
+// when the signal reached only some.
+#pragma once
+
+#include <mpi.h>
+
+#include <csignal>
+#include <memory>
+
+namespace tessera {
+class ReducePlan;
+}
+
+namespace tessera::heat2d {
+
+// Installs the handlers for its lifetime and restores the previous ones afterwards.
+class StopSignals {
+public:
+  StopSignals();
+  ~StopSignals();
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+  // The signal that asked this process to stop, 0 when none did.
+  static int pending() noexcept;
+  // What the handler does (also for tests and embedding programs).
+  static void request(int signal) noexcept;
+  static void clear() noexcept;
+
+private:
+  struct sigaction old_term_ {
+  }, old_usr1_{};
+};
+
+// "Did a stop signal reach any rank?" — one small allreduce per call, through the reduction
+// plans so that every MPI call stays in mpi/.
+class StopAgreement {
+public:
+  explicit StopAgreement(MPI_Comm comm); // collective
+  ~StopAgreement();
+  // Collective: the largest signal number pending on any rank, 0 when none.
+  int any(int mine);
+
+private:
+  std::unique_ptr<ReducePlan> plan_;
+};
+
+// "SIGTERM", "SIGUSR1", "signal N".
+const char* signal_name(int signal) noexcept;
+
+} // namespace tessera::heat2d

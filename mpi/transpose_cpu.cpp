@@ -15,12 +15,19 @@ class CpuTransposeEngine final : public TransposeEngine {
 public:
   explicit CpuTransposeEngine(const TransposeEngineConfig& c)
       : layout_(c.layout), dtype_(c.dtype), size_(dtype_size(c.dtype)),
-        send_(static_cast<std::size_t>(layout_.send_elements()) * size_, "transpose send buffer"),
-        recv_(static_cast<std::size_t>(layout_.recv_elements()) * size_,
-              "transpose receive buffer") {}
+        send_ptr_(static_cast<char*>(c.send_buffer)) {
+    if (!send_ptr_) {
+      send_ = mpi::HostBuffer(bytes(layout_.send_elements()), "transpose send buffer");
+      send_ptr_ = static_cast<char*>(send_.data());
+    }
+  }
 
-  void* send_buffer() override { return send_.data(); }
-  void* recv_buffer() override { return recv_.data(); }
+  void* send_buffer() override { return send_ptr_; }
+  void* recv_buffer() override {
+    if (!recv_.data() && layout_.recv_elements() > 0)
+      recv_ = mpi::HostBuffer(bytes(layout_.recv_elements()), "transpose receive buffer");
+    return recv_.data();
+  }
 
   void begin(const void* in, void* out) override {
     in_ = static_cast<const char*>(in);
@@ -48,16 +55,16 @@ public:
                    L.my_rows(), L.my_cols(), L.N(), L.M());
   }
 
-  void unpack(int peer) override {
+  void unpack(int peer, const void* piece) override {
     const auto& L = layout_;
     const std::int64_t n = L.my_cols(), m = L.in.rows(peer), col = L.in.begin(peer);
-    const char* src = recv_at(L.recv_offsets[peer]);
+    const auto* src = static_cast<const char*>(piece);
 #pragma omp parallel for schedule(static)
     for (std::int64_t j = 0; j < n; ++j)
       std::memcpy(out_ + bytes(j * L.M() + col), src + bytes(j * m), bytes(m));
   }
 
-  void unpack_all() override {
+  void unpack_all(const void* const* pieces) override {
     // Row by row of the output, every source's run in it: each output row is written once,
     // front to back.
     const auto& L = layout_;
@@ -69,7 +76,7 @@ public:
         const std::int64_t m = L.in.rows(q);
         if (q == L.rank || m == 0)
           continue;
-        std::memcpy(row + bytes(L.in.begin(q)), recv_at(L.recv_offsets[q]) + bytes(j * m),
+        std::memcpy(row + bytes(L.in.begin(q)), static_cast<const char*>(pieces[q]) + bytes(j * m),
                     bytes(m));
       }
     }
@@ -81,16 +88,14 @@ private:
   std::size_t bytes(std::int64_t elements) const noexcept {
     return static_cast<std::size_t>(elements) * size_;
   }
-  char* send_at(std::int64_t element) {
-    return static_cast<char*>(send_.data()) + bytes(element);
-  }
-  const char* recv_at(std::int64_t element) const {
-    return static_cast<const char*>(recv_.data()) + bytes(element);
+  char* send_at(std::int64_t element) const noexcept {
+    return send_ptr_ + bytes(element);
   }
 
   TransposeLayout layout_;
   DType dtype_;
   std::size_t size_;
+  char* send_ptr_ = nullptr; // send_, or the plan's shared-memory window
   mpi::HostBuffer send_, recv_;
   const char* in_ = nullptr;
   char* out_ = nullptr;

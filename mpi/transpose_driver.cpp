@@ -1,7 +1,9 @@
 #include "mpi/transpose_driver.hpp"
 
 #include <numeric>
+#include <vector>
 
+#include "core/check.hpp"
 #include "core/throw.hpp"
 
 namespace tessera {
@@ -14,8 +16,7 @@ double sum(const std::vector<std::int64_t>& v) {
 
 // Accumulates the time of the steps of one execute, then hands them to PhaseTimers once, so
 // that a pipelined execute counts one call per phase, not one per peer.
-class StepClock {
-public:
+struct StepClock {
   template <class F>
   void time(double& slot, F&& f) {
     const double t0 = wall_seconds();
@@ -25,50 +26,83 @@ public:
   double pack = 0, self = 0, unpack = 0;
 };
 
+const char* offset(const void* base, std::int64_t elements, std::size_t size) {
+  return static_cast<const char*>(base) + static_cast<std::size_t>(elements) * size;
+}
+
+// Where each remote piece lies once it has arrived: in the receive buffer, or in its sender's
+// segment of the shared-memory window.
+std::vector<const void*> pieces(const TransposeRun& run, const void* recv, bool shared) {
+  const auto& L = run.layout;
+  std::vector<const void*> p(static_cast<std::size_t>(L.nranks()), nullptr);
+  for (int q = 0; q < L.nranks(); ++q) {
+    if (q == L.rank)
+      continue;
+    p[q] = shared ? offset(run.window->peer(q), L.send_offset_of(q, L.rank), run.element_size)
+                  : offset(recv, L.recv_offsets[q], run.element_size);
+  }
+  return p;
+}
+
 } // namespace
 
-void run_transpose(TransposeEngine& engine, mpi::MessageExchange& exchange,
-                   const TransposeLayout& layout, std::size_t element_size, Exchange algorithm,
-                   const void* in, void* out, PhaseTimers* timers) {
+void run_transpose(const TransposeRun& run, Exchange algorithm, const void* in, void* out,
+                   PhaseTimers* timers) {
+  auto& engine = run.engine;
+  const auto& L = run.layout;
   StepClock clock;
   const double start = wall_seconds();
   engine.begin(in, out);
-  void* send = engine.send_buffer();
-  void* recv = engine.recv_buffer();
-  const bool alone = layout.nranks() == 1;
+  const bool alone = L.nranks() == 1;
 
   if (alone) {
     clock.time(clock.self, [&] { engine.transpose_self(); });
-  } else if (algorithm == Exchange::Pipelined) {
-    exchange.pipelined(
-        send, recv, [&](int peer) { clock.time(clock.pack, [&] { engine.pack(peer); }); },
-        [&] { clock.time(clock.self, [&] { engine.transpose_self(); }); },
-        [&](int peer) { clock.time(clock.unpack, [&] { engine.unpack(peer); }); });
-  } else {
+  } else if (algorithm == Exchange::SharedMemory) {
+    TESSERA_REQUIRE(run.window != nullptr, InternalError,
+                    "run_transpose: the shared-memory exchange needs a window");
     clock.time(clock.pack, [&] { engine.pack_all(); });
-    if (algorithm == Exchange::Alltoallv) {
-      exchange.alltoallv(send, recv);
-      clock.time(clock.self, [&] { engine.transpose_self(); });
-    } else if (algorithm == Exchange::PairwiseP2P) {
-      exchange.pairwise(send, recv);
-      clock.time(clock.self, [&] { engine.transpose_self(); });
-    } else {
+    clock.time(clock.self, [&] { engine.transpose_self(); });
+    // Every piece is packed before anyone reads it ...
+    run.window->sync();
+    CHECK_MPI(MPI_Barrier(run.comm));
+    run.window->sync();
+    const auto from = pieces(run, nullptr, true);
+    clock.time(clock.unpack, [&] { engine.unpack_all(from.data()); });
+    // ... and read before the next execute packs over it.
+    CHECK_MPI(MPI_Barrier(run.comm));
+  } else if (algorithm == Exchange::Pipelined) {
+    void* recv = engine.recv_buffer();
+    const auto from = pieces(run, recv, false);
+    run.exchange.pipelined(
+        engine.send_buffer(), recv,
+        [&](int peer) { clock.time(clock.pack, [&] { engine.pack(peer); }); },
+        [&] { clock.time(clock.self, [&] { engine.transpose_self(); }); },
+        [&](int peer) { clock.time(clock.unpack, [&] { engine.unpack(peer, from[peer]); }); });
+  } else {
+    void* recv = engine.recv_buffer();
+    clock.time(clock.pack, [&] { engine.pack_all(); });
+    if (algorithm == Exchange::Alltoallv)
+      run.exchange.alltoallv(engine.send_buffer(), recv);
+    else if (algorithm == Exchange::PairwiseP2P)
+      run.exchange.pairwise(engine.send_buffer(), recv);
+    else
       TESSERA_THROW(InternalError, "run_transpose: unresolved exchange algorithm '{}'",
                     exchange_name(algorithm));
-    }
-    clock.time(clock.unpack, [&] { engine.unpack_all(); });
+    clock.time(clock.self, [&] { engine.transpose_self(); });
+    const auto from = pieces(run, recv, false);
+    clock.time(clock.unpack, [&] { engine.unpack_all(from.data()); });
   }
   engine.end();
   const double total = wall_seconds() - start;
 
   if (!timers)
     return;
-  const double es = static_cast<double>(element_size);
-  const double self_bytes = 2.0 * es * static_cast<double>(layout.my_rows() * layout.my_cols());
+  const double es = static_cast<double>(run.element_size);
+  const double self_bytes = 2.0 * es * static_cast<double>(L.my_rows() * L.my_cols());
   timers->add("transpose.self", clock.self, self_bytes);
   if (alone)
     return;
-  const double sent = sum(layout.send_counts) * es, received = sum(layout.recv_counts) * es;
+  const double sent = sum(L.send_counts) * es, received = sum(L.recv_counts) * es;
   timers->add("transpose.pack", clock.pack, 2.0 * sent);
   timers->add("transpose.exchange", std::max(0.0, total - clock.pack - clock.self - clock.unpack),
               sent + received);

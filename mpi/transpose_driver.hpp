@@ -2,18 +2,30 @@
 // unpack with the chosen exchange algorithm, and records the phases.
 #pragma once
 
+#include <mpi.h>
+
 #include "core/timers.hpp"
 #include "mpi/message_exchange.hpp"
+#include "mpi/shared_window.hpp"
 #include "mpi/transpose_engine.hpp"
 #include "mpi/transpose_plan.hpp"
 
 namespace tessera {
 
+struct TransposeRun {
+  TransposeEngine& engine;
+  mpi::MessageExchange& exchange;
+  const TransposeLayout& layout;
+  std::size_t element_size;
+  MPI_Comm comm;
+  // The engine's send buffer as a shared-memory window; null unless every rank shares a node.
+  const mpi::SharedWindow* window = nullptr;
+};
+
 // `algorithm` is never Auto here. Phases go to `timers` when it is set: transpose.pack,
 // transpose.self, transpose.exchange, transpose.unpack (bytes read + written for the local
 // steps, bytes sent + received for the exchange).
-void run_transpose(TransposeEngine& engine, mpi::MessageExchange& exchange,
-                   const TransposeLayout& layout, std::size_t element_size, Exchange algorithm,
-                   const void* in, void* out, PhaseTimers* timers);
+void run_transpose(const TransposeRun& run, Exchange algorithm, const void* in, void* out,
+                   PhaseTimers* timers);
 
 } // namespace tessera

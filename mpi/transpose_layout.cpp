@@ -23,4 +23,9 @@ TransposeLayout::TransposeLayout(const BlockDistribution& input, int this_rank)
   }
 }
 
+std::int64_t TransposeLayout::send_offset_of(int sender, int dest) const noexcept {
+  const std::int64_t row = dest < sender ? out.begin(dest) : out.begin(dest) - out.rows(sender);
+  return row * in.rows(sender);
+}
+
 } // namespace tessera

@@ -37,6 +37,9 @@ struct TransposeLayout {
   // Elements per peer and their offsets in the send / receive buffers; zero for this rank
   // (the self piece is not exchanged).
   std::vector<std::int64_t> send_counts, send_offsets, recv_counts, recv_offsets;
+  // Where rank `sender` keeps the piece for rank `dest` in its send buffer (elements), so that
+  // a receiver can find its piece in a sender's shared-memory segment.
+  std::int64_t send_offset_of(int sender, int dest) const noexcept;
   // Sizes of the send and receive buffers, in elements.
   std::int64_t send_elements() const noexcept { return (N() - my_cols()) * my_rows(); }
   std::int64_t recv_elements() const noexcept { return (M() - my_rows()) * my_cols(); }

@@ -3,7 +3,7 @@
 #include "mpi/transpose_plan.hpp"
 
 #include <algorithm>
-#include <array>
+#include <vector>
 
 #include "core/check.hpp"
 #include "core/log.hpp"
@@ -25,20 +25,23 @@ std::string_view exchange_name(Exchange e) noexcept {
     return "pairwise";
   case Exchange::Pipelined:
     return "pipelined";
+  case Exchange::SharedMemory:
+    return "shared";
   }
   return "?";
 }
 
 Exchange parse_exchange(std::string_view s) {
-  for (Exchange e :
-       {Exchange::Auto, Exchange::Alltoallv, Exchange::PairwiseP2P, Exchange::Pipelined})
+  for (Exchange e : {Exchange::Auto, Exchange::Alltoallv, Exchange::PairwiseP2P,
+                     Exchange::Pipelined, Exchange::SharedMemory})
     if (exchange_name(e) == s)
       return e;
   if (s == "p2p")
     return Exchange::PairwiseP2P;
-  TESSERA_THROW(InputError,
-                "unknown exchange algorithm '{}' (expected auto, alltoallv, pairwise or pipelined)",
-                s);
+  TESSERA_THROW(
+      InputError,
+      "unknown exchange algorithm '{}' (expected auto, alltoallv, pairwise, pipelined or shared)",
+      s);
 }
 
 namespace {
@@ -66,23 +69,28 @@ struct TransposePlan::Impl {
   Backend backend = Backend::Cpu;
   TransposeOptions options;
   Exchange algorithm = Exchange::Auto;
+  mpi::SharedWindow window; // the engine's send buffer when every rank shares a node
   std::unique_ptr<TransposeEngine> engine;
   mpi::MessageExchange exchange;
 
   Impl(MPI_Comm c, DType t, TransposeOptions o) : comm(c), dtype(t), options(o) {}
 
   void run(Exchange a, const void* in, void* out, PhaseTimers* timers) {
-    run_transpose(*engine, exchange, layout, dtype_size(dtype), a, in, out, timers);
+    const TransposeRun r{*engine,           exchange,   layout,
+                         dtype_size(dtype), comm.get(), window ? &window : nullptr};
+    run_transpose(r, a, in, out, timers);
   }
 
   // One run of each algorithm after a warm-up; the slowest rank's time decides, so every rank
   // picks the same. The output of the last run is a correct result like any other.
   void autotune(const void* in, void* out) {
-    constexpr std::array<Exchange, 3> candidates = {Exchange::Alltoallv, Exchange::PairwiseP2P,
-                                                    Exchange::Pipelined};
+    std::vector<Exchange> candidates = {Exchange::Alltoallv, Exchange::PairwiseP2P,
+                                        Exchange::Pipelined};
+    if (window)
+      candidates.push_back(Exchange::SharedMemory);
     const double start = wall_seconds();
     run(candidates[0], in, out, nullptr);
-    std::array<double, candidates.size()> seconds{};
+    std::vector<double> seconds(candidates.size());
     for (std::size_t k = 0; k < candidates.size(); ++k) {
       CHECK_MPI(MPI_Barrier(comm.get()));
       const double t0 = wall_seconds();
@@ -95,11 +103,14 @@ struct TransposePlan::Impl {
     algorithm = candidates[static_cast<std::size_t>(best)];
     if (options.timers)
       options.timers->add("transpose.autotune", wall_seconds() - start);
-    if (comm.rank() == 0)
-      log::info("transpose {} {} on {} ranks: exchange '{}' (trial: alltoallv {:.3g} s, "
-                "pairwise {:.3g} s, pipelined {:.3g} s)",
-                layout.in.global().str(), dtype_name(dtype), comm.size(), exchange_name(algorithm),
-                seconds[0], seconds[1], seconds[2]);
+    if (comm.rank() == 0) {
+      std::string trial;
+      for (std::size_t k = 0; k < candidates.size(); ++k)
+        trial +=
+            fmt::format("{}{} {:.3g} s", k ? ", " : "", exchange_name(candidates[k]), seconds[k]);
+      log::info("transpose {} {} on {} ranks: exchange '{}' (trial: {})", layout.in.global().str(),
+                dtype_name(dtype), comm.size(), exchange_name(algorithm), trial);
+    }
   }
 };
 
@@ -113,9 +124,22 @@ TransposePlan::TransposePlan(const BlockDistribution& in, DType dtype, MPI_Comm 
                     in.nranks(), I.comm.size());
   });
   I.backend = mpi::resolve_backend(backend, I.comm.get());
+  I.layout = TransposeLayout(in, I.comm.rank());
+  // Collective calls stay outside collectively(): a rank that failed earlier in a step would
+  // never reach them.
+  const bool shared = I.comm.size() > 1 && mpi::on_one_node(I.comm.get());
   mpi::collectively(I.comm.get(), [&] {
-    I.layout = TransposeLayout(in, I.comm.rank());
-    I.engine = make_transpose_engine(I.backend, {I.layout, dtype, options.memory});
+    TESSERA_REQUIRE(shared || I.comm.size() == 1 || options.algorithm != Exchange::SharedMemory,
+                    InputError,
+                    "the shared-memory exchange needs every rank on one node; use alltoallv, "
+                    "pairwise, pipelined or auto");
+  });
+  if (shared)
+    I.window = mpi::SharedWindow(I.comm.get(), static_cast<std::size_t>(I.layout.send_elements()) *
+                                                   dtype_size(dtype));
+  mpi::collectively(I.comm.get(), [&] {
+    I.engine = make_transpose_engine(
+        I.backend, {I.layout, dtype, options.memory, I.window ? I.window.local() : nullptr});
     I.exchange = mpi::MessageExchange(
         I.comm.get(), element_type(dtype), dtype_size(dtype), I.layout.send_counts,
         I.layout.send_offsets, I.layout.recv_counts, I.layout.recv_offsets, options.message_limit);

@@ -22,9 +22,19 @@
 
 namespace tessera {
 
-enum class Exchange { Auto, Alltoallv, PairwiseP2P, Pipelined };
+// How the pieces cross ranks:
+//   Alltoallv     one MPI_Alltoallv of packed pieces
+//   PairwiseP2P   P-1 steps of Isend/Irecv with one partner each (rank ± step)
+//   Pipelined     all receives posted, then pack + send per destination, unpacking each piece
+//                 as it arrives, so that local work overlaps the transfers
+//   SharedMemory  every rank on one node: pieces are packed into an MPI-3 shared-memory window
+//                 and receivers copy them straight out of the senders' segments (no messages,
+//                 one copy fewer)
+//   Auto          the fastest of those available, by a timed trial on the first execute
+enum class Exchange { Auto, Alltoallv, PairwiseP2P, Pipelined, SharedMemory };
 std::string_view exchange_name(Exchange e) noexcept;
-Exchange parse_exchange(std::string_view s); // "auto", "alltoallv", "pairwise", "pipelined"
+// "auto", "alltoallv", "pairwise", "pipelined", "shared"
+Exchange parse_exchange(std::string_view s);
 
 struct TransposeOptions {
   Exchange algorithm = Exchange::Auto;
@@ -44,6 +54,8 @@ public:
   // Collective over comm. Throws on every rank if the plan cannot be built on any rank.
   TransposePlan(const BlockDistribution& in, DType dtype, MPI_Comm comm,
                 Backend backend = Backend::Auto, TransposeOptions options = {});
+  // Collective when the ranks share a node (the plan frees its shared-memory window), except
+  // while an exception unwinds.
   ~TransposePlan();
   TransposePlan(TransposePlan&&) noexcept;
   TransposePlan& operator=(TransposePlan&&) noexcept;

@@ -118,8 +118,10 @@ void check_transpose(Shape shape, TransposeOptions options, int executes = 1) {
 
 const std::vector<Shape> kShapes = {{1, 1}, {1, 37}, {41, 1}, {17, 31},   {2, 5},
                                     {3, 1}, {5, 2},  {0, 4},  {1000, 999}};
+// Test jobs run on one node, so the shared-memory exchange is available at every rank count.
 const std::vector<Exchange> kExchanges = {Exchange::Alltoallv, Exchange::PairwiseP2P,
-                                          Exchange::Pipelined, Exchange::Auto};
+                                          Exchange::Pipelined, Exchange::SharedMemory,
+                                          Exchange::Auto};
 
 template <class T>
 void all_shapes_and_exchanges() {

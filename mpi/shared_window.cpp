@@ -1,0 +1,78 @@
+#include "mpi/shared_window.hpp"
+
+#include <exception>
+#include <utility>
+
+#include "core/check.hpp"
+#include "core/log.hpp"
+#include "mpi/communicator.hpp"
+
+namespace tessera::mpi {
+
+bool on_one_node(MPI_Comm comm) {
+  MPI_Comm node = MPI_COMM_NULL;
+  CHECK_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  unique_comm owned(node);
+  return comm_size(node) == comm_size(comm);
+}
+
+SharedWindow::SharedWindow(MPI_Comm comm, std::size_t bytes) {
+  MPI_Info info = MPI_INFO_NULL;
+  CHECK_MPI(MPI_Info_create(&info));
+  // Each segment on its owner's NUMA node: receivers read remotely, senders write locally.
+  MPI_Info_set(info, "alloc_shared_noncontig", "true");
+  void* base = nullptr;
+  const int rc = MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes), 1, info, comm, &base, &win_);
+  MPI_Info_free(&info);
+  CHECK_MPI(rc);
+  local_ = base;
+  const int size = comm_size(comm);
+  peers_.resize(static_cast<std::size_t>(size));
+  for (int q = 0; q < size; ++q) {
+    MPI_Aint len = 0;
+    int unit = 0;
+    void* p = nullptr;
+    CHECK_MPI(MPI_Win_shared_query(win_, q, &len, &unit, &p));
+    peers_[static_cast<std::size_t>(q)] = p;
+  }
+  // One passive-target epoch for the window's life; MPI_Win_sync orders the accesses.
+  CHECK_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_));
+}
+
+SharedWindow::~SharedWindow() {
+  release();
+}
+
+SharedWindow::SharedWindow(SharedWindow&& o) noexcept
+    : win_(std::exchange(o.win_, MPI_WIN_NULL)), local_(std::exchange(o.local_, nullptr)),
+      peers_(std::move(o.peers_)) {}
+
+SharedWindow& SharedWindow::operator=(SharedWindow&& o) noexcept {
+  if (this != &o) {
+    release();
+    win_ = std::exchange(o.win_, MPI_WIN_NULL);
+    local_ = std::exchange(o.local_, nullptr);
+    peers_ = std::move(o.peers_);
+  }
+  return *this;
+}
+
+void SharedWindow::sync() const {
+  CHECK_MPI(MPI_Win_sync(win_));
+}
+
+void SharedWindow::release() noexcept {
+  if (win_ == MPI_WIN_NULL)
+    return;
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && std::uncaught_exceptions() == 0) {
+    if (MPI_Win_unlock_all(win_) != MPI_SUCCESS || MPI_Win_free(&win_) != MPI_SUCCESS)
+      log::warn("freeing a shared-memory window failed");
+  }
+  win_ = MPI_WIN_NULL;
+  local_ = nullptr;
+  peers_.clear();
+}
+
+} // namespace tessera::mpi

@@ -12,7 +12,8 @@ namespace tessera::cpu {
 namespace {
 
 // Systems solved together by one thread: independent recurrences interleaved so the
-// latency of each (a multiply-subtract-multiply chain per element) overlaps the others'.
+// latency of each (a multiply-subtract-multiply chain per element) overlaps the others'. Rows a
+// power of two apart share cache sets: more than 8 of them at once overflow the L1 ways.
 constexpr std::int64_t kGroup = 8;
 
 struct Strided {

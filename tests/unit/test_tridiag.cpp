@@ -214,7 +214,7 @@ TEST(Tridiag, ConstantSolveIsBitIdenticalAcrossLayoutsAndRanges) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   for (bool periodic : {false, true}) {
-    const std::int64_t n = 37, count = 29;
+    const std::int64_t n = 37, count = 45;
     const ConstTridiag f(-0.7, 2.4, -0.7, n, periodic);
     std::vector<double> rows(static_cast<std::size_t>(n * count));
     for (auto& v : rows)
@@ -227,9 +227,10 @@ TEST(Tridiag, ConstantSolveIsBitIdenticalAcrossLayoutsAndRanges) {
     f.solve(rows.data(), BatchLayout::rows(n, count));
     f.solve(inter.data(), BatchLayout::interleaved(n, count));
     const BatchLayout L = BatchLayout::rows(n, count);
+    // Singles, a gathered group of rows plus singles, and groups plus a remainder.
     f.solve_range(pieces.data(), L, 0, 3);
-    f.solve_range(pieces.data(), L, 3, 11);
-    f.solve_range(pieces.data(), L, 14, count - 14);
+    f.solve_range(pieces.data(), L, 3, 17);
+    f.solve_range(pieces.data(), L, 20, count - 20);
     for (std::int64_t s = 0; s < count; ++s)
       for (std::int64_t i = 0; i < n; ++i) {
         const auto k = static_cast<std::size_t>(s * n + i);

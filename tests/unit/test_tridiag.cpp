@@ -227,7 +227,7 @@ TEST(Tridiag, ConstantSolveIsBitIdenticalAcrossLayoutsAndRanges) {
     f.solve(rows.data(), BatchLayout::rows(n, count));
     f.solve(inter.data(), BatchLayout::interleaved(n, count));
     const BatchLayout L = BatchLayout::rows(n, count);
-    // Singles, a gathered group of rows plus singles, and groups plus a remainder.
+    // Ranges that start and end inside groups, and whole groups plus a remainder.
     f.solve_range(pieces.data(), L, 0, 3);
     f.solve_range(pieces.data(), L, 3, 17);
     f.solve_range(pieces.data(), L, 20, count - 20);

@@ -1,0 +1,149 @@
+// Shared helpers of the HDF5 tests: a per-test temporary directory (created by rank 0, name
+// broadcast), the I/O mode under test (TESSERA_HDF5_IO), reproducible random matrices, and a
+// check that an error was raised on every rank.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <complex>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace tessera::test {
+
+inline int rank_of(MPI_Comm c = MPI_COMM_WORLD) {
+  int r = 0;
+  MPI_Comm_rank(c, &r);
+  return r;
+}
+inline int size_of(MPI_Comm c = MPI_COMM_WORLD) {
+  int s = 1;
+  MPI_Comm_size(c, &s);
+  return s;
+}
+
+// A fresh directory per test under $TMPDIR (or /tmp), removed at the end.
+class TempDir {
+public:
+  TempDir() {
+    std::string name;
+    if (rank_of() == 0) {
+      const char* base = std::getenv("TMPDIR");
+      std::string templ = std::string(base && *base ? base : "/tmp") + "/tessera-io-XXXXXX";
+      if (::mkdtemp(templ.data()) == nullptr)
+        throw std::runtime_error("mkdtemp failed for " + templ);
+      name = templ;
+    }
+    int n = static_cast<int>(name.size());
+    MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    name.resize(static_cast<std::size_t>(n));
+    MPI_Bcast(name.data(), n, MPI_CHAR, 0, MPI_COMM_WORLD);
+    path_ = name;
+  }
+  ~TempDir() {
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank_of() == 0) {
+      std::error_code ec;
+      std::filesystem::remove_all(path_, ec);
+    }
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+  const std::string& path() const { return path_; }
+
+private:
+  std::string path_;
+};
+
+// Sets TESSERA_HDF5_IO for the lifetime of the object ("" unsets it).
+class IoModeScope {
+public:
+  explicit IoModeScope(const std::string& mode) {
+    if (mode.empty())
+      ::unsetenv("TESSERA_HDF5_IO");
+    else
+      ::setenv("TESSERA_HDF5_IO", mode.c_str(), 1);
+  }
+  ~IoModeScope() { ::unsetenv("TESSERA_HDF5_IO"); }
+  IoModeScope(const IoModeScope&) = delete;
+  IoModeScope& operator=(const IoModeScope&) = delete;
+};
+
+// Test-name suffix for a TESSERA_HDF5_IO value ("" is the default: collective here).
+inline std::string mode_name(const testing::TestParamInfo<const char*>& p) {
+  return *p.param ? p.param : "collective";
+}
+
+// One seed for the whole job, printed by the tests on failure.
+inline std::uint64_t shared_seed() {
+  std::uint64_t seed = 0;
+  if (rank_of() == 0)
+    seed = (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  return seed;
+}
+
+// Element (i, j) of a random matrix, computable on any rank without the others.
+inline double random_value(std::uint64_t seed, std::int64_t i, std::int64_t j, int part = 0) {
+  std::uint64_t z =
+      seed + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>((i * 1000003 + j) * 2 + part + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  z ^= z >> 31;
+  return static_cast<double>(z >> 11) * 0x1.0p-53 * 2.0 - 1.0;
+}
+
+template <class T>
+T random_element(std::uint64_t seed, std::int64_t i, std::int64_t j) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(random_value(seed, i, j));
+  } else {
+    using R = typename T::value_type;
+    return T(static_cast<R>(random_value(seed, i, j, 0)),
+             static_cast<R>(random_value(seed, i, j, 1)));
+  }
+}
+
+// Rows [row0, row0 + rows) x columns [col0, col0 + cols) of the random matrix, row-major.
+template <class T>
+std::vector<T> random_block(std::uint64_t seed, std::int64_t row0, std::int64_t rows,
+                            std::int64_t col0, std::int64_t cols) {
+  std::vector<T> v(static_cast<std::size_t>(rows * cols));
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j)
+      v[static_cast<std::size_t>(i * cols + j)] = random_element<T>(seed, row0 + i, col0 + j);
+  return v;
+}
+
+// Runs fn, which must throw E with a message containing every one of `needles`, on this rank.
+// Each rank checks itself; the MPI test main fails the job if any rank failed.
+template <class E, class F>
+void expect_error(F&& fn, std::initializer_list<std::string> needles) {
+  try {
+    fn();
+    ADD_FAILURE() << "[rank " << rank_of() << "] expected an exception, none was thrown";
+  } catch (const E& e) {
+    const std::string what = e.what();
+    for (const auto& n : needles)
+      EXPECT_NE(what.find(n), std::string::npos)
+          << "[rank " << rank_of() << "] message '" << what << "' does not mention '" << n << "'";
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "[rank " << rank_of() << "] wrong exception type: " << e.what();
+  }
+}
+
+inline bool exists(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::exists(path, ec);
+}
+
+} // namespace tessera::test

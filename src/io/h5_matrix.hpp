@@ -1,5 +1,12 @@
-// Row-block hyperslab reads and writes of 2-D datasets, collective when HDF5 is parallel
-// (H5FD_MPIO_COLLECTIVE); with a serial HDF5 the ranks take turns on the same file format.
+// Row-block hyperslab reads and writes of 2-D datasets, collective when the file is open with
+// the MPI-IO driver (H5FD_MPIO_COLLECTIVE, one call on every rank, ranks with nothing to move
+// select nothing but still take part); in serial mode the ranks write in turn and read side by
+// side, on the same file format (io/h5_turns.hpp).
+//
+// Every function here is collective over the file's communicator and throws on every rank when
+// it fails on one (mpi::collectively): InputError for what the user asked for (missing dataset,
+// wrong rank, wrong element type, a hyperslab outside the matrix), IoError when HDF5 fails.
+// Element types and the complex layout: io/h5_type.hpp.
 #pragma once
 
 #include <cstdint>
@@ -17,26 +24,56 @@ struct DatasetInfo {
 };
 
 struct WriteOptions {
-  std::int64_t chunk_rows = 0; // 0: contiguous layout
-  std::int64_t chunk_cols = 0;
-  int deflate = 0; // 0: no compression; 1–9 with chunking
+  std::int64_t chunk_rows = 0; // 0: contiguous layout (unless deflate asks for chunks)
+  std::int64_t chunk_cols = 0; // 0 with chunk_rows > 0: whole rows
+  int deflate = 0;             // 0: no compression; 1–9: gzip level (chunks of about 1 MiB
+                               // rows are chosen when no chunk shape is given)
 };
 
-// Collective. Throws InputError on every rank naming the dataset when it is missing, not 2-D,
-// or of an element type tessera cannot handle.
-DatasetInfo inspect_dataset(const H5File& f, const std::string& path);
+// A rectangle of a matrix: rows [row0, row0 + rows) and columns [col0, col0 + cols); in memory
+// it is a row-major rows x cols block. Empty (rows or cols 0) is legal.
+struct Hyperslab {
+  std::int64_t row0 = 0, rows = 0;
+  std::int64_t col0 = 0, cols = 0;
+  std::int64_t size() const noexcept { return rows * cols; }
+  bool empty() const noexcept { return rows == 0 || cols == 0; }
+  // This rank's rows of a row-block distribution, all columns.
+  static Hyperslab rows_of(const BlockDistribution& dist, int rank) {
+    return {dist.begin(rank), dist.rows(rank), 0, dist.global().cols};
+  }
+};
 
-// Collective. Reads rows [dist.begin(rank), dist.end(rank)) into `buf` (converting to `dtype`).
+// Throws InputError on every rank naming the dataset when it is missing, not 2-D, or of an
+// element type tessera cannot handle (integers, strings, …; f32, f64, c64 and c128 are).
+DatasetInfo inspect_dataset(const H5File& f, const std::string& path);
+// Whether `path` names a dataset in the file (false for a missing path or a group).
+bool has_dataset(const H5File& f, const std::string& path);
+
+// Reads rows [dist.begin(rank), dist.end(rank)) into `buf` (converting to `dtype`: f32 ↔ f64
+// and c64 ↔ c128 convert, real ↔ complex is an InputError). dist.global() must equal the
+// dataset's shape.
 void read_rows(const H5File& f, const std::string& path, const BlockDistribution& dist, int rank,
                DType dtype, void* buf);
+// Each rank reads its own hyperslab (any rectangle, possibly empty) into `buf`.
+void read_block(const H5File& f, const std::string& path, const Hyperslab& mine, DType dtype,
+                void* buf);
 
-// Collective. Creates the dataset (and parent groups) of dist.global() and writes this rank's
-// rows from `buf`.
+// Creates the dataset (and parent groups) of dist.global() and writes this rank's rows from
+// `buf`. InputError when the dataset exists already.
 void write_rows(H5File& f, const std::string& path, const BlockDistribution& dist, int rank,
                 DType dtype, const void* buf, const WriteOptions& opts = {});
+// The two halves of write_rows, for writers that fill a dataset piece by piece (out of core).
+void create_dataset(H5File& f, const std::string& path, Shape shape, DType dtype,
+                    const WriteOptions& opts = {});
+// Each rank writes its own hyperslab (possibly empty) of an existing dataset from `buf`
+// (converting from `dtype` to the dataset's type where HDF5 can).
+void write_block(H5File& f, const std::string& path, const Hyperslab& mine, DType dtype,
+                 const void* buf);
 
-// True when the last collective transfer on this process really was collective (tests check
-// H5Pget_mpio_no_collective_cause); always true for a serial build that takes turns.
+// True when the last transfer (read_* / write_*) on this process really was collective: HDF5
+// reported no cause for falling back to independent I/O (H5Pget_mpio_no_collective_cause) on
+// any rank. Type conversion (reading f32 as f64) is such a cause in HDF5 1.10. Always true in
+// serial mode, where there is no collective transfer to fall back from.
 bool last_transfer_was_collective() noexcept;
 
 } // namespace tessera::io

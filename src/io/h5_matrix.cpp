@@ -1,0 +1,272 @@
+// 2-D dataset inspection, creation and hyperslab transfers (see h5_matrix.hpp).
+#include "io/h5_matrix.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+
+#include "core/check.hpp"
+#include "core/throw.hpp"
+#include "io/h5_error.hpp"
+#include "io/h5_path.hpp"
+#include "io/h5_turns.hpp"
+#include "io/h5_type.hpp"
+#include "mpi/agreement.hpp"
+
+namespace tessera::io {
+
+namespace {
+
+std::atomic<bool> last_collective{true};
+
+// HDF5 caps a chunk at 4 GiB; a chunk of about 1 MiB reads and compresses well.
+constexpr std::int64_t max_chunk_bytes = (std::int64_t{1} << 32) - 1;
+constexpr std::int64_t default_chunk_bytes = std::int64_t{1} << 20;
+
+void check_path(const std::string& path) {
+  if (path.size() < 2 || path.front() != '/' || path.back() == '/')
+    TESSERA_THROW(InputError, "'{}' is not a dataset path (expected /name or /group/name)", path);
+}
+
+unique_hid open_dataset(hid_t file, const std::string& file_name, const std::string& path) {
+  check_path(path);
+  if (!detail::path_exists(file, path))
+    TESSERA_THROW(InputError, "no dataset {} in '{}'", path, file_name);
+  unique_hid obj = detail::open_object(file, file_name, path);
+  if (H5Iget_type(obj.get()) != H5I_DATASET)
+    TESSERA_THROW(InputError, "{} in '{}' is a group, not a dataset", path, file_name);
+  return obj;
+}
+
+DatasetInfo describe(hid_t dset, const std::string& file_name, const std::string& path) {
+  const unique_hid space = checked_hid(H5Dget_space(dset), "H5Dget_space");
+  const int ndims = H5Sget_simple_extent_ndims(space.get());
+  CHECK_HDF5(ndims);
+  if (ndims != 2)
+    TESSERA_THROW(InputError, "dataset {} in '{}' has rank {}, expected a 2-D matrix", path,
+                  file_name, ndims);
+  hsize_t dims[2] = {0, 0};
+  CHECK_HDF5(H5Sget_simple_extent_dims(space.get(), dims, nullptr));
+  const unique_hid type = checked_hid(H5Dget_type(dset), "H5Dget_type");
+  const auto dtype = dtype_of_h5_type(type.get());
+  if (!dtype)
+    TESSERA_THROW(InputError,
+                  "dataset {} in '{}' holds {} values; tessera handles f32, f64, c64 and c128 "
+                  "(complex as the compound {{r, i}} of two f32 or two f64, as h5py writes them)",
+                  path, file_name, describe_h5_type(type.get()));
+  return {{static_cast<std::int64_t>(dims[0]), static_cast<std::int64_t>(dims[1])}, *dtype};
+}
+
+// Checks done by every rank before a transfer, so the transfer itself cannot fail on one rank
+// only (a rank failing inside a collective H5Dread would leave the others waiting).
+void check_transfer(const DatasetInfo& info, const Hyperslab& s, DType dtype,
+                    const std::string& file_name, const std::string& path, const void* buf) {
+  if (dtype_is_real(dtype) != dtype_is_real(info.dtype))
+    TESSERA_THROW(InputError, "dataset {} in '{}' holds {} values, not convertible to {}", path,
+                  file_name, dtype_name(info.dtype), dtype_name(dtype));
+  const Shape& m = info.shape;
+  if (s.row0 < 0 || s.rows < 0 || s.col0 < 0 || s.cols < 0 || s.row0 + s.rows > m.rows ||
+      s.col0 + s.cols > m.cols)
+    TESSERA_THROW(InputError,
+                  "rows [{}, {}) x columns [{}, {}) are outside dataset {} in '{}' of shape {}",
+                  s.row0, s.row0 + s.rows, s.col0, s.col0 + s.cols, path, file_name, m.str());
+  if (!s.empty() && buf == nullptr)
+    TESSERA_THROW(InternalError, "null buffer for a {}x{} block of {}", s.rows, s.cols, path);
+}
+
+enum class Direction { Read, Write };
+
+void transfer(hid_t dset, const Hyperslab& s, DType dtype, void* buf, Direction dir,
+              bool collective) {
+  const unique_hid file_space = checked_hid(H5Dget_space(dset), "H5Dget_space");
+  // A simple dataspace of at least one element: a rank with nothing to move selects none but
+  // keeps a simple space, which collective I/O requires.
+  const hsize_t n = static_cast<hsize_t>(std::max<std::int64_t>(s.size(), 1));
+  const unique_hid mem_space = checked_hid(H5Screate_simple(1, &n, nullptr), "H5Screate_simple");
+  if (s.empty()) {
+    CHECK_HDF5(H5Sselect_none(file_space.get()));
+    CHECK_HDF5(H5Sselect_none(mem_space.get()));
+  } else {
+    const hsize_t start[2] = {static_cast<hsize_t>(s.row0), static_cast<hsize_t>(s.col0)};
+    const hsize_t count[2] = {static_cast<hsize_t>(s.rows), static_cast<hsize_t>(s.cols)};
+    CHECK_HDF5(
+        H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr));
+  }
+  const unique_hid dxpl = checked_hid(H5Pcreate(H5P_DATASET_XFER), "H5Pcreate(H5P_DATASET_XFER)");
+#ifdef H5_HAVE_PARALLEL
+  if (collective)
+    CHECK_HDF5(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE));
+#endif
+  const unique_hid mem_type = h5_memory_type(dtype);
+  // HDF5 rejects a null buffer even when nothing is selected.
+  static char dummy[16];
+  void* ptr = s.empty() ? dummy : buf;
+  if (dir == Direction::Read)
+    CHECK_HDF5(H5Dread(dset, mem_type.get(), mem_space.get(), file_space.get(), dxpl.get(), ptr));
+  else
+    CHECK_HDF5(H5Dwrite(dset, mem_type.get(), mem_space.get(), file_space.get(), dxpl.get(), ptr));
+  bool was_collective = true;
+#ifdef H5_HAVE_PARALLEL
+  if (collective) {
+    std::uint32_t local = 0, global = 0;
+    CHECK_HDF5(H5Pget_mpio_no_collective_cause(dxpl.get(), &local, &global));
+    was_collective = local == H5D_MPIO_COLLECTIVE && global == H5D_MPIO_COLLECTIVE;
+  }
+#endif
+  last_collective = was_collective;
+}
+
+unique_hid dataset_creation(Shape shape, DType dtype, const WriteOptions& o) {
+  unique_hid dcpl = checked_hid(H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate(H5P_DATASET_CREATE)");
+  const bool chunked = o.chunk_rows > 0 || o.chunk_cols > 0 || o.deflate > 0;
+  if (!chunked || shape.empty()) {
+    // Parallel HDF5 allocates contiguous datasets at creation; writing fill values there
+    // would write the whole matrix twice.
+    CHECK_HDF5(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER));
+    return dcpl;
+  }
+  const auto esize = static_cast<std::int64_t>(dtype_size(dtype));
+  std::int64_t cols = o.chunk_cols > 0 ? std::min(o.chunk_cols, shape.cols) : shape.cols;
+  cols = std::min(cols, max_chunk_bytes / esize);
+  std::int64_t rows =
+      o.chunk_rows > 0
+          ? std::min(o.chunk_rows, shape.rows)
+          : std::clamp<std::int64_t>(default_chunk_bytes / (cols * esize), 1, shape.rows);
+  rows = std::min(rows, std::max<std::int64_t>(max_chunk_bytes / (cols * esize), 1));
+  const hsize_t dims[2] = {static_cast<hsize_t>(rows), static_cast<hsize_t>(cols)};
+  CHECK_HDF5(H5Pset_chunk(dcpl.get(), 2, dims));
+  if (o.deflate > 0) {
+    if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0)
+      TESSERA_THROW(NotCompiled, "this HDF5 library has no deflate (gzip) filter");
+    CHECK_HDF5(H5Pset_deflate(dcpl.get(), static_cast<unsigned>(o.deflate)));
+  } else {
+    CHECK_HDF5(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER));
+  }
+  return dcpl;
+}
+
+void check_options(const std::string& path, Shape shape, const WriteOptions& o) {
+  if (shape.rows < 0 || shape.cols < 0)
+    TESSERA_THROW(InputError, "cannot create {} of shape {}", path, shape.str());
+  if (o.chunk_rows < 0 || o.chunk_cols < 0)
+    TESSERA_THROW(InputError, "chunk shape of {} must not be negative, got {}x{}", path,
+                  o.chunk_rows, o.chunk_cols);
+  if (o.deflate < 0 || o.deflate > 9)
+    TESSERA_THROW(InputError, "deflate level of {} must be 0 to 9, got {}", path, o.deflate);
+}
+
+} // namespace
+
+DatasetInfo inspect_dataset(const H5File& f, const std::string& path) {
+  DatasetInfo info{};
+  detail::read_metadata(f, [&](hid_t file) {
+    const unique_hid dset = open_dataset(file, f.path(), path);
+    info = describe(dset.get(), f.path(), path);
+  });
+  return info;
+}
+
+bool has_dataset(const H5File& f, const std::string& path) {
+  bool found = false;
+  detail::read_metadata(f, [&](hid_t file) {
+    check_path(path);
+    if (!detail::path_exists(file, path))
+      return;
+    const unique_hid obj = detail::open_object(file, f.path(), path);
+    found = H5Iget_type(obj.get()) == H5I_DATASET;
+  });
+  return found;
+}
+
+void read_block(const H5File& f, const std::string& path, const Hyperslab& mine, DType dtype,
+                void* buf) {
+  if (f.parallel()) {
+    unique_hid dset;
+    mpi::collectively(f.comm(), [&] {
+      dset = open_dataset(f.id(), f.path(), path);
+      check_transfer(describe(dset.get(), f.path(), path), mine, dtype, f.path(), path, buf);
+    });
+    mpi::collectively(f.comm(),
+                      [&] { transfer(dset.get(), mine, dtype, buf, Direction::Read, true); });
+    return;
+  }
+  // Serial mode: readers do not disturb each other, so every rank reads at once.
+  mpi::collectively(f.comm(), [&] {
+    const unique_hid file = detail::open_file_alone(f.disk_path(), false);
+    const unique_hid dset = open_dataset(file.get(), f.path(), path);
+    check_transfer(describe(dset.get(), f.path(), path), mine, dtype, f.path(), path, buf);
+    transfer(dset.get(), mine, dtype, buf, Direction::Read, false);
+  });
+}
+
+void read_rows(const H5File& f, const std::string& path, const BlockDistribution& dist, int rank,
+               DType dtype, void* buf) {
+  const DatasetInfo info = inspect_dataset(f, path);
+  if (info.shape != dist.global())
+    TESSERA_THROW(InputError, "dataset {} in '{}' has shape {}, expected {}", path, f.path(),
+                  info.shape.str(), dist.global().str());
+  read_block(f, path, Hyperslab::rows_of(dist, rank), dtype, buf);
+}
+
+void create_dataset(H5File& f, const std::string& path, Shape shape, DType dtype,
+                    const WriteOptions& opts) {
+  detail::change_metadata(f, [&](hid_t file) {
+    check_path(path);
+    check_options(path, shape, opts);
+    if (detail::path_exists(file, path))
+      TESSERA_THROW(InputError, "{} exists already in '{}'", path, f.path());
+    const unique_hid lcpl = checked_hid(H5Pcreate(H5P_LINK_CREATE), "H5Pcreate(H5P_LINK_CREATE)");
+    CHECK_HDF5(H5Pset_create_intermediate_group(lcpl.get(), 1));
+    const unique_hid dcpl = dataset_creation(shape, dtype, opts);
+    const hsize_t dims[2] = {static_cast<hsize_t>(shape.rows), static_cast<hsize_t>(shape.cols)};
+    const unique_hid space = checked_hid(H5Screate_simple(2, dims, nullptr), "H5Screate_simple");
+    const unique_hid type = h5_file_type(dtype);
+    const hid_t dset = H5Dcreate2(file, path.c_str(), type.get(), space.get(), lcpl.get(),
+                                  dcpl.get(), H5P_DEFAULT);
+    if (dset < 0)
+      TESSERA_THROW(IoError, "cannot create dataset {} in '{}': {}", path, f.path(),
+                    detail::take_hdf5_error());
+    CHECK_HDF5(H5Dclose(dset));
+  });
+}
+
+void write_block(H5File& f, const std::string& path, const Hyperslab& mine, DType dtype,
+                 const void* buf) {
+  if (!f.writable())
+    TESSERA_THROW(InternalError, "'{}' was opened for reading, not writing {}", f.path(), path);
+  void* data = const_cast<void*>(buf); // one transfer routine for both directions
+  if (f.parallel()) {
+    unique_hid dset;
+    mpi::collectively(f.comm(), [&] {
+      dset = open_dataset(f.id(), f.path(), path);
+      check_transfer(describe(dset.get(), f.path(), path), mine, dtype, f.path(), path, buf);
+    });
+    mpi::collectively(f.comm(),
+                      [&] { transfer(dset.get(), mine, dtype, data, Direction::Write, true); });
+    // Closing a dataset of a parallel file is collective; every rank reaches it here.
+    dset.reset();
+    return;
+  }
+  detail::take_turns(f.comm(), [&] {
+    unique_hid file = detail::open_file_alone(f.disk_path(), true);
+    {
+      const unique_hid dset = open_dataset(file.get(), f.path(), path);
+      check_transfer(describe(dset.get(), f.path(), path), mine, dtype, f.path(), path, buf);
+      transfer(dset.get(), mine, dtype, data, Direction::Write, false);
+    }
+    // Closing flushes this rank's part before the next rank opens the file.
+    CHECK_HDF5(H5Fclose(file.release()));
+  });
+}
+
+void write_rows(H5File& f, const std::string& path, const BlockDistribution& dist, int rank,
+                DType dtype, const void* buf, const WriteOptions& opts) {
+  create_dataset(f, path, dist.global(), dtype, opts);
+  write_block(f, path, Hyperslab::rows_of(dist, rank), dtype, buf);
+}
+
+bool last_transfer_was_collective() noexcept {
+  return last_collective;
+}
+
+} // namespace tessera::io

@@ -1,0 +1,71 @@
+// Root provenance attributes (see provenance.hpp).
+#include "io/provenance.hpp"
+
+#include <hdf5.h>
+#include <mpi.h>
+
+#include <ctime>
+
+#include <fmt/format.h>
+
+#include "cuda/device.hpp"
+#include "io/h5_error.hpp"
+
+namespace tessera::io {
+
+std::string hdf5_version() {
+  detail::ensure_hdf5_ready();
+  unsigned major = 0, minor = 0, release = 0;
+  H5get_libversion(&major, &minor, &release);
+  return fmt::format("{}.{}.{}", major, minor, release);
+}
+
+bool hdf5_is_parallel() noexcept {
+#ifdef H5_HAVE_PARALLEL
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::string mpi_library_version() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  if (MPI_Get_library_version(text, &len) != MPI_SUCCESS)
+    return "unknown";
+  std::string s(text, static_cast<std::size_t>(len));
+  s = s.substr(0, s.find('\n'));
+  while (!s.empty() && (s.back() == '\0' || s.back() == ' ' || s.back() == '\r'))
+    s.pop_back();
+  return s;
+}
+
+std::string iso8601_utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32] = {};
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+void write_provenance(H5File& f, const Provenance& p) {
+  const std::string root = "/";
+  write_attribute(f, root, "software", "tessera");
+  write_attribute(f, root, "version", TESSERA_VERSION);
+  write_attribute(f, root, "git_hash", TESSERA_GIT_HASH);
+  write_attribute(f, root, "date", iso8601_utc_now());
+  write_attribute(f, root, "command_line", p.command_line);
+  write_attribute(f, root, "deck", p.deck);
+  write_attribute(f, root, "ranks", static_cast<long long>(p.ranks));
+  write_attribute(f, root, "threads", static_cast<long long>(p.threads));
+  write_attribute(f, root, "backend", p.backend);
+  write_attribute(f, root, "gpus", fmt::format("{}", fmt::join(p.gpus, ",")));
+  write_attribute(f, root, "mpi_library", mpi_library_version());
+  write_attribute(f, root, "hdf5_version", hdf5_version());
+  write_attribute(f, root, "hdf5_parallel", hdf5_is_parallel() ? 1LL : 0LL);
+  write_attribute(f, root, "hdf5_io", f.parallel() ? "collective" : "serial");
+  write_attribute(f, root, "cuda_runtime", cuda::runtime_version());
+}
+
+} // namespace tessera::io

@@ -3,6 +3,7 @@
 #include "mpi/transpose_plan.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 #include "core/check.hpp"
@@ -81,24 +82,38 @@ struct TransposePlan::Impl {
     run_transpose(r, a, in, out, timers);
   }
 
-  // One run of each algorithm after a warm-up; the slowest rank's time decides, so every rank
-  // picks the same. The output of the last run is a correct result like any other.
+  // Each algorithm runs after a warm-up, timed; the slowest rank's time counts, so every rank
+  // picks the same. Short trials are repeated (up to three rounds, best of each) so that noise
+  // does not decide; a long one is measured once. The output of the last run is a correct
+  // result like any other.
   void autotune(const void* in, void* out) {
     std::vector<Exchange> candidates = {Exchange::Alltoallv, Exchange::PairwiseP2P,
                                         Exchange::Pipelined};
     if (window)
       candidates.push_back(Exchange::SharedMemory);
+    constexpr int kRounds = 3;
+    constexpr double kEnough = 0.2; // seconds of trial after which one round suffices
     const double start = wall_seconds();
     run(candidates[0], in, out, nullptr);
-    std::vector<double> seconds(candidates.size());
-    for (std::size_t k = 0; k < candidates.size(); ++k) {
-      CHECK_MPI(MPI_Barrier(comm.get()));
-      const double t0 = wall_seconds();
-      run(candidates[k], in, out, nullptr);
-      seconds[k] = wall_seconds() - t0;
+    std::vector<double> seconds(candidates.size(), std::numeric_limits<double>::infinity());
+    for (int round = 0; round < kRounds; ++round) {
+      std::vector<double> t(candidates.size());
+      for (std::size_t k = 0; k < candidates.size(); ++k) {
+        CHECK_MPI(MPI_Barrier(comm.get()));
+        const double t0 = wall_seconds();
+        run(candidates[k], in, out, nullptr);
+        t[k] = wall_seconds() - t0;
+      }
+      CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, t.data(), static_cast<int>(t.size()), MPI_DOUBLE,
+                              MPI_MAX, comm.get()));
+      double total = 0;
+      for (std::size_t k = 0; k < t.size(); ++k) {
+        seconds[k] = std::min(seconds[k], t[k]);
+        total += t[k];
+      }
+      if (total > kEnough)
+        break;
     }
-    CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, seconds.data(), static_cast<int>(seconds.size()),
-                            MPI_DOUBLE, MPI_MAX, comm.get()));
     const auto best = std::min_element(seconds.begin(), seconds.end()) - seconds.begin();
     algorithm = candidates[static_cast<std::size_t>(best)];
     if (options.timers)

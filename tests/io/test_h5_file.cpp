@@ -92,6 +92,33 @@ TEST_P(FileLife, FileUnwoundByAnAgreedErrorLeavesNothing) {
   EXPECT_FALSE(exists(name));
 }
 
+// An error on the last rank alone (not agreed): its file unwinds while the other ranks are
+// elsewhere — here in a barrier that the last rank joins only after unwinding. A destructor that
+// waited for the other ranks (a collective close) would hang the test.
+TEST_P(FileLife, FileUnwoundOnOneRankAloneDoesNotWait) {
+  const std::string name = dir_.file("alone.h5");
+  const bool last = test::rank_of() == test::size_of() - 1;
+  auto unwind = [&](H5File f) {
+    try {
+      H5File mine = std::move(f);
+      throw IoError("failed on this rank only", __FILE__, __LINE__);
+    } catch (const IoError&) {
+    }
+  };
+  H5File f = H5File::create(name, MPI_COMM_WORLD);
+  write_small(f, test::shared_seed());
+  if (last) {
+    unwind(std::move(f));
+    MPI_Barrier(MPI_COMM_WORLD);
+  } else {
+    MPI_Barrier(MPI_COMM_WORLD);
+    unwind(std::move(f));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_FALSE(exists(name + ".partial"));
+  EXPECT_FALSE(exists(name));
+}
+
 TEST_P(FileLife, CommitReplacesAnOldFile) {
   const std::string name = dir_.file("again.h5");
   for (int round = 0; round < 2; ++round) {

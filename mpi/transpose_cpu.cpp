@@ -14,20 +14,19 @@ namespace {
 class CpuTransposeEngine final : public TransposeEngine {
 public:
   explicit CpuTransposeEngine(const TransposeEngineConfig& c)
-      : layout_(c.layout), dtype_(c.dtype), size_(dtype_size(c.dtype)),
-        send_ptr_(static_cast<char*>(c.send_buffer)) {
+      : layout_(c.layout), dtype_(c.dtype), size_(dtype_size(c.dtype)) {}
+
+  void prepare(void* send_buffer, bool need_recv) override {
+    send_ptr_ = static_cast<char*>(send_buffer);
     if (!send_ptr_) {
       send_ = mpi::HostBuffer(bytes(layout_.send_elements()), "transpose send buffer");
       send_ptr_ = static_cast<char*>(send_.data());
     }
-  }
-
-  void* send_buffer() override { return send_ptr_; }
-  void* recv_buffer() override {
-    if (!recv_.data() && layout_.recv_elements() > 0)
+    if (need_recv)
       recv_ = mpi::HostBuffer(bytes(layout_.recv_elements()), "transpose receive buffer");
-    return recv_.data();
   }
+  void* send_buffer() override { return send_ptr_; }
+  void* recv_buffer() override { return recv_.data(); }
 
   void begin(const void* in, void* out) override {
     in_ = static_cast<const char*>(in);
@@ -83,6 +82,16 @@ public:
   }
 
   void end() override {}
+
+  bool reads_shared_input() const override {
+    return true;
+  }
+  void transpose_from(int peer, const void* peer_in) override {
+    // Peer's rows [b_q, e_q), columns [b'_r, e'_r) → output columns [b_q, e_q).
+    const auto& L = layout_;
+    cpu::transpose(dtype_, static_cast<const char*>(peer_in) + bytes(L.out.begin(L.rank)),
+                   out_ + bytes(L.in.begin(peer)), L.in.rows(peer), L.my_cols(), L.N(), L.M());
+  }
 
 private:
   std::size_t bytes(std::int64_t elements) const noexcept {

@@ -28,4 +28,10 @@ struct TransposeRun {
 void run_transpose(const TransposeRun& run, Exchange algorithm, const void* in, void* out,
                    PhaseTimers* timers);
 
+// The direct transpose: every rank's input block lies in `inputs` (node-shared memory), and
+// each rank transposes its output rows straight out of them. Phases: transpose.self,
+// transpose.peers (the pieces read from other ranks' blocks), transpose.exchange (waiting).
+void run_transpose_direct(const TransposeRun& run, const mpi::SharedWindow& inputs, const void* in,
+                          void* out, PhaseTimers* timers);
+
 } // namespace tessera

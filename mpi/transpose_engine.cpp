@@ -4,6 +4,10 @@
 
 namespace tessera {
 
+void TransposeEngine::transpose_from(int, const void*) {
+  TESSERA_THROW(InternalError, "this transpose engine cannot read other ranks' input");
+}
+
 std::unique_ptr<TransposeEngine> make_transpose_engine(Backend backend,
                                                        const TransposeEngineConfig& config) {
   switch (backend) {

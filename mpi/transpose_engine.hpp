@@ -1,13 +1,13 @@
 // The backend half of a distributed transpose. A TransposePlan owns one engine (made by
 // make_transpose_engine for the resolved backend) and drives it through the steps below with
-// the exchange algorithm of its choice (run_transpose in mpi/transpose_driver.hpp); MPI calls
-// stay in the driver and in MessageExchange, so a backend only moves bytes locally.
+// the exchange algorithm of its choice (mpi/transpose_driver.hpp); MPI calls stay in the driver
+// and in MessageExchange, so a backend only moves bytes locally.
 //
 // Buffer layout: see mpi/transpose_layout.hpp. The send and receive buffers are what MPI reads
 // and writes, so they are host memory (pinned, for a GPU engine) unless the engine knows that
-// MPI accepts its device pointers. When every rank shares one node, the plan hands the engine
-// a send buffer of its own (config.send_buffer: a shared-memory window that other ranks read
-// directly); the engine packs into it instead of allocating one.
+// MPI accepts its device pointers. prepare() allocates them before the first exchange; when
+// every rank shares one node the plan passes a send buffer of its own there (a shared-memory
+// window that the other ranks read directly), and the engine packs into it.
 //
 // Order of calls in one execute (per rank; any step may be a no-op for an engine):
 //   begin(in, out)                       pointers of this execute: host or device, per engine
@@ -20,6 +20,11 @@
 //                                        a piece is host memory: in recv_buffer(), or in the
 //                                        sender's shared-memory segment
 //   end()                                out is complete when it returns
+//
+// Direct execute (only engines whose reads_shared_input() is true): when every rank's input
+// block lies in node-shared memory (TransposePlan::input_buffer()), the plan calls begin,
+// transpose_self, transpose_from(peer, peer_in) for each remote peer, end: each rank builds its
+// output straight from the others' inputs, with no buffer in between.
 #pragma once
 
 #include <memory>
@@ -34,8 +39,12 @@ class TransposeEngine {
 public:
   virtual ~TransposeEngine() = default;
 
+  // Allocates what the exchanges need, once, before the first of them. `send_buffer`: host
+  // memory of layout.send_elements() elements, owned by the plan, to pack into; null: the engine
+  // allocates its own. Without `need_recv` (only the shared-memory exchange will run) no
+  // receive buffer is needed. Throws ResourceError when memory runs out.
+  virtual void prepare(void* send_buffer, bool need_recv) = 0;
   virtual void* send_buffer() = 0;
-  // Allocated on first use: the shared-memory exchange never needs it.
   virtual void* recv_buffer() = 0;
 
   virtual void begin(const void* in, void* out) = 0;
@@ -47,15 +56,16 @@ public:
   // pieces[q] for every remote q (pieces[rank] is not read).
   virtual void unpack_all(const void* const* pieces) = 0;
   virtual void end() = 0;
+
+  // The direct execute: `peer_in` is peer's whole input block (host memory, in.rows(peer) × N).
+  virtual bool reads_shared_input() const { return false; }
+  virtual void transpose_from(int peer, const void* peer_in);
 };
 
 struct TransposeEngineConfig {
   TransposeLayout layout;
   DType dtype = DType::f64;
   Memory memory = Memory::Host; // where begin()'s pointers live
-  // Host memory of layout.send_elements() elements to pack into, owned by the plan; null: the
-  // engine allocates its own.
-  void* send_buffer = nullptr;
 };
 
 // One factory per backend; make_transpose_engine picks by `backend` (never Auto here).

@@ -70,16 +70,35 @@ struct TransposePlan::Impl {
   Backend backend = Backend::Cpu;
   TransposeOptions options;
   Exchange algorithm = Exchange::Auto;
-  mpi::SharedWindow window; // the engine's send buffer when every rank shares a node
+  bool shared = false;      // more than one rank, all on one node
+  bool prepared = false;    // the exchange buffers exist
+  mpi::SharedWindow window; // the engine's send buffer when `shared`
+  mpi::SharedWindow inputs; // input_buffer(), once asked for
   std::unique_ptr<TransposeEngine> engine;
   mpi::MessageExchange exchange;
 
   Impl(MPI_Comm c, DType t, TransposeOptions o) : comm(c), dtype(t), options(o) {}
 
+  TransposeRun context() {
+    return {*engine, exchange, layout, dtype_size(dtype), comm.get(), window ? &window : nullptr};
+  }
+
+  // Buffers for the exchanges, on the first execute that needs them (collective): a plan whose
+  // input always lies in input_buffer() never allocates them.
+  void prepare() {
+    if (prepared)
+      return;
+    if (shared)
+      window = mpi::SharedWindow(comm.get(), static_cast<std::size_t>(layout.send_elements()) *
+                                                 dtype_size(dtype));
+    const bool need_recv = comm.size() > 1 && options.algorithm != Exchange::SharedMemory;
+    mpi::collectively(comm.get(),
+                      [&] { engine->prepare(window ? window.local() : nullptr, need_recv); });
+    prepared = true;
+  }
+
   void run(Exchange a, const void* in, void* out, PhaseTimers* timers) {
-    const TransposeRun r{*engine,           exchange,   layout,
-                         dtype_size(dtype), comm.get(), window ? &window : nullptr};
-    run_transpose(r, a, in, out, timers);
+    run_transpose(context(), a, in, out, timers);
   }
 
   // Each algorithm runs after a warm-up, timed; the slowest rank's time counts, so every rank
@@ -142,19 +161,15 @@ TransposePlan::TransposePlan(const BlockDistribution& in, DType dtype, MPI_Comm 
   I.layout = TransposeLayout(in, I.comm.rank());
   // Collective calls stay outside collectively(): a rank that failed earlier in a step would
   // never reach them.
-  const bool shared = I.comm.size() > 1 && mpi::on_one_node(I.comm.get());
+  I.shared = I.comm.size() > 1 && mpi::on_one_node(I.comm.get());
   mpi::collectively(I.comm.get(), [&] {
-    TESSERA_REQUIRE(shared || I.comm.size() == 1 || options.algorithm != Exchange::SharedMemory,
+    TESSERA_REQUIRE(I.shared || I.comm.size() == 1 || options.algorithm != Exchange::SharedMemory,
                     InputError,
                     "the shared-memory exchange needs every rank on one node; use alltoallv, "
                     "pairwise, pipelined or auto");
   });
-  if (shared)
-    I.window = mpi::SharedWindow(I.comm.get(), static_cast<std::size_t>(I.layout.send_elements()) *
-                                                   dtype_size(dtype));
   mpi::collectively(I.comm.get(), [&] {
-    I.engine = make_transpose_engine(
-        I.backend, {I.layout, dtype, options.memory, I.window ? I.window.local() : nullptr});
+    I.engine = make_transpose_engine(I.backend, {I.layout, dtype, options.memory});
     I.exchange = mpi::MessageExchange(
         I.comm.get(), element_type(dtype), dtype_size(dtype), I.layout.send_counts,
         I.layout.send_offsets, I.layout.recv_counts, I.layout.recv_offsets, options.message_limit);
@@ -170,8 +185,32 @@ TransposePlan::~TransposePlan() = default;
 TransposePlan::TransposePlan(TransposePlan&&) noexcept = default;
 TransposePlan& TransposePlan::operator=(TransposePlan&&) noexcept = default;
 
+void* TransposePlan::input_buffer() {
+  auto& I = *impl_;
+  if (!I.inputs) {
+    if (!(I.shared || I.comm.size() == 1) || !I.engine->reads_shared_input())
+      return nullptr;
+    I.inputs = mpi::SharedWindow(I.comm.get(),
+                                 static_cast<std::size_t>(I.layout.my_rows() * I.layout.N()) *
+                                     dtype_size(I.dtype));
+  }
+  return I.inputs.local();
+}
+
 void TransposePlan::execute(const void* in, void* out) {
   auto& I = *impl_;
+  if (I.inputs) {
+    // Direct only when every rank's input is in the shared window.
+    int all = in == I.inputs.local() ? 1 : 0;
+    CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, I.comm.get()));
+    if (all) {
+      if (I.algorithm == Exchange::Auto)
+        I.algorithm = Exchange::SharedMemory;
+      run_transpose_direct(I.context(), I.inputs, in, out, I.options.timers);
+      return;
+    }
+  }
+  I.prepare();
   if (I.algorithm == Exchange::Auto) {
     I.autotune(in, out);
     return;

@@ -62,6 +62,13 @@ public:
 
   // Collective. `in` and `out` must not overlap.
   void execute(const void* in, void* out);
+  // Collective. A buffer for this rank's input block (input_distribution().rows(rank) × N
+  // elements) in node-shared memory, allocated on the first call. When every rank passes its
+  // input_buffer() to execute(), each rank transposes its output rows straight out of the
+  // others' blocks: no packing, no messages, no second copy (reported as SharedMemory).
+  // nullptr when the ranks are on several nodes or the backend cannot read host memory of
+  // other ranks; execute() then takes any input as usual.
+  void* input_buffer();
   template <class T>
   void execute(const T* in, T* out) {
     check_type(dtype_of<T>);
@@ -74,6 +81,7 @@ public:
   Backend backend() const noexcept; // resolved: never Auto
   // Resolved after the first execute when Auto: that execute runs each algorithm once, timed,
   // and keeps the fastest (slowest rank decides). A single rank exchanges nothing: Alltoallv.
+  // A direct execute (see input_buffer()) resolves Auto to SharedMemory.
   Exchange algorithm() const noexcept;
   // Bytes this rank reads + writes per execute (for GB/s).
   double bytes_moved() const noexcept;

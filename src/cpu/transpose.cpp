@@ -5,10 +5,15 @@
 //  - 8-byte elements (f64, c64) on AVX-512 move 8x8 blocks through registers: eight 64-byte row
 //    loads, a register transpose, eight 64-byte stores. A thread walks a band of eight output
 //    rows down the input, so it writes eight long sequential streams.
-//  - Large outputs are written with non-temporal stores of whole, aligned cache lines, which
-//    skips the read-for-ownership of lines that would only be overwritten. Output rows that are
-//    not 64-byte aligned (odd leading dimensions) are re-aligned in registers: each stored line
-//    is assembled from the previous and the current 8x8 block.
+//  - Tiles of 32 input rows x 256 columns, walked band by band: a band reads one line per row,
+//    and the next band finds the neighbouring lines (shared when rows are not 64-byte aligned)
+//    still in cache.
+//  - With TESSERA_STREAMING_STORES=1 in the environment, outputs of 8 MiB and more are written
+//    with non-temporal stores of whole, aligned cache lines, which skips the read-for-ownership
+//    of lines that are only overwritten. Output rows that are not 64-byte aligned (odd leading
+//    dimensions) are re-aligned in registers: each stored line joins the previous and the
+//    current 8x8 block. It is off by default: on the machine measured in bench/RESULTS.md
+//    streaming stores were slower than cached ones.
 //  - Other element types, and builds without AVX-512, use square cache tiles.
 // Threads own contiguous ranges of output rows (static schedule over bands of output rows).
 #include "cpu/transpose.hpp"
@@ -18,6 +23,7 @@
 #include <algorithm>
 #include <complex>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 
 #if defined(__AVX512F__)
@@ -42,9 +48,14 @@ void on_team(const Work& work) {
   }
 }
 
-// Outputs at least this large are written around the caches (see above); smaller ones are
+// Outputs at least this large may be written around the caches (see above); smaller ones are
 // likely to be read again soon, so they are left in cache.
 constexpr std::size_t kStreamingBytes = std::size_t{8} << 20;
+
+bool streaming_stores_enabled() {
+  const char* v = std::getenv("TESSERA_STREAMING_STORES");
+  return v != nullptr && v[0] == '1';
+}
 
 // ---- generic: square tiles -------------------------------------------------------------------
 
@@ -170,12 +181,11 @@ inline void band8_streaming(const u64* in, std::int64_t ld_in, u64* out, std::in
       out[(j + k) * ld_out + i] = in[i * ld_in + j + k];
 }
 
-// Rows per band segment: the eight input lines of one column band, for this many rows, stay in
-// cache until the neighbouring band (which shares lines when rows are not 64-byte aligned)
-// reads them.
-constexpr std::int64_t kBandRows = 256;
-// Bands handled together over one row segment.
-constexpr std::int64_t kBandGroup = 4;
+// A tile: kBandRows input rows x kBandGroup bands of 8 columns. Chosen by measurement
+// (8192x8192 and 8191x12289 f64, 2 threads): taller tiles conflict in the caches when row
+// strides are near powers of two.
+constexpr std::int64_t kBandRows = 32;
+constexpr std::int64_t kBandGroup = 32;
 
 template <bool Streaming>
 void transpose_u64(const u64* in, u64* out, std::int64_t rows, std::int64_t cols,
@@ -223,7 +233,7 @@ void transpose_team(const T* in, T* out, std::int64_t rows, std::int64_t cols, s
     auto* o8 = reinterpret_cast<u64*>(out);
     const bool stream =
         static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols) * 8 >= kStreamingBytes &&
-        reinterpret_cast<std::uintptr_t>(out) % 8 == 0;
+        reinterpret_cast<std::uintptr_t>(out) % 8 == 0 && streaming_stores_enabled();
     if (stream)
       transpose_u64<true>(i8, o8, rows, cols, ld_in, ld_out);
     else
@@ -272,6 +282,45 @@ void parallel_copy(const void* src, void* dst, std::size_t n) {
       std::memcpy(d + begin, s + begin, end - begin);
 #pragma omp barrier
   });
+}
+
+std::uint64_t parallel_read(const void* src, std::size_t n) {
+  const auto* s = static_cast<const unsigned char*>(src);
+  std::uint64_t total = 0;
+  on_team([&] {
+    const std::size_t nt = static_cast<std::size_t>(omp_get_num_threads());
+    const std::size_t t = static_cast<std::size_t>(omp_get_thread_num());
+    const std::size_t words = n / 8;
+    const std::size_t begin = words * t / nt, end = words * (t + 1) / nt;
+    // Eight independent sums so that the loop is limited by memory, not by an add chain.
+    std::uint64_t acc[8] = {};
+    std::size_t w = begin;
+    for (; w + 8 <= end; w += 8)
+      for (int k = 0; k < 8; ++k) {
+        std::uint64_t x;
+        std::memcpy(&x, s + 8 * (w + k), 8);
+        acc[k] += x;
+      }
+    std::uint64_t sum = 0;
+    for (; w < end; ++w) {
+      std::uint64_t x;
+      std::memcpy(&x, s + 8 * w, 8);
+      sum += x;
+    }
+    if (t + 1 == nt)
+      for (std::size_t b = 8 * words; b < n; ++b)
+        sum += s[b];
+    for (std::uint64_t a : acc)
+      sum += a;
+    if (omp_in_parallel() && nt > 1) {
+#pragma omp atomic
+      total += sum;
+#pragma omp barrier
+    } else {
+      total += sum;
+    }
+  });
+  return total;
 }
 
 template void transpose(const float*, float*, std::int64_t, std::int64_t, std::int64_t,

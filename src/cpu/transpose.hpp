@@ -29,4 +29,10 @@ void transpose(DType t, const void* in, void* out, std::int64_t rows, std::int64
 // Same threading rules as transpose.
 void parallel_copy(const void* src, void* dst, std::size_t n);
 
+// Reads n bytes split over the OpenMP threads and returns a checksum of them (so the reads cannot
+// be optimised away): the read-bandwidth ceiling reductions compare to. Inside an active parallel
+// region it is a worksharing step like transpose, and returns the checksum of the calling
+// thread's part.
+std::uint64_t parallel_read(const void* src, std::size_t n);
+
 } // namespace tessera::cpu

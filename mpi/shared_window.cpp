@@ -1,5 +1,6 @@
 #include "mpi/shared_window.hpp"
 
+#include <cstdint>
 #include <exception>
 #include <utility>
 
@@ -26,17 +27,34 @@ SharedWindow::SharedWindow(MPI_Comm comm, std::size_t bytes) {
   MPI_Info_free(&info);
   CHECK_MPI(rc);
   local_ = base;
-  const int size = comm_size(comm);
+  // Touch every page now, from the threads that will write it, so that page faults neither
+  // slow nor skew (in the exchange trial) the first execute that uses the window.
+  auto* bytes_at = static_cast<unsigned char*>(base);
+  const auto n = static_cast<std::int64_t>(bytes);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t off = 0; off < n; off += 4096)
+    bytes_at[off] = 0;
+  const int size = comm_size(comm), me = comm_rank(comm);
   peers_.resize(static_cast<std::size_t>(size));
+  std::vector<MPI_Aint> lengths(static_cast<std::size_t>(size), 0);
   for (int q = 0; q < size; ++q) {
-    MPI_Aint len = 0;
     int unit = 0;
     void* p = nullptr;
-    CHECK_MPI(MPI_Win_shared_query(win_, q, &len, &unit, &p));
+    CHECK_MPI(MPI_Win_shared_query(win_, q, &lengths[q], &unit, &p));
     peers_[static_cast<std::size_t>(q)] = p;
   }
   // One passive-target epoch for the window's life; MPI_Win_sync orders the accesses.
   CHECK_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_));
+  // Map the other segments into this process now, one read per page once their owners have
+  // touched them: the first execute would otherwise take a page fault per page it reads.
+  CHECK_MPI(MPI_Barrier(comm));
+  unsigned sink = 0;
+  for (int q = 0; q < size; ++q) {
+    const auto* seg = static_cast<const volatile unsigned char*>(peers_[q]);
+    for (MPI_Aint off = 0; q != me && off < lengths[q]; off += 4096)
+      sink += seg[off];
+  }
+  (void)sink;
 }
 
 SharedWindow::~SharedWindow() {

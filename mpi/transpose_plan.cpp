@@ -102,16 +102,15 @@ struct TransposePlan::Impl {
   }
 
   // Each algorithm runs after a warm-up, timed; the slowest rank's time counts, so every rank
-  // picks the same. Short trials are repeated (up to three rounds, best of each) so that noise
-  // does not decide; a long one is measured once. The output of the last run is a correct
-  // result like any other.
+  // picks the same. Trials are repeated (up to three rounds or about a second, best of each) so
+  // that noise does not decide. The output of the last run is a correct result like any other.
   void autotune(const void* in, void* out) {
     std::vector<Exchange> candidates = {Exchange::Alltoallv, Exchange::PairwiseP2P,
                                         Exchange::Pipelined};
     if (window)
       candidates.push_back(Exchange::SharedMemory);
     constexpr int kRounds = 3;
-    constexpr double kEnough = 0.2; // seconds of trial after which one round suffices
+    constexpr double kEnough = 1.0; // seconds of trial after which no round is added
     const double start = wall_seconds();
     run(candidates[0], in, out, nullptr);
     std::vector<double> seconds(candidates.size(), std::numeric_limits<double>::infinity());

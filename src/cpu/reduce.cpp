@@ -34,9 +34,9 @@ struct Policy {
     if constexpr (sum)
       return a + b;
     else if constexpr (O == Op::Min)
-      return (a < b || a != a) ? a : b;
+      return ((a < b) | (a != a)) ? a : b; // `|`, not `||`: branch-free, so it vectorises
     else
-      return (a > b || a != a) ? a : b;
+      return ((a > b) | (a != a)) ? a : b;
   }
 };
 
@@ -96,16 +96,20 @@ double row_value(const T* row, std::int64_t cols) {
   }
 }
 
-// Columns handled together in a column fold: their accumulators stay in L1.
-constexpr std::int64_t kColTile = 1024;
+// Columns handled together in a column fold. Long runs along each row keep the hardware
+// prefetchers streaming (short runs of many rows measured 40% slower); the accumulators (128 KiB
+// at most) stay in L2. Wider matrices are split so that the threads still share the work.
+constexpr std::int64_t kColTile = 16384;
 
 // acc[j] = acc[j] ⊕ f(a[i][j]) over rows [0, rows) of a, columns [j0, j1).
 template <class P, class T>
 void fold_tile(const T* a, std::int64_t rows, std::int64_t ld, std::int64_t j0, std::int64_t j1,
-               double* acc) {
+               double* acc_base) {
+  double* __restrict acc = acc_base + j0; // never overlaps the input: lets the loop vectorise
+  const std::int64_t n = j1 - j0;
   for (std::int64_t i = 0; i < rows; ++i) {
-    const T* row = a + i * ld;
-    for (std::int64_t j = j0; j < j1; ++j)
+    const T* __restrict row = a + i * ld + j0;
+    for (std::int64_t j = 0; j < n; ++j)
       acc[j] = P::combine(acc[j], P::f(static_cast<double>(row[j])));
   }
 }

@@ -22,8 +22,9 @@ constexpr Axis kAxes[] = {Axis::All, Axis::Rows, Axis::Cols};
 struct Shape2 {
   std::int64_t rows, cols;
 };
-const Shape2 kShapes[] = {{1, 1},    {1, 300},   {300, 1},   {17, 31},   {64, 128},
-                          {65, 129}, {127, 257}, {131, 263}, {1000, 999}};
+const Shape2 kShapes[] = {
+    {1, 1},    {1, 300},   {300, 1},   {17, 31},    {64, 128},
+    {65, 129}, {127, 257}, {131, 263}, {1000, 999}, {70, 16411}}; // more than one column tile
 
 unsigned fresh_seed() {
   return std::random_device{}();
@@ -115,7 +116,7 @@ TYPED_TEST(CpuReduce, FoldRowsContinuesAColumnFoldAcrossAnySplit) {
   using T = TypeParam;
   const unsigned seed = fresh_seed();
   std::mt19937_64 rng(seed);
-  const std::int64_t rows = 200, cols = 1500; // 4 groups, the last one short; > 1 column tile
+  const std::int64_t rows = 200, cols = 16411; // 4 groups, the last one short; > 1 column tile
   const auto a = random_matrix<T>(static_cast<std::size_t>(rows * cols), rng);
   for (Op op : kOps) {
     std::vector<double> groups(static_cast<std::size_t>(4 * cols));

@@ -1,11 +1,17 @@
-// GPU discovery through the CUDA runtime.
+// GPU discovery and device binding through the CUDA runtime (memory and driver version through
+// NVML when it can be loaded, which creates no CUDA context).
+#include "cuda/device.hpp"
+
 #include <cuda_runtime.h>
 
 #include <fmt/format.h>
 
+#include <atomic>
+#include <cstdlib>
+
 #include "core/check.hpp"
 #include "core/throw.hpp"
-#include "cuda/device.hpp"
+#include "cuda/nvml.hpp"
 
 namespace tessera::cuda {
 
@@ -35,6 +41,8 @@ std::string unavailable_reason() {
 std::vector<DeviceInfo> devices() {
   std::vector<DeviceInfo> out;
   const int n = device_count();
+  const std::string nvml_driver = nvml::driver_version();
+  const std::string cuda_driver = driver_version();
   for (int i = 0; i < n; ++i) {
     cudaDeviceProp p{};
     CHECK_CUDA(cudaGetDeviceProperties(&p, i));
@@ -43,11 +51,24 @@ std::vector<DeviceInfo> devices() {
     d.name = p.name;
     d.cc_major = p.major;
     d.cc_minor = p.minor;
-    int current = 0;
-    CHECK_CUDA(cudaGetDevice(&current));
-    CHECK_CUDA(cudaSetDevice(i));
-    CHECK_CUDA(cudaMemGetInfo(&d.memory_free, &d.memory_total));
-    CHECK_CUDA(cudaSetDevice(current));
+    d.multiprocessors = p.multiProcessorCount;
+    char bus[32] = {};
+    if (cudaDeviceGetPCIBusId(bus, sizeof bus, i) == cudaSuccess)
+      d.pci_bus_id = bus;
+    else
+      cudaGetLastError();
+    d.driver = nvml_driver.empty() ? cuda_driver : nvml_driver;
+    if (const auto m = nvml::memory(i)) {
+      d.memory_total = m->total;
+      d.memory_free = m->total - m->used;
+    } else {
+      // Without NVML: ask the runtime, which needs a context on that device.
+      int current = 0;
+      CHECK_CUDA(cudaGetDevice(&current));
+      CHECK_CUDA(cudaSetDevice(i));
+      CHECK_CUDA(cudaMemGetInfo(&d.memory_free, &d.memory_total));
+      CHECK_CUDA(cudaSetDevice(current));
+    }
     out.push_back(d);
   }
   return out;
@@ -61,8 +82,10 @@ std::string version_string(int v) {
 
 std::string driver_version() {
   int v = 0;
-  if (cudaDriverGetVersion(&v) != cudaSuccess)
+  if (cudaDriverGetVersion(&v) != cudaSuccess) {
+    cudaGetLastError();
     return "";
+  }
   return version_string(v);
 }
 
@@ -71,6 +94,44 @@ std::string runtime_version() {
   if (cudaRuntimeGetVersion(&v) != cudaSuccess)
     return "";
   return version_string(v);
+}
+
+namespace {
+std::atomic<int> g_bound{-1}; // the device bind_device() chose for this process, -1: none
+} // namespace
+
+int bind_device(int node_local_rank) {
+  const int n = device_count();
+  if (n == 0)
+    TESSERA_THROW(CudaError, "cannot bind a GPU to this rank: {}", unavailable_reason());
+  TESSERA_REQUIRE(node_local_rank >= 0, InternalError, "negative node-local rank {}",
+                  node_local_rank);
+  const int dev = node_local_rank % n;
+  CHECK_CUDA(cudaSetDevice(dev));
+  g_bound.store(dev);
+  return dev;
+}
+
+int ensure_device_bound() {
+  int dev = g_bound.load();
+  if (dev < 0) {
+    int local = 0;
+    for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID",
+                             "MV2_COMM_WORLD_LOCAL_RANK", "PMI_LOCAL_RANK"})
+      if (const char* v = std::getenv(name); v != nullptr && *v != '\0') {
+        local = std::atoi(v);
+        break;
+      }
+    return bind_device(local);
+  }
+  CHECK_CUDA(cudaSetDevice(dev));
+  return dev;
+}
+
+int current_device() {
+  int d = 0;
+  CHECK_CUDA(cudaGetDevice(&d));
+  return d;
 }
 
 } // namespace tessera::cuda

@@ -1,5 +1,5 @@
-// GPU discovery, reachable from plain C++ (no CUDA headers). Without a CUDA build these come
-// from cuda/stub/ and report no devices.
+// GPU discovery and device binding, reachable from plain C++ (no CUDA headers). Without a CUDA
+// build these come from cuda/stub/: no devices, and bind_device() throws NotCompiled.
 #pragma once
 
 #include <cstddef>
@@ -13,6 +13,10 @@ struct DeviceInfo {
   std::string name;
   int cc_major = 0, cc_minor = 0;
   std::size_t memory_total = 0, memory_free = 0;
+  int multiprocessors = 0;
+  std::string pci_bus_id; // "0000:1B:00.0"
+  // NVIDIA driver version from NVML ("580.159.04"), else the CUDA driver API version ("13.0").
+  std::string driver;
 };
 
 // True when this build contains the CUDA backend.
@@ -25,5 +29,18 @@ std::vector<DeviceInfo> devices();
 // CUDA driver version as "13.0", or "" when there is no driver.
 std::string driver_version();
 std::string runtime_version();
+
+// One GPU per rank: makes device (node_local_rank mod device_count()) current for the calling
+// thread and returns its index. Ranks of one node share GPUs round-robin when there are more
+// ranks than GPUs. Throws CudaError when there is no usable device.
+int bind_device(int node_local_rank);
+// The calling thread's current device.
+int current_device();
+// For code that has no communicator at hand (a plan's engine): binds this process once, unless
+// bind_device() already did, to (node-local rank mod device_count()) with the node-local rank
+// read from the launcher's environment (OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID,
+// MPI_LOCALRANKID, MV2_COMM_WORLD_LOCAL_RANK, PMI_LOCAL_RANK; 0 when none is set). Makes the
+// bound device current for the calling thread and returns it.
+int ensure_device_bound();
 
 } // namespace tessera::cuda

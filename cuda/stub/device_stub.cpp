@@ -32,4 +32,13 @@ std::string driver_version() {
 std::string runtime_version() {
   return "";
 }
+int bind_device(int) {
+  TESSERA_THROW(NotCompiled, "cannot bind a GPU: this build of tessera has no CUDA backend");
+}
+int ensure_device_bound() {
+  TESSERA_THROW(NotCompiled, "cannot bind a GPU: this build of tessera has no CUDA backend");
+}
+int current_device() {
+  TESSERA_THROW(NotCompiled, "no current GPU: this build of tessera has no CUDA backend");
+}
 } // namespace tessera::cuda

@@ -1,0 +1,73 @@
+// Reductions of f32/f64 matrices on the GPU in the canonical order of core/reduction.hpp: the
+// Sum family gives the same bits as the CPU backend and the serial reference, whatever the grid.
+// Device pointers (data and results); work is queued on `stream`; `a` is rows × cols with
+// leading dimension ld >= cols.
+//
+// The pieces mirror src/cpu/reduce.hpp so that a distributed plan assembles the same result
+// from either backend; reduce() is the whole single-block reduction (what reference::reduce
+// computes), used when one device holds the whole matrix.
+#pragma once
+
+#include <cstdint>
+
+#include "core/dtype.hpp"
+#include "core/reduction.hpp"
+#include "cuda/buffer.hpp"
+
+struct CUstream_st;
+
+namespace tessera::cuda {
+
+// Scratch for reduce() and reduce_all()/reduce_cols(). One workspace per stream: two reductions
+// running at once must not share one. Counters inside are left at zero after each launch.
+class ReduceWorkspace {
+public:
+  // Makes room for a rows × cols reduction along `axis` (allocates and zero-fills on growth;
+  // the memset is queued on `stream`).
+  void reserve(CUstream_st* stream, Axis axis, std::int64_t rows, std::int64_t cols);
+  void* data() const noexcept { return buf_.data(); }
+  std::size_t bytes() const noexcept { return buf_.bytes(); }
+  // Per-block counters (All axis) the workspace holds; their place is fixed at allocation.
+  std::int64_t counter_capacity() const noexcept { return counters_; }
+  // Bytes of doubles (row values, partials) after the counters.
+  std::size_t double_capacity() const noexcept;
+
+private:
+  DeviceBuffer buf_;
+  std::int64_t counters_ = 0;
+};
+
+// The finalized result of op along axis, as reference::reduce: out has 1 (All), rows (Rows) or
+// cols (Cols) doubles.
+void reduce(CUstream_st* stream, Op op, Axis axis, DType t, const void* a, std::int64_t rows,
+            std::int64_t cols, std::int64_t ld, double* out, ReduceWorkspace& ws);
+
+// out[i] = un-finalized row value r(i) (lane-tree sum for the Sum family), 0 <= i < rows.
+void reduce_rows(CUstream_st* stream, Op op, DType t, const void* a, std::int64_t rows,
+                 std::int64_t cols, std::int64_t ld, double* out);
+// Column partials of consecutive kReduceBlockRows-row groups from row 0 (the last may be
+// shorter): out[g*cols + j] = ascending fold of f(a[i][j]) over group g's rows.
+void reduce_col_groups(CUstream_st* stream, Op op, DType t, const void* a, std::int64_t rows,
+                       std::int64_t cols, std::int64_t ld, double* out);
+// acc[j] = acc[j] ⊕ f(a[i][j]) for i = 0 … rows-1 in order (continues a column fold).
+void fold_rows(CUstream_st* stream, Op op, DType t, const void* a, std::int64_t rows,
+               std::int64_t cols, std::int64_t ld, double* acc);
+// acc[j] = acc[j] ⊕ groups[g*cols + j] for g = 0 … ngroups-1 in order.
+void combine_col_groups(CUstream_st* stream, Op op, const double* groups, std::int64_t ngroups,
+                        std::int64_t cols, double* acc);
+
+// *acc = *acc ⊕ p[0] ⊕ p[1] ⊕ … where p[b] is the ascending fold of the row values of rows
+// [64b, 64b + 64) (blocks from row 0): the All axis of a block that starts on a block boundary.
+// Same bits as reduce_rows followed by those folds, in one pass.
+void reduce_all(CUstream_st* stream, Op op, DType t, const void* a, std::int64_t rows,
+                std::int64_t cols, std::int64_t ld, double* acc, ReduceWorkspace& ws);
+// acc[j] = acc[j] ⊕ p[0][j] ⊕ p[1][j] ⊕ …: reduce_col_groups then combine_col_groups.
+void reduce_cols(CUstream_st* stream, Op op, DType t, const void* a, std::int64_t rows,
+                 std::int64_t cols, std::int64_t ld, double* acc, ReduceWorkspace& ws);
+
+// v[i] = identity of op (0, +inf for Min, -inf for Max) for 0 <= i < n.
+void fill_identity(CUstream_st* stream, Op op, double* v, std::int64_t n);
+// In place: Mean divides by count, Norm2 takes the square root, other ops are unchanged.
+void finalize(CUstream_st* stream, Op op, double* v, std::int64_t n, double count);
+
+} // namespace tessera::cuda

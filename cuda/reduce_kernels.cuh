@@ -1,0 +1,359 @@
+// Reduction kernels in the canonical order of core/reduction.hpp.
+//
+// Row values: one warp per row. Thread L holds lanes 4L … 4L+3 of the kSumLanes = 128 lane
+// accumulators and reads them with 16-byte loads (one float4, or two double2); the fixed
+// halving tree of the canonical order is five shuffle steps (lane c + 64 lives 16 threads
+// away, c + 32 eight, …, c + 4 one) and two steps inside the thread. A row that does not start
+// on a 16-byte boundary is read as the aligned vectors that cover it: lane L's four elements are
+// then split between its own vector and its neighbour's, fetched with one shuffle.
+//
+// Column partials: one thread per column (or per 16-byte vector of columns), an ascending fold
+// over the 64 rows of a group; a second kernel folds the groups in ascending order.
+//
+// Every add is a separately rounded double add (__dadd_rn; the library builds with
+// --fmad=false), so the bits equal the serial reference's.
+#pragma once
+
+#include <math_constants.h>
+
+#include "cuda/launch.cuh"
+
+namespace tessera::cuda::detail {
+
+// f and ⊕ of the ops, with Mean sharing Sum's kernels (it only finalizes differently).
+enum class Fn { Sum, Abs, Sq, Min, Max, AbsMax };
+
+template <Fn F>
+struct Policy {
+  __device__ __forceinline__ static double identity() {
+    if constexpr (F == Fn::Min)
+      return CUDART_INF;
+    else if constexpr (F == Fn::Max)
+      return -CUDART_INF;
+    else
+      return 0.0;
+  }
+  __device__ __forceinline__ static double f(double x) {
+    if constexpr (F == Fn::Abs || F == Fn::AbsMax)
+      return fabs(x);
+    else if constexpr (F == Fn::Sq)
+      return __dmul_rn(x, x);
+    else
+      return x;
+  }
+  // NaN-propagating min / max, exactly as src/cpu/reduce.cpp.
+  __device__ __forceinline__ static double combine(double a, double b) {
+    if constexpr (F == Fn::Sum || F == Fn::Abs || F == Fn::Sq)
+      return __dadd_rn(a, b);
+    else if constexpr (F == Fn::Min)
+      return (a < b || a != a) ? a : b;
+    else
+      return (a > b || a != a) ? a : b;
+  }
+};
+
+template <class T>
+struct Vec16;
+template <>
+struct Vec16<float> {
+  using type = float4;
+  __device__ __forceinline__ static void load(const float* p, float* x) {
+    const float4 v = __ldcs(reinterpret_cast<const float4*>(p));
+    x[0] = v.x;
+    x[1] = v.y;
+    x[2] = v.z;
+    x[3] = v.w;
+  }
+};
+template <>
+struct Vec16<double> {
+  using type = double2;
+  __device__ __forceinline__ static void load(const double* p, double* x) {
+    const double2 v = __ldcs(reinterpret_cast<const double2*>(p));
+    x[0] = v.x;
+    x[1] = v.y;
+  }
+};
+
+// Loads the 16-byte vector at aligned position p of `pa` (the aligned base of a row whose
+// column 0 sits at position m) into x; elements outside columns [0, cols) read as zero and are
+// never used. Only whole vectors inside the row are read as vectors.
+template <class T>
+__device__ __forceinline__ void load_row_vec(const T* pa, i64 p, int m, i64 cols, T* x) {
+  constexpr int V = 16 / sizeof(T);
+  const i64 c = p - m;
+  if (c >= 0 && c + V <= cols) {
+    Vec16<T>::load(pa + p, x);
+  } else {
+#pragma unroll
+    for (int k = 0; k < V; ++k)
+      x[k] = (c + k >= 0 && c + k < cols) ? pa[p + k] : T(0);
+  }
+}
+
+// acc[k] ⊕= f(element k of this lane) for the four columns j + k, the elements found at aligned
+// positions k + M of (own, next).
+template <class P, int M, class T>
+__device__ __forceinline__ void accumulate4(double (&acc)[4], const T (&own)[4], const T* next,
+                                            i64 j, i64 cols) {
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    if (j + k < cols) {
+      const T x = (k + M < 4) ? own[(k + M) & 3] : next[(k + M - 4) & 3];
+      acc[k] = P::combine(acc[k], P::f(static_cast<double>(x)));
+    }
+  }
+}
+
+// The canonical row value r(i) of one row, computed by one warp; valid in lane 0.
+template <class T, class P, int U>
+__device__ double warp_row_value(const T* row, i64 cols, int lane) {
+  constexpr int V = 16 / sizeof(T);
+  const int m = static_cast<int>((reinterpret_cast<std::uintptr_t>(row) / sizeof(T)) & (V - 1));
+  const T* pa = row - m;
+  double acc[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k)
+    acc[k] = P::identity();
+
+  for (i64 j0 = 0; j0 < cols; j0 += 128 * U) {
+    T own[U][4];
+    T next[U][V];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const i64 p = j0 + 128 * u + 4 * lane;
+#pragma unroll
+      for (int v = 0; v < 4 / V; ++v)
+        load_row_vec(pa, p + v * V, m, cols, &own[u][v * V]);
+    }
+    if (m != 0) {
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+          next[u][k] = __shfl_down_sync(0xffffffffu, own[u][k], 1);
+        if (lane == 31)
+          load_row_vec(pa, j0 + 128 * u + 128, m, cols, next[u]);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const i64 j = j0 + 128 * u + 4 * lane;
+      if constexpr (V == 4) {
+        switch (m) {
+        case 0:
+          accumulate4<P, 0>(acc, own[u], next[u], j, cols);
+          break;
+        case 1:
+          accumulate4<P, 1>(acc, own[u], next[u], j, cols);
+          break;
+        case 2:
+          accumulate4<P, 2>(acc, own[u], next[u], j, cols);
+          break;
+        default:
+          accumulate4<P, 3>(acc, own[u], next[u], j, cols);
+        }
+      } else {
+        if (m == 0)
+          accumulate4<P, 0>(acc, own[u], next[u], j, cols);
+        else
+          accumulate4<P, 1>(acc, own[u], next[u], j, cols);
+      }
+    }
+  }
+  // The halving tree: off = 64, 32, 16, 8, 4 across threads, then 2 and 1 inside lane 0's
+  // thread. Values of threads >= the step's width are never read again.
+#pragma unroll
+  for (int width = 16; width >= 1; width /= 2) {
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const double other = __shfl_down_sync(0xffffffffu, acc[k], width);
+      if (lane < width)
+        acc[k] = P::combine(acc[k], other);
+    }
+  }
+  acc[0] = P::combine(acc[0], acc[2]);
+  acc[1] = P::combine(acc[1], acc[3]);
+  return P::combine(acc[0], acc[1]);
+}
+
+__device__ __forceinline__ double finish(int op_code, double v, double count) {
+  // op_code: 1 Mean (divide), 2 Norm2 (sqrt), 0 nothing.
+  if (op_code == 1)
+    return __ddiv_rn(v, count);
+  if (op_code == 2)
+    return __dsqrt_rn(v);
+  return v;
+}
+
+// The ascending fold of the `n` doubles at p onto `init`, by one warp; the result in every
+// lane. Each round loads 32*Q values at once (Q per lane), then walks them in order through
+// shuffles: only the combine chain is sequential.
+template <class P, int Q>
+__device__ double warp_fold(const double* p, i64 n, double init, int lane) {
+  double acc = init;
+  for (i64 base = 0; base < n; base += 32 * Q) {
+    double v[Q];
+#pragma unroll
+    for (int q = 0; q < Q; ++q)
+      v[q] = base + q * 32 + lane < n ? __ldcg(p + base + q * 32 + lane) : 0.0;
+#pragma unroll
+    for (int q = 0; q < Q; ++q)
+      for (int k = 0; k < 32; ++k) {
+        const double x = __shfl_sync(0xffffffffu, v[q], k);
+        if (base + q * 32 + k < n)
+          acc = P::combine(acc, x);
+      }
+  }
+  return acc;
+}
+
+// Row values of rows [0, rows), warps grid-striding over rows (finished: Mean divides,
+// Norm2 takes the root, when finish_code says so).
+template <class T, Fn F, int U>
+__global__ void __launch_bounds__(256)
+    row_values_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* rowvals,
+                      int finish_code, double count) {
+  using P = Policy<F>;
+  const int lane = threadIdx.x & 31;
+  const i64 warps = static_cast<i64>(gridDim.x) * (blockDim.x / 32);
+  for (i64 r = (static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x) / 32; r < rows;
+       r += warps) {
+    const double v = warp_row_value<T, P, U>(a + r * ld, cols, lane);
+    if (lane == 0)
+      rowvals[r] = finish(finish_code, v, count);
+  }
+}
+
+// The All axis from the row values: one warp per 64-row block folds its rows in ascending order
+// into partials[b]; the warp that completes the last block (ticket in *blocks_done, reset to
+// zero afterwards) folds the partials in ascending order into *acc.
+template <Fn F>
+__global__ void __launch_bounds__(256)
+    all_blocks_kernel(const double* rowvals, i64 rows, double* partials, double* acc,
+                      bool accumulate, int finish_code, double count, unsigned* blocks_done) {
+  using P = Policy<F>;
+  const int lane = threadIdx.x & 31;
+  const i64 blocks = (rows + 63) / 64;
+  const i64 b = (static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  if (b >= blocks)
+    return;
+  const int size = static_cast<int>(min(static_cast<i64>(64), rows - b * 64));
+  const double p = warp_fold<P, 2>(rowvals + b * 64, size, P::identity(), lane);
+  int last = 0;
+  if (lane == 0) {
+    partials[b] = p;
+    __threadfence();
+    last = atomicAdd(blocks_done, 1u) == static_cast<unsigned>(blocks - 1);
+  }
+  if (!__shfl_sync(0xffffffffu, last, 0))
+    return;
+  __threadfence();
+  const double total = warp_fold<P, 8>(partials, blocks, accumulate ? *acc : P::identity(), lane);
+  if (lane == 0) {
+    *acc = finish(finish_code, total, count);
+    *blocks_done = 0u;
+  }
+}
+
+// Column partials of 64-row groups. Block = 256 threads over 256*V columns (V elements per
+// thread, 16-byte loads when kVec) of one group; blocks grid-stride over (tile, group) pairs.
+template <class T, Fn F, bool kVec>
+__global__ void __launch_bounds__(256)
+    col_groups_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* out, i64 tiles) {
+  using P = Policy<F>;
+  constexpr int V = kVec ? 16 / sizeof(T) : 1;
+  constexpr int R = !kVec ? 8 : sizeof(T) == 8 ? 16 : 8; // rows in flight per thread
+  const i64 groups = (rows + 63) / 64;
+  for (i64 w = blockIdx.x; w < tiles * groups; w += gridDim.x) {
+    const i64 g = w / tiles;
+    const i64 j = (w - g * tiles) * (256 * V) + threadIdx.x * V;
+    if (j >= cols)
+      continue;
+    const i64 i0 = g * 64, i1 = min(rows, i0 + 64);
+    const bool whole = j + V <= cols;
+    double p[V];
+#pragma unroll
+    for (int k = 0; k < V; ++k)
+      p[k] = P::identity();
+    for (i64 i = i0; i < i1; i += R) {
+      T x[R][V];
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        if (i + r < i1) {
+          const T* src = a + (i + r) * ld + j;
+          if (kVec && whole) {
+            Vec16<T>::load(src, x[r]);
+          } else {
+#pragma unroll
+            for (int k = 0; k < V; ++k)
+              x[r][k] = j + k < cols ? __ldcs(src + k) : T(0);
+          }
+        }
+      }
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+        if (i + r < i1)
+#pragma unroll
+          for (int k = 0; k < V; ++k)
+            p[k] = P::combine(p[k], P::f(static_cast<double>(x[r][k])));
+    }
+#pragma unroll
+    for (int k = 0; k < V; ++k)
+      if (j + k < cols)
+        out[g * cols + j + k] = p[k];
+  }
+}
+
+// acc[j] ⊕= f(a[i][j]) for i ascending: one thread per column.
+template <class T, Fn F>
+__global__ void fold_rows_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* acc) {
+  using P = Policy<F>;
+  for (i64 j = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; j < cols;
+       j += static_cast<i64>(gridDim.x) * blockDim.x) {
+    double v = acc[j];
+    for (i64 i = 0; i < rows; ++i)
+      v = P::combine(v, P::f(static_cast<double>(a[i * ld + j])));
+    acc[j] = v;
+  }
+}
+
+// acc[j] = (accumulate ? acc[j] : identity) ⊕ groups[0][j] ⊕ … then finish.
+template <Fn F>
+__global__ void combine_groups_kernel(const double* __restrict__ groups, i64 ngroups, i64 cols,
+                                      double* acc, bool accumulate, int finish_code, double count) {
+  using P = Policy<F>;
+  constexpr int R = 32; // partials in flight per thread: the fold is latency-bound otherwise
+  for (i64 j = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; j < cols;
+       j += static_cast<i64>(gridDim.x) * blockDim.x) {
+    double v = accumulate ? acc[j] : P::identity();
+    for (i64 g = 0; g < ngroups; g += R) {
+      double x[R];
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+        x[r] = g + r < ngroups ? __ldcs(groups + (g + r) * cols + j) : 0.0;
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+        if (g + r < ngroups)
+          v = P::combine(v, x[r]);
+    }
+    acc[j] = finish(finish_code, v, count);
+  }
+}
+
+template <Fn F>
+__global__ void fill_identity_kernel(double* v, i64 n) {
+  for (i64 i = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<i64>(gridDim.x) * blockDim.x)
+    v[i] = Policy<F>::identity();
+}
+
+// v = finish((accumulate ? v : identity)) for a reduction over nothing, or a plain finalize.
+template <Fn F>
+__global__ void finish_kernel(double* v, i64 n, bool from_identity, int finish_code, double count) {
+  for (i64 i = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<i64>(gridDim.x) * blockDim.x)
+    v[i] = finish(finish_code, from_identity ? Policy<F>::identity() : v[i], count);
+}
+
+} // namespace tessera::cuda::detail

@@ -1,0 +1,58 @@
+// Host-resident matrices through the GPU in chunks on a stream pool: while chunk k is
+// transposed, chunk k+1 is copied in and chunk k-1 copied out, each on its own stream, so the
+// H2D copy, the kernel and the D2H copy overlap. Host memory must be pinned (PinnedBuffer or
+// cudaHostRegister) for the copies to overlap; pageable memory works, but each copy then blocks.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/dtype.hpp"
+#include "cuda/buffer.hpp"
+#include "cuda/stream.hpp"
+
+namespace tessera::cuda {
+
+// Seconds, from CUDA events.
+struct StagedTimes {
+  double total = 0.0; // the whole pipelined run
+  double h2d = 0.0;   // phase times measured alone (phases() only)
+  double kernel = 0.0;
+  double d2h = 0.0;
+  int chunks = 0;
+};
+
+class StagedTranspose {
+public:
+  // `chunk_bytes`: input bytes per chunk (row panels of the input, at least one row).
+  explicit StagedTranspose(StreamPool& pool, std::size_t chunk_bytes = std::size_t{64} << 20);
+
+  // host_out (cols × rows) = host_in (rows × cols)ᵀ. Returns when the result is in host_out.
+  StagedTimes run(DType t, const void* host_in, void* host_out, std::int64_t rows,
+                  std::int64_t cols);
+  // The same chunks, each phase run alone over all chunks (every H2D, then every kernel, then
+  // every D2H), for the ceiling that the pipelined run is compared with. Panels share the
+  // per-stream slots, so host_out receives unspecified contents.
+  StagedTimes phases(DType t, const void* host_in, void* host_out, std::int64_t rows,
+                     std::int64_t cols);
+
+private:
+  struct Plan {
+    std::int64_t panel_rows, chunks;
+    std::size_t elem;
+  };
+  Plan prepare(DType t, std::int64_t rows, std::int64_t cols);
+  void h2d(int slot, const Plan& p, const void* host_in, std::int64_t k, std::int64_t rows,
+           std::int64_t cols, CUstream_st* s);
+  void kernel(int slot, const Plan& p, DType t, std::int64_t k, std::int64_t rows,
+              std::int64_t cols, CUstream_st* s);
+  void d2h(int slot, const Plan& p, void* host_out, std::int64_t k, std::int64_t rows,
+           std::int64_t cols, CUstream_st* s);
+
+  StreamPool& pool_;
+  std::size_t chunk_bytes_;
+  DeviceBuffer in_, out_; // one input and one output panel per stream
+  std::size_t slot_bytes_ = 0;
+};
+
+} // namespace tessera::cuda

@@ -9,6 +9,7 @@ const std::vector<JobKind>& job_kinds() {
   static const std::vector<JobKind> kinds = {
       {"pipeline", "generate or read a matrix, transpose it, reduce it, write the results",
        pipeline_schema, run_pipeline_job},
+      {"heat2d", "2-D heat equation (ADI), with checkpoints", heat2d_schema, run_heat2d_job},
   };
   return kinds;
 }

@@ -57,4 +57,8 @@ Deck load_deck(const std::optional<std::string>& path, const std::vector<std::st
 void pipeline_schema(DeckSchema& s);
 int run_pipeline_job(const Deck& deck, const Context& ctx);
 
+// heat2d: the ADI heat equation solver (job_heat2d.cpp; keys in inputs/heat2d.toml).
+void heat2d_schema(DeckSchema& s);
+int run_heat2d_job(const Deck& deck, const Context& ctx);
+
 } // namespace tessera::app

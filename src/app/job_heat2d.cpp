@@ -1,0 +1,136 @@
+// Job kind "heat2d": the ADI diffusion solver (src/solver/) driven by a deck. Keys and their
+// meaning: docs/decks.md and the commented example inputs/heat2d.toml.
+#include <omp.h>
+
+#include <cmath>
+
+#include "app/jobs.hpp"
+#include "core/log.hpp"
+#include "core/throw.hpp"
+#include "mpi/agreement.hpp"
+#include "solver/run.hpp"
+#include "solver/stop_signal.hpp"
+
+namespace tessera::app {
+
+void heat2d_schema(DeckSchema& s) {
+  s.add("grid.nx", std::int64_t{256}, "unknowns along x (interior points for Dirichlet)");
+  s.add("grid.ny", std::int64_t{256}, "unknowns along y");
+  s.add("grid.lx", 1.0, "domain length along x");
+  s.add("grid.ly", 1.0, "domain length along y");
+  s.add("physics.alpha", 1.0, "diffusivity alpha in u_t = alpha (u_xx + u_yy)");
+  s.add("time.dt", 1e-4, "time step (ADI is unconditionally stable; accuracy is O(dt^2))");
+  s.add("time.steps", std::int64_t{100}, "the run ends at this step");
+  s.add("initial.kind", std::string("sine"),
+        "sine (exact solution known), gaussian, or an HDF5 dataset FILE.h5:/path [ny, nx]");
+  s.add("initial.width", 0.0, "gaussian: standard deviation (0: a tenth of the shorter side)");
+  s.add("boundary.kind", std::string("dirichlet"), "dirichlet or periodic",
+        {"dirichlet", "periodic"});
+  s.add("boundary.value", 0.0, "dirichlet: the value of u on the boundary");
+  s.add("output.file", std::string("heat2d.h5"), "HDF5 output; \"\" writes none");
+  s.add("output.snapshot_every", std::int64_t{0},
+        "store u every this many steps (0: the initial and the last state only)");
+  s.add("output.diagnostics_every", std::int64_t{10},
+        "diagnostics and a progress line every this many steps (0: first and last only)");
+  s.add("output.checkpoint_every", std::int64_t{0},
+        "write a checkpoint every this many steps (0: only on SIGTERM / SIGUSR1)");
+  s.add("output.checkpoint_file", std::string(""),
+        "checkpoint path (\"\": the output name with .ckpt.h5)");
+  s.add("output.snapshot_queue", std::int64_t{2},
+        "snapshots waiting for the I/O thread before stepping waits");
+  s.add("restart.file", std::string(""), "continue from this checkpoint (\"\": start afresh)");
+}
+
+namespace {
+
+heat2d::RunSettings settings_from(const Deck& deck, const Context& ctx) {
+  heat2d::RunSettings s;
+  heat2d::Config& c = s.config;
+  c.nx = deck.get<std::int64_t>("grid.nx");
+  c.ny = deck.get<std::int64_t>("grid.ny");
+  c.lx = deck.get<double>("grid.lx");
+  c.ly = deck.get<double>("grid.ly");
+  c.alpha = deck.get<double>("physics.alpha");
+  c.dt = deck.get<double>("time.dt");
+  c.boundary = heat2d::parse_boundary(deck.get<std::string>("boundary.kind"));
+  c.boundary_value = deck.get<double>("boundary.value");
+  if (const auto bad = heat2d::find_invalid(c, ctx.nranks))
+    deck.fail(bad->key, "{}", bad->message);
+  try {
+    s.initial = heat2d::parse_initial(deck.get<std::string>("initial.kind"));
+  } catch (const InputError& e) {
+    deck.fail("initial.kind", "{}", e.what());
+  }
+  s.initial.width = deck.get<double>("initial.width");
+  if (!(s.initial.width >= 0) || !std::isfinite(s.initial.width))
+    deck.fail("initial.width", "must be 0 or a positive length, got {}", s.initial.width);
+  s.steps = deck.get<std::int64_t>("time.steps");
+  if (s.steps < 0)
+    deck.fail("time.steps", "must not be negative, got {}", s.steps);
+  auto every = [&](const char* key) {
+    const auto v = deck.get<std::int64_t>(key);
+    if (v < 0)
+      deck.fail(key, "must not be negative (0 turns it off), got {}", v);
+    return v;
+  };
+  s.snapshot_every = every("output.snapshot_every");
+  s.diagnostics_every = every("output.diagnostics_every");
+  s.checkpoint_every = every("output.checkpoint_every");
+  const auto queue = deck.get<std::int64_t>("output.snapshot_queue");
+  if (queue < 1)
+    deck.fail("output.snapshot_queue", "must be at least 1, got {}", queue);
+  s.queue_capacity = static_cast<std::size_t>(queue);
+  s.output_file = deck.get<std::string>("output.file");
+  s.checkpoint_file = deck.get<std::string>("output.checkpoint_file");
+  s.restart_file = deck.get<std::string>("restart.file");
+  const std::string backend = deck.get<std::string>("job.backend");
+  if (backend == "cuda")
+    deck.fail("job.backend", "heat2d runs on the CPU backend in this build; use auto or cpu");
+  s.provenance.command_line = ctx.command_line;
+  s.provenance.deck = deck.effective_toml();
+  s.provenance.backend = "cpu";
+  s.provenance.ranks = ctx.nranks;
+  s.provenance.threads = omp_get_max_threads();
+  return s;
+}
+
+} // namespace
+
+int run_heat2d_job(const Deck& deck, const Context& ctx) {
+  heat2d::RunSettings s;
+  mpi::collectively(ctx.comm, [&] { s = settings_from(deck, ctx); });
+  const heat2d::Config& c = s.config;
+  log::info("heat2d: {} x {} unknowns, {} boundaries, initial {}, dt {}, {} steps, {} ranks x {} "
+            "threads (cpu)",
+            c.nx, c.ny, heat2d::boundary_name(c.boundary), heat2d::initial_name(s.initial), c.dt,
+            s.steps, ctx.nranks, s.provenance.threads);
+  const heat2d::RunResult r = heat2d::run(s, ctx.comm);
+
+  const std::int64_t stepped = r.steps_done - r.start_step;
+  if (ctx.rank == 0 && !r.timing_table.empty())
+    log::info("timing (max over ranks):\n{}", r.timing_table);
+  if (stepped > 0) {
+    const double per_step = r.step_seconds / static_cast<double>(stepped);
+    const double cells = static_cast<double>(c.nx) * static_cast<double>(c.ny);
+    log::info("{} steps: {:.4g} ms per step, {:.3g} cell updates/s, {:.0f}% of the step in "
+              "transposes (rank 0)",
+              stepped, 1e3 * per_step, cells / per_step,
+              r.step_seconds > 0 ? 100.0 * r.transpose_seconds / r.step_seconds : 0.0);
+  }
+  if (!r.interrupted && !r.diagnostics.l2_error.empty() &&
+      !std::isnan(r.diagnostics.l2_error.back()))
+    log::info("error against the exact solution at t = {:.6g}: l2 {:.6e}, linf {:.6e}",
+              r.diagnostics.time.back(), r.diagnostics.l2_error.back(),
+              r.diagnostics.linf_error.back());
+  if (r.interrupted) {
+    log::info("stopped by {} at step {} of {}: checkpoint written to '{}'; continue with\n  {} "
+              "--set restart.file={}",
+              heat2d::signal_name(r.signal), r.steps_done, s.steps, r.checkpoint, ctx.command_line,
+              r.checkpoint);
+  }
+  if (!s.output_file.empty())
+    log::info("output: {}", s.output_file);
+  return 0;
+}
+
+} // namespace tessera::app

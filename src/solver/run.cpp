@@ -1,0 +1,256 @@
+// The heat2d run loop: initial state, stepping, diagnostics, snapshots, checkpoints, signals.
+#include "solver/run.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <future>
+#include <optional>
+#include <random>
+
+#include "core/log.hpp"
+#include "core/throw.hpp"
+#include "io/h5_matrix.hpp"
+#include "io/h5_turns.hpp"
+#include "io/io_thread.hpp"
+#include "mpi/agreement.hpp"
+#include "mpi/timing_table.hpp"
+#include "solver/checkpoint.hpp"
+#include "solver/output.hpp"
+#include "solver/solver.hpp"
+#include "solver/stop_signal.hpp"
+
+namespace tessera::heat2d {
+
+namespace {
+
+bool due(std::int64_t n, std::int64_t every) {
+  return every > 0 && n % every == 0;
+}
+
+std::string new_run_id() {
+  std::random_device rd;
+  const unsigned long long hi = rd(), lo = rd();
+  return fmt::format("{:08x}{:08x}", hi & 0xffffffffULL, lo & 0xffffffffULL);
+}
+
+std::string format_duration(double s) {
+  if (s < 120)
+    return fmt::format("{:.0f} s", s);
+  if (s < 7200)
+    return fmt::format("{:.1f} min", s / 60);
+  return fmt::format("{:.1f} h", s / 3600);
+}
+
+void check_schedule(const RunSettings& s) {
+  TESSERA_REQUIRE(s.steps >= 0, InputError, "time.steps must not be negative, got {}", s.steps);
+  TESSERA_REQUIRE(s.snapshot_every >= 0, InputError,
+                  "output.snapshot_every must not be negative, got {}", s.snapshot_every);
+  TESSERA_REQUIRE(s.diagnostics_every >= 0, InputError,
+                  "output.diagnostics_every must not be negative, got {}", s.diagnostics_every);
+  TESSERA_REQUIRE(s.checkpoint_every >= 0, InputError,
+                  "output.checkpoint_every must not be negative, got {}", s.checkpoint_every);
+}
+
+// Periodic checkpoints are written behind the computation; the next one (or the end of the run)
+// waits for the previous, so at most one is in flight.
+class Checkpointer {
+public:
+  Checkpointer(io::IoThread& io, const RunSettings& s, const Solver& solver, std::string path,
+               PhaseTimers& timers)
+      : io_(io), settings_(s), comm_(solver.comm()), dist_x_(solver.layout_x()),
+        path_(std::move(path)), timers_(timers) {}
+  ~Checkpointer() {
+    if (pending_.valid())
+      pending_.wait();
+  }
+
+  void write(Solver& solver, const std::string& run_id, const DiagnosticsSeries& series,
+             bool wait) {
+    this->wait();
+    ScopedPhase p(timers_, "checkpoints");
+    auto state = std::make_shared<CheckpointState>();
+    state->step = solver.steps_done();
+    state->time = solver.time();
+    state->run_id = run_id;
+    state->diagnostics = series;
+    state->field_x.resize(static_cast<std::size_t>(dist_x_.local_size(solver.rank())));
+    solver.get_field_x(state->field_x.data());
+    const bool with_error = settings_.initial.kind == InitialKind::Sine;
+    pending_ = io_.submit([this, state, with_error] {
+      write_checkpoint(path_, io_.comm(), settings_.config, settings_.initial, settings_.provenance,
+                       dist_x_, *state, with_error);
+    });
+    written_ = path_;
+    if (wait)
+      this->wait();
+  }
+
+  // Collective: waits for the checkpoint in flight; every rank throws if it failed.
+  void wait() {
+    if (!pending_.valid())
+      return;
+    ScopedPhase p(timers_, "checkpoints");
+    mpi::collectively(comm_, [&] { pending_.get(); });
+  }
+  const std::string& written() const noexcept { return written_; }
+
+private:
+  io::IoThread& io_;
+  const RunSettings& settings_;
+  MPI_Comm comm_;
+  BlockDistribution dist_x_;
+  std::string path_, written_;
+  PhaseTimers& timers_;
+  std::future<void> pending_;
+};
+
+// Collective: the initial state from a dataset [ny, nx] (read on the I/O thread).
+void read_initial(io::IoThread& io, Solver& solver, const Initial& init) {
+  std::vector<double> x(static_cast<std::size_t>(solver.layout_x().local_size(solver.rank())));
+  auto read = io.submit([&] {
+    const io::H5File f = io::H5File::open_read(init.file, io.comm());
+    io::read_rows(f, init.dataset, solver.layout_x(), solver.rank(), DType::f64, x.data());
+  });
+  mpi::collectively(solver.comm(), [&] { read.get(); });
+  solver.set_field_x(x.data());
+}
+
+Diagnostics series_last(const DiagnosticsSeries& s) {
+  const std::size_t k = s.size() - 1;
+  return {s.step[k], s.time[k], s.total[k], s.min[k], s.max[k], s.l2_error[k], s.linf_error[k]};
+}
+
+void log_progress(const Diagnostics& d, std::int64_t steps, double rate, std::int64_t left) {
+  std::string err;
+  if (!std::isnan(d.l2_error))
+    err = fmt::format("  l2_error {:.3e}  linf_error {:.3e}", d.l2_error, d.linf_error);
+  log::info("step {}/{}  t = {:.6g}  total {:.10g}  min {:.6g}  max {:.6g}{}{}", d.step, steps,
+            d.time, d.total, d.min, d.max, err,
+            rate > 0 ? fmt::format("  ({:.3g} steps/s, ETA {})", rate,
+                                   format_duration(static_cast<double>(left) / rate))
+                     : std::string());
+}
+
+} // namespace
+
+std::string checkpoint_path(const std::string& output_file) {
+  if (output_file.empty())
+    return "heat2d.ckpt.h5";
+  const std::string ext = ".h5";
+  if (output_file.size() > ext.size() &&
+      output_file.compare(output_file.size() - ext.size(), ext.size(), ext) == 0)
+    return output_file.substr(0, output_file.size() - ext.size()) + ".ckpt.h5";
+  return output_file + ".ckpt.h5";
+}
+
+RunResult run(const RunSettings& s, MPI_Comm comm) {
+  mpi::collectively(comm, [&] {
+    validate(s.config, mpi::comm_size(comm));
+    check_schedule(s);
+  });
+  PhaseTimers timers;
+  Solver solver(s.config, comm, &timers);
+  io::IoThread io(comm);
+  const Exact exact(s.config, s.initial, solver.layout_y(), solver.rank());
+  DiagnosticsPlan diagnostics(solver, exact, &timers);
+  StopAgreement stop(comm);
+  std::optional<StopSignals> signals;
+  if (s.handle_signals)
+    signals.emplace();
+
+  RunResult result;
+  DiagnosticsSeries& series = result.diagnostics;
+  if (!s.restart_file.empty()) {
+    auto read = io.submit([&] {
+      return read_checkpoint(s.restart_file, io.comm(), s.config, s.initial, solver.layout_x());
+    });
+    CheckpointState state;
+    mpi::collectively(comm, [&] {
+      state = read.get();
+      TESSERA_REQUIRE(state.step <= s.steps, InputError,
+                      "checkpoint '{}' is at step {}, past time.steps = {}", s.restart_file,
+                      state.step, s.steps);
+    });
+    solver.set_field_x(state.field_x.data());
+    solver.set_steps_done(state.step);
+    series = std::move(state.diagnostics);
+    series.truncate_after(state.step);
+    result.run_id = state.run_id;
+    log::info("restarting from '{}' at step {} (t = {:.6g})", s.restart_file, state.step,
+              solver.time());
+  } else {
+    result.run_id = new_run_id();
+    io::detail::broadcast(comm, result.run_id); // rank 0's: the same everywhere
+    if (s.initial.kind == InitialKind::File)
+      read_initial(io, solver, s.initial);
+    else
+      fill_initial(s.config, s.initial, solver.layout_y(), solver.rank(),
+                   solver.mutable_field_y().data());
+    series.append(diagnostics.compute(solver));
+    log_progress(series_last(series), s.steps, 0, 0);
+  }
+  result.start_step = solver.steps_done();
+
+  std::optional<Output> output;
+  if (!s.output_file.empty()) {
+    OutputSettings os{s.output_file, s.provenance, result.run_id, s.restart_file, s.queue_capacity};
+    output.emplace(io, solver, s.initial, std::move(os), &timers);
+    const bool restarted = !s.restart_file.empty();
+    if (!restarted || output->carry_over(s.output_file, result.start_step) == 0)
+      output->snapshot(solver);
+  }
+  Checkpointer checkpointer(
+      io, s, solver, s.checkpoint_file.empty() ? checkpoint_path(s.output_file) : s.checkpoint_file,
+      timers);
+
+  const double t0 = wall_seconds();
+  while (solver.steps_done() < s.steps) {
+    const double ts = wall_seconds();
+    solver.step();
+    result.step_seconds += wall_seconds() - ts;
+    const std::int64_t n = solver.steps_done();
+    const bool last = n == s.steps;
+    if (s.after_step)
+      s.after_step(n);
+    if (last || due(n, s.diagnostics_every)) {
+      series.append(diagnostics.compute(solver));
+      const double rate = static_cast<double>(n - result.start_step) / (wall_seconds() - t0);
+      log_progress(series_last(series), s.steps, rate, s.steps - n);
+    }
+    if (output && (last || due(n, s.snapshot_every)))
+      output->snapshot(solver);
+    const int signal = stop.any(StopSignals::pending());
+    if (signal != 0 || (!last && due(n, s.checkpoint_every)))
+      checkpointer.write(solver, result.run_id, series, signal != 0);
+    if (signal != 0) {
+      result.interrupted = true;
+      result.signal = signal;
+      break;
+    }
+  }
+  checkpointer.wait();
+  result.steps_done = solver.steps_done();
+  result.checkpoint = checkpointer.written();
+  if (output) {
+    output->finish(series, !result.interrupted, result.steps_done);
+    result.snapshot_wait_seconds = output->wait_seconds();
+  }
+  io.finish();
+  if (result.interrupted)
+    StopSignals::clear();
+
+  const auto& phases = timers.phases();
+  if (const auto it = phases.find(kTransposePhase); it != phases.end())
+    result.transpose_seconds = it->second.seconds;
+  result.bytes_per_step = solver.bytes_per_step();
+  result.timing_table = mpi::timing_table(timers, comm);
+  if (s.keep_final_field) {
+    result.final_field_x.resize(
+        static_cast<std::size_t>(solver.layout_x().local_size(solver.rank())));
+    solver.get_field_x(result.final_field_x.data());
+  }
+  return result;
+}
+
+} // namespace tessera::heat2d

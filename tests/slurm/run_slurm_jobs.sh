@@ -2,7 +2,8 @@
 # Integration test of the Slurm job scripts: starts a private one-node Slurm cluster
 # (scripts/slurm-local.sh), submits jobs/cpu-single-node.sbatch and
 # jobs/hybrid-multi-node.sbatch with `sbatch --wait`, adapted to this node by sbatch options
-# (2 ranks; 2 ranks x 2 threads), and checks their HDF5 results with h5py + numpy.
+# (2 ranks; 2 ranks x 2 threads), and checks their HDF5 results with h5py + numpy
+# (check_output.py: complete, shapes, transpose and reductions equal to numpy's).
 #
 #   run_slurm_jobs.sh TESSERA SOURCE_DIR
 #
@@ -116,22 +117,28 @@ rows=37 cols=53
   fail "tessera generate failed"
 
 cat >"$work/read.toml" <<TOML
-# Reads A.h5:/A, transposes and reduces it.
+# Reads A.h5:/A, transposes it and reduces its rows.
 [job]
 kind = "pipeline"
 [matrix]
 input = "$work/A.h5:/A"
+[reduce]
+ops = ["sum", "min", "max", "norm2"]
+axis = "rows"
 [output]
 file = "result.h5"
 TOML
 cat >"$work/generate.toml" <<TOML
-# Generates a 61 x 29 matrix, transposes and reduces it.
+# Generates a 61 x 29 matrix, transposes it and reduces its columns with every op.
 [job]
 kind = "pipeline"
 [matrix]
 rows = 61
 cols = 29
 seed = $seed
+[reduce]
+ops = ["sum", "min", "max", "mean", "norm1", "norm2", "norminf"]
+axis = "cols"
 [output]
 file = "result.h5"
 TOML

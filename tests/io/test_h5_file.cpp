@@ -60,7 +60,11 @@ TEST_P(FileLife, UncommittedFileLeavesNothing) {
   {
     H5File f = H5File::create(name, MPI_COMM_WORLD);
     write_small(f, test::shared_seed());
+    // An uncommitted file is removed by rank 0 without waiting for the others, so look
+    // before any rank can unwind.
+    MPI_Barrier(MPI_COMM_WORLD);
     EXPECT_TRUE(exists(name + ".partial"));
+    MPI_Barrier(MPI_COMM_WORLD);
   }
   MPI_Barrier(MPI_COMM_WORLD); // rank 0 removes it
   EXPECT_FALSE(exists(name + ".partial"));

@@ -1,13 +1,203 @@
-// tessera bench
+// tessera bench transpose|reduce|exchange: throughput of the kernels and plans, beside the
+// memcpy (or read) bandwidth of the same bytes measured in the same run. Rank 0 prints a table,
+// or one JSON object with --json.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "app/bench.hpp"
 #include "app/commands.hpp"
 #include "core/throw.hpp"
+#include "mpi/backend_select.hpp"
+#include "mpi/transpose_plan.hpp"
 
 namespace tessera::app {
 
+BenchTiming summarize(std::vector<double> seconds) {
+  BenchTiming t;
+  if (seconds.empty())
+    return t;
+  std::sort(seconds.begin(), seconds.end());
+  const std::size_t n = seconds.size();
+  t.median = n % 2 ? seconds[n / 2] : 0.5 * (seconds[n / 2 - 1] + seconds[n / 2]);
+  t.min = seconds.front();
+  t.max = seconds.back();
+  return t;
+}
+
+namespace {
+
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20)
+      out += fmt::format("\\u{:04x}", static_cast<int>(c));
+    else
+      out += c;
+  }
+  return out + '"';
+}
+
+// Finite numbers only (JSON has no inf/nan).
+std::string json_number(double v) {
+  return std::isfinite(v) ? fmt::format("{:.6g}", v) : "null";
+}
+
+std::string to_json(const BenchReport& r) {
+  std::string phases;
+  for (const auto& p : r.phases)
+    phases +=
+        fmt::format("{}{{\"name\":{},\"seconds\":{},\"bytes\":{}}}", phases.empty() ? "" : ",",
+                    json_string(p.name), json_number(p.seconds), json_number(p.bytes));
+  std::string notes;
+  for (const auto& n : r.notes)
+    if (!n.empty()) {
+      if (!notes.empty())
+        notes += ',';
+      notes += json_string(n);
+    }
+  return fmt::format(
+      "{{\"benchmark\":{},\"backend\":{},\"device\":{},\"rows\":{},\"cols\":{},\"dtype\":{},"
+      "\"ranks\":{},\"threads\":{},\"repeat\":{},\"warmup\":{},"
+      "\"seconds\":{{\"median\":{},\"min\":{},\"max\":{}}},"
+      "\"bytes_per_rank\":{},\"bytes_total\":{},\"gbps\":{},\"gbps_per_rank\":{},"
+      "\"reference\":{{\"name\":{},\"gbps\":{}}},\"fraction\":{},\"checked\":{},"
+      "\"phases\":[{}],\"notes\":[{}]}}",
+      json_string(r.what), json_string(r.backend), json_string(r.device), r.rows, r.cols,
+      json_string(dtype_name(r.dtype)), r.ranks, r.threads, r.repeat, r.warmup,
+      json_number(r.time.median), json_number(r.time.min), json_number(r.time.max),
+      json_number(r.bytes_per_rank), json_number(r.bytes_total), json_number(r.gbps),
+      json_number(r.gbps_per_rank), json_string(r.reference), json_number(r.reference_gbps),
+      json_number(r.fraction), json_string(r.checked), phases, notes);
+}
+
+std::string to_table(const BenchReport& r) {
+  std::string s = fmt::format("tessera bench: {}\n", r.what);
+  s += fmt::format("  {} x {} {}, {} rank{}, backend {} ({})\n", r.rows, r.cols,
+                   dtype_name(r.dtype), r.ranks, r.ranks == 1 ? "" : "s", r.backend, r.device);
+  s += fmt::format("  {} timed repeats after {} warm-up; result checked: {}\n", r.repeat, r.warmup,
+                   r.checked);
+  s += fmt::format("  time per execute   median {:.4f} s   min {:.4f} s   max {:.4f} s\n",
+                   r.time.median, r.time.min, r.time.max);
+  const bool reads_only = r.reference == "read";
+  s += fmt::format(
+      "  bytes {} per execute   {:.3f} GB total{}\n", reads_only ? "read" : "read + written",
+      r.bytes_total * 1e-9,
+      r.ranks > 1 ? fmt::format(", {:.3f} GB on the largest rank", r.bytes_per_rank * 1e-9) : "");
+  s += fmt::format("  throughput         {:.2f} GB/s", r.gbps);
+  if (r.ranks > 1)
+    s += fmt::format("   ({:.2f} GB/s per rank)", r.gbps_per_rank);
+  s += fmt::format("\n  {:<18} {:.2f} GB/s (same bytes and threads, this run)\n",
+                   r.reference == "read" ? "read bandwidth" : "memcpy bandwidth", r.reference_gbps);
+  s += fmt::format("  fraction           {:.0f}% of {}\n", 100.0 * r.fraction,
+                   r.reference == "read" ? "read bandwidth" : "memcpy bandwidth");
+  if (!r.phases.empty()) {
+    s += fmt::format("  {:<24} {:>12} {:>8} {:>9}\n", "phase (max over ranks)", "s/execute",
+                     "share", "GB/s");
+    for (const auto& p : r.phases) {
+      const double share = r.time.median > 0 ? p.seconds / r.time.median : 0.0;
+      s += fmt::format("  {:<24} {:>12.5f} {:>7.0f}% {:>9}\n", p.name, p.seconds, 100.0 * share,
+                       p.bytes > 0 && p.seconds > 0
+                           ? fmt::format("{:.2f}", p.bytes / p.seconds * 1e-9)
+                           : std::string("-"));
+    }
+  }
+  for (const auto& n : r.notes)
+    if (!n.empty())
+      s += fmt::format("  note: {}\n", n);
+  return s;
+}
+
+struct Options {
+  std::string kind = "transpose";
+  std::string backend = "cpu";
+  std::int64_t rows = 4096, cols = 4096;
+  std::string dtype = "f64";
+  int repeat = 10;
+  int warmup = 2;
+  std::string ops = "sum";
+  std::string axis = "all";
+  std::string algorithm = "auto";
+  bool json = false;
+  bool no_check = false;
+  bool shared_input = false;
+};
+
+} // namespace
+
 Command add_bench(CLI::App& app, const Context& ctx) {
+  auto opt = std::make_shared<Options>();
   Command c;
-  c.sub = app.add_subcommand("bench", "(not available yet)");
-  c.run = []() -> int { TESSERA_THROW(NotCompiled, "'bench' is not available yet"); };
+  c.sub = app.add_subcommand(
+      "bench", "Measure transpose, reduction and exchange throughput (GB/s and fraction of "
+               "memcpy bandwidth measured in the same run)");
+  auto* sub = c.sub;
+  sub->add_option("what", opt->kind,
+                  "transpose (local kernel on 1 rank, distributed plan on more), reduce, or "
+                  "exchange (distributed transpose with its time split by phase)")
+      ->check(CLI::IsMember({"transpose", "reduce", "exchange"}))
+      ->required();
+  sub->add_option("--backend", opt->backend, "cpu, cuda or auto")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->capture_default_str();
+  sub->add_option("--rows", opt->rows, "Rows M of the global matrix")->capture_default_str();
+  sub->add_option("--cols", opt->cols, "Columns N of the global matrix")->capture_default_str();
+  sub->add_option("--dtype", opt->dtype, "f32, f64, c64 or c128 (reduce: f32 or f64)")
+      ->capture_default_str();
+  sub->add_option("--repeat", opt->repeat, "Timed repeats (the median is reported)")
+      ->capture_default_str();
+  sub->add_option("--warmup", opt->warmup, "Untimed runs first")->capture_default_str();
+  sub->add_option("--op", opt->ops, "Reductions, comma-separated (reduce)")->capture_default_str();
+  sub->add_option("--axis", opt->axis, "all, rows or cols (reduce)")->capture_default_str();
+  sub->add_option("--algorithm", opt->algorithm,
+                  "Exchange algorithm: auto, alltoallv, pairwise, pipelined or shared")
+      ->capture_default_str();
+  sub->add_flag("--json", opt->json, "Print one JSON object instead of the table");
+  sub->add_flag("--no-check", opt->no_check, "Skip verifying the result after timing");
+  sub->add_flag("--shared-input", opt->shared_input,
+                "Distributed transpose: keep the input in the plan's node-shared buffer, so "
+                "that ranks of one node read each other's blocks directly");
+
+  c.run = [opt, &ctx]() -> int {
+    BenchArgs a;
+    a.kind = opt->kind == "reduce"     ? BenchKind::Reduce
+             : opt->kind == "exchange" ? BenchKind::Exchange
+                                       : BenchKind::Transpose;
+    TESSERA_REQUIRE(opt->rows > 0 && opt->cols > 0, InputError,
+                    "bench: --rows and --cols must be positive, got {} x {}", opt->rows, opt->cols);
+    TESSERA_REQUIRE(opt->repeat > 0 && opt->warmup >= 0, InputError,
+                    "bench: --repeat must be positive and --warmup non-negative, got {} and {}",
+                    opt->repeat, opt->warmup);
+    a.rows = opt->rows;
+    a.cols = opt->cols;
+    a.dtype = parse_dtype(opt->dtype);
+    if (a.kind == BenchKind::Reduce)
+      TESSERA_REQUIRE(dtype_is_real(a.dtype), InputError,
+                      "bench reduce: --dtype must be f32 or f64, got {}", opt->dtype);
+    a.repeat = opt->repeat;
+    a.warmup = opt->warmup;
+    a.ops = parse_ops(opt->ops);
+    a.axis = parse_axis(opt->axis);
+    a.algorithm = opt->algorithm;
+    parse_exchange(a.algorithm); // reject a bad name before any work
+    a.check = !opt->no_check;
+    a.shared_input = opt->shared_input;
+    a.comm = ctx.comm;
+    a.backend = mpi::resolve_backend(parse_backend(opt->backend), ctx.comm);
+    const BenchReport r = a.backend == Backend::Cuda ? run_cuda_bench(a) : run_cpu_bench(a);
+    if (ctx.rank == 0) {
+      const std::string text = opt->json ? to_json(r) + "\n" : to_table(r);
+      std::fputs(text.c_str(), stdout);
+      std::fflush(stdout);
+    }
+    return r.checked == "MISMATCH" ? 1 : 0;
+  };
   return c;
 }
 

@@ -175,29 +175,57 @@ std::string toml_literal(const DeckValue& v) {
 
 // ---- DeckSchema ----------------------------------------------------------------------------
 
+namespace {
+DeckKey make_key(std::string key, DeckValue def, std::string help,
+                 std::vector<std::string> choices) {
+  DeckKey k;
+  k.key = std::move(key);
+  k.value = std::move(def);
+  k.help = std::move(help);
+  k.choices = std::move(choices);
+  return k;
+}
+} // namespace
+
 void DeckSchema::add_key(DeckKey k) {
   if (find(k.key))
     TESSERA_THROW(InternalError, "deck key '{}' declared twice", k.key);
   keys_.push_back(std::move(k));
 }
 void DeckSchema::add(std::string key, std::int64_t def, std::string help) {
-  add_key({std::move(key), def, std::move(help), {}});
+  add_key(make_key(std::move(key), def, std::move(help), {}));
+}
+void DeckSchema::add(std::string key, std::int64_t def, std::string help, std::int64_t min,
+                     std::int64_t max) {
+  DeckKey k = make_key(std::move(key), def, std::move(help), {});
+  k.min = double(min);
+  if (max != INT64_MAX)
+    k.max = double(max);
+  add_key(std::move(k));
 }
 void DeckSchema::add(std::string key, double def, std::string help) {
-  add_key({std::move(key), def, std::move(help), {}});
+  add_key(make_key(std::move(key), def, std::move(help), {}));
+}
+void DeckSchema::add(std::string key, double def, std::string help, double min, double max) {
+  DeckKey k = make_key(std::move(key), def, std::move(help), {});
+  k.min = min;
+  if (max != HUGE_VAL)
+    k.max = max;
+  add_key(std::move(k));
 }
 void DeckSchema::add(std::string key, bool def, std::string help) {
-  add_key({std::move(key), def, std::move(help), {}});
+  add_key(make_key(std::move(key), def, std::move(help), {}));
 }
 void DeckSchema::add(std::string key, const char* def, std::string help) {
-  add_key({std::move(key), std::string(def), std::move(help), {}});
+  add_key(make_key(std::move(key), std::string(def), std::move(help), {}));
 }
 void DeckSchema::add(std::string key, std::string def, std::string help,
                      std::vector<std::string> choices) {
-  add_key({std::move(key), std::move(def), std::move(help), std::move(choices)});
+  add_key(make_key(std::move(key), std::move(def), std::move(help), std::move(choices)));
 }
-void DeckSchema::add(std::string key, std::vector<std::string> def, std::string help) {
-  add_key({std::move(key), std::move(def), std::move(help), {}});
+void DeckSchema::add(std::string key, std::vector<std::string> def, std::string help,
+                     std::vector<std::string> choices) {
+  add_key(make_key(std::move(key), std::move(def), std::move(help), std::move(choices)));
 }
 
 const DeckKey* DeckSchema::find(std::string_view key) const noexcept {
@@ -332,14 +360,34 @@ void Deck::validate(const DeckSchema& schema) {
         fail_message(path, fmt::format("expected {}, got {}", expected_description(decl->value),
                                        type_description(node)));
       };
+      const auto in_range = [&](double v, const std::string& text) {
+        if (decl->min && v < *decl->min)
+          fail_message(path, fmt::format("must be at least {}, got {}", *decl->min, text));
+        if (decl->max && v > *decl->max)
+          fail_message(path, fmt::format("must be at most {}, got {}", *decl->max, text));
+      };
+      const auto in_choices = [&](const std::string& v) {
+        if (decl->choices.empty())
+          return;
+        for (const auto& c : decl->choices)
+          if (c == v)
+            return;
+        fail_message(path, fmt::format("'{}' is not one of {}", v, join(decl->choices, ", ")));
+      };
       switch (decl->value.index()) {
       case 0:
         if (!node.is_integer())
           wrong();
+        in_range(double(node.as_integer()->get()), std::to_string(node.as_integer()->get()));
         break;
       case 1:
         if (!node.is_number())
           wrong();
+        {
+          const double v = node.is_integer() ? double(node.as_integer()->get())
+                                             : node.as_floating_point()->get();
+          in_range(v, fmt::format("{}", v));
+        }
         break;
       case 2:
         if (!node.is_boolean())
@@ -348,24 +396,22 @@ void Deck::validate(const DeckSchema& schema) {
       case 3:
         if (!node.is_string())
           wrong();
-        if (!decl->choices.empty()) {
-          const std::string& v = node.as_string()->get();
-          bool ok = false;
-          for (const auto& c : decl->choices)
-            ok = ok || c == v;
-          if (!ok)
-            fail_message(path, fmt::format("'{}' is not one of {}", v, join(decl->choices, ", ")));
-        }
+        in_choices(node.as_string()->get());
         break;
       default:
-        if (node.is_string())
+        if (node.is_string()) {
+          for (const auto& item : split_list(node.as_string()->get()))
+            in_choices(item);
           break;
+        }
         if (!node.is_array())
           wrong();
-        for (const auto& item : *node.as_array())
+        for (const auto& item : *node.as_array()) {
           if (!item.is_string())
             fail_message(path, fmt::format("expected a list of strings, got an array holding {}",
                                            type_description(item)));
+          in_choices(item.as_string()->get());
+        }
       }
     }
   };

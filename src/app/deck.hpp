@@ -15,9 +15,11 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -42,7 +44,8 @@ struct DeckKey {
   std::string key;                  // dotted: "matrix.rows"
   DeckValue value;                  // the default; its alternative is the key's type
   std::string help;                 // one line, printed as a comment by effective_toml()
-  std::vector<std::string> choices; // allowed strings (empty: any)
+  std::vector<std::string> choices; // allowed strings, also for list items (empty: any)
+  std::optional<double> min, max;   // allowed range of numbers (inclusive)
 };
 
 // The keys a job kind accepts, in the order effective_toml() prints them.
@@ -52,12 +55,17 @@ public:
   void add(std::string key, int def, std::string help) {
     add(std::move(key), std::int64_t{def}, std::move(help));
   }
+  // With an allowed range [min, max] (inclusive).
+  void add(std::string key, std::int64_t def, std::string help, std::int64_t min,
+           std::int64_t max = INT64_MAX);
   void add(std::string key, double def, std::string help);
+  void add(std::string key, double def, std::string help, double min, double max = HUGE_VAL);
   void add(std::string key, bool def, std::string help);
   void add(std::string key, const char* def, std::string help);
   void add(std::string key, std::string def, std::string help,
            std::vector<std::string> choices = {});
-  void add(std::string key, std::vector<std::string> def, std::string help);
+  void add(std::string key, std::vector<std::string> def, std::string help,
+           std::vector<std::string> choices = {});
 
   const DeckKey* find(std::string_view key) const noexcept;
   const std::vector<DeckKey>& keys() const noexcept { return keys_; }

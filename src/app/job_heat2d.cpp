@@ -56,10 +56,12 @@ heat2d::RunSettings settings_from(const Deck& deck, const Context& ctx) {
   c.boundary_value = deck.get<double>("boundary.value");
   if (const auto bad = heat2d::find_invalid(c, ctx.nranks))
     deck.fail(bad->key, "{}", bad->message);
+  const auto initial = deck.get<std::string>("initial.kind");
   try {
-    s.initial = heat2d::parse_initial(deck.get<std::string>("initial.kind"));
-  } catch (const InputError& e) {
-    deck.fail("initial.kind", "{}", e.what());
+    s.initial = heat2d::parse_initial(initial);
+  } catch (const InputError&) {
+    deck.fail("initial.kind", "must be sine, gaussian or an HDF5 dataset FILE.h5:/path, got '{}'",
+              initial);
   }
   s.initial.width = deck.get<double>("initial.width");
   if (!(s.initial.width >= 0) || !std::isfinite(s.initial.width))

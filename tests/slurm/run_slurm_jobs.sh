@@ -87,7 +87,8 @@ export SLURM_CONF=$TESSERA_SLURM_DIR/etc/slurm.conf
 export TESSERA=$tessera
 cd "$work"
 
-# submit NAME SCRIPT [sbatch options...] -- [script arguments...]: runs one job to the end.
+# submit NAME SCRIPT [sbatch options...] -- [script arguments...]: runs one job to the end,
+# with its output in $work/NAME (or $outdir when set).
 submit() {
   local name=$1 script=$src/jobs/$2 rc=0
   shift 2
@@ -98,7 +99,7 @@ submit() {
   done
   [[ $# -gt 0 ]] && shift
   echo "== $name: sbatch --wait ${opts[*]} jobs/$(basename "$script") $*"
-  TESSERA_OUTDIR=$work/$name timeout "$job_timeout" \
+  TESSERA_OUTDIR=${outdir:-$work/$name} timeout "$job_timeout" \
     sbatch --wait --partition=debug --time=00:05:00 --job-name="$name" \
     --output="$work/$name-%j.out" "${opts[@]}" "$script" "$@" || rc=$?
   if ((rc == 124)); then
@@ -155,5 +156,63 @@ grep -q "2 ranks (2 per node) x 2 threads" "$work"/hybrid-*.out ||
 $python "$here/check_output.py" "$work/hybrid/hybrid.h5" --rows 61 --cols 29 \
   --ranks 2 --threads 2 || fail "hybrid: wrong output"
 
+# The time-limit path: Slurm's warning (--signal=B:USR1, sent here with scancel) reaches the
+# batch script, which passes it on to every rank; a heat2d run writes a checkpoint, stops
+# cleanly, and a second job continues from it in the same output directory.
+cat >"$work/heat.toml" <<TOML
+# Far more steps than it will run: the signal stops it.
+[job]
+kind = "heat2d"
+[grid]
+nx = 48
+ny = 40
+[time]
+dt = 1e-5
+steps = 100000000
+[output]
+file = "heat.h5"
+TOML
+echo "== heat2d: sbatch --ntasks=2 jobs/cpu-single-node.sbatch heat.toml, then SIGUSR1"
+id=$(TESSERA_OUTDIR=$work/heat sbatch --parsable --partition=debug --time=00:05:00 \
+  --job-name=heat --output="$work/heat-%j.out" --ntasks=2 "$src/jobs/cpu-single-node.sbatch" \
+  "$work/heat.toml") || fail "heat2d: sbatch failed"
+log=$work/heat-$id.out
+# job_state: the job's state while slurmctld remembers it (MinJobAge), "" when gone.
+job_state() { scontrol show job "$id" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'; }
+for ((t = 0; t < job_timeout; t++)); do
+  grep -q "info: step 10/" "$log" 2>/dev/null && break
+  [[ $(job_state) =~ ^(PENDING|RUNNING|CONFIGURING)$ ]] || fail "heat2d: job $id ended before stepping"
+  sleep 1
+done
+grep -q "info: step 10/" "$log" || fail "heat2d: no step 10 after ${job_timeout}s"
+scancel --batch --signal=USR1 "$id" || fail "heat2d: scancel --signal=USR1 failed"
+for ((t = 0; t < 120; t++)); do
+  [[ $(job_state) =~ ^(PENDING|RUNNING|CONFIGURING|COMPLETING)$ ]] || break
+  sleep 1
+done
+cat "$log"
+state=$(job_state)
+[[ $state == COMPLETED ]] || fail "heat2d: job $id is '$state' after SIGUSR1, expected COMPLETED"
+grep -q "warning: the time limit is near" "$log" || fail "heat2d: the batch script missed SIGUSR1"
+stopped=$(sed -n 's/.*stopped by SIGUSR1 at step \([0-9]*\) of.*/\1/p' "$log" | head -n 1)
+[[ -n $stopped ]] || fail "heat2d: tessera did not report stopping on SIGUSR1"
+[[ -f $work/heat/heat.ckpt.h5 ]] || fail "heat2d: no checkpoint heat.ckpt.h5 in $work/heat"
+
+target=$((stopped + 10))
+outdir=$work/heat submit heat-restart cpu-single-node.sbatch --ntasks=2 -- "$work/heat.toml" \
+  --set restart.file=heat.ckpt.h5 --set time.steps=$target
+grep -q "restarting from 'heat.ckpt.h5' at step $stopped" "$work"/heat-restart-*.out ||
+  fail "heat2d: the second job did not restart from step $stopped"
+$python - "$work/heat/heat.h5" "$target" <<'PY' || fail "heat2d: wrong output after the restart"
+import sys, h5py
+path, target = sys.argv[1], int(sys.argv[2])
+with h5py.File(path, "r") as f:
+    assert int(f.attrs["complete"]) == 1, "complete != 1"
+    steps = f["diagnostics/step"][...]
+    assert int(steps[-1]) == target, f"last diagnostics step {steps[-1]}, expected {target}"
+print(f"{path}: complete, diagnostics up to step {target}")
+PY
+
 passed=1
-echo "PASSED: both job scripts ran under Slurm and wrote correct HDF5 files"
+echo "PASSED: the job scripts ran under Slurm and wrote correct HDF5 files; SIGUSR1 stopped" \
+  "a heat2d run with a checkpoint and a second job continued it"

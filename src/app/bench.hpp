@@ -1,0 +1,84 @@
+// `tessera bench`: what a benchmark is asked to do (BenchArgs) and what it measured
+// (BenchReport). cmd_bench.cpp parses the command line and prints reports; the drivers live in
+// bench_cpu.cpp (OpenMP kernels and the MPI plans on host memory) and bench_cuda.cpp.
+//
+// Conventions every driver follows:
+//  - GB/s = (bytes read + bytes written) / median time over the timed repeats (1 GB = 1e9 B);
+//    reductions only read.
+//  - The reference ceiling is measured in the same run, with the same threads and bytes:
+//    memcpy (read + written) for transposes and exchanges, a streaming read for reductions.
+//  - With several ranks every repeat starts after a barrier and its time is the slowest rank's.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "core/dtype.hpp"
+#include "core/reduction.hpp"
+
+namespace tessera::app {
+
+enum class BenchKind {
+  Transpose, // one rank: the local kernel; several ranks: the distributed TransposePlan
+  Reduce,    // one rank: the local kernels; several ranks: the distributed ReducePlan
+  Exchange   // the distributed TransposePlan at any rank count, time split by phase
+};
+
+struct BenchArgs {
+  BenchKind kind = BenchKind::Transpose;
+  Backend backend = Backend::Cpu; // resolved: Cpu or Cuda
+  std::int64_t rows = 0, cols = 0;
+  DType dtype = DType::f64;
+  int repeat = 10;
+  int warmup = 2;
+  std::vector<Op> ops{Op::Sum};
+  Axis axis = Axis::All;
+  std::string algorithm = "auto"; // exchange algorithm for the distributed transpose
+  bool check = true;              // verify the result once after timing
+  bool shared_input = false;      // distributed transpose: input in TransposePlan::input_buffer()
+  MPI_Comm comm = MPI_COMM_WORLD;
+};
+
+// Seconds of one execute (max over ranks), over the timed repeats.
+struct BenchTiming {
+  double median = 0, min = 0, max = 0;
+};
+// Orders `seconds` and takes median, min and max.
+BenchTiming summarize(std::vector<double> seconds);
+
+struct BenchPhase {
+  std::string name;
+  double seconds = 0; // per execute, max over ranks
+  double bytes = 0;   // per execute, summed over ranks (0 when the phase does not count bytes)
+};
+
+struct BenchReport {
+  std::string what;    // "transpose (local kernel)", "transpose (distributed, alltoallv)", …
+  std::string backend; // "cpu", "cuda"
+  std::string device;  // "2 OpenMP threads", GPU name, …
+  std::int64_t rows = 0, cols = 0;
+  DType dtype = DType::f64;
+  int ranks = 1, threads = 1, repeat = 0, warmup = 0;
+  BenchTiming time;
+  double bytes_per_rank = 0; // per execute, read + written (largest rank)
+  double bytes_total = 0;    // per execute, summed over ranks
+  double gbps = 0;           // bytes_total / median time
+  double gbps_per_rank = 0;  // gbps / ranks
+  std::string reference;     // "memcpy" or "read"
+  double reference_gbps = 0; // same bytes, threads and ranks, measured in the same run
+  double fraction = 0;       // gbps / reference_gbps
+  std::string checked;       // "yes", "no (skipped)", or what did not match
+  std::vector<BenchPhase> phases;
+  std::vector<std::string> notes;
+};
+
+// Runs on every rank of args.comm (collective); the report is complete on every rank.
+BenchReport run_cpu_bench(const BenchArgs& args);
+// The CUDA counterpart; throws NotCompiled when the build has no CUDA backend.
+BenchReport run_cuda_bench(const BenchArgs& args);
+
+} // namespace tessera::app

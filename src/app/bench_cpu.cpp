@@ -1,0 +1,452 @@
+// `tessera bench --backend cpu`: the local OpenMP kernels (one rank) and the distributed plans on
+// host memory (several ranks, or `exchange`), each beside the memcpy / read ceiling of the same
+// bytes measured in the same run.
+#include <omp.h>
+
+#include <algorithm>
+#include <complex>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+
+#include "app/bench.hpp"
+#include "core/block_distribution.hpp"
+#include "core/throw.hpp"
+#include "core/timers.hpp"
+#include "cpu/reduce.hpp"
+#include "cpu/reference.hpp"
+#include "cpu/transpose.hpp"
+#include "mpi/agreement.hpp"
+#include "mpi/reduce_plan.hpp"
+#include "mpi/transpose_plan.hpp"
+
+namespace tessera::app {
+
+namespace {
+
+// 64-byte aligned, uninitialised storage; pages are first touched by the threads that use them.
+struct FreeDeleter {
+  void operator()(void* p) const noexcept { std::free(p); }
+};
+using Buffer = std::unique_ptr<unsigned char[], FreeDeleter>;
+
+Buffer allocate(std::size_t bytes) {
+  const std::size_t rounded = std::max<std::size_t>(64, (bytes + 63) / 64 * 64);
+  auto* p = static_cast<unsigned char*>(std::aligned_alloc(64, rounded));
+  TESSERA_REQUIRE(p != nullptr, ResourceError, "bench: cannot allocate {} bytes", bytes);
+  return Buffer(p);
+}
+
+// Element (i, j) of the benchmark matrix: cheap, exactly representable, different everywhere.
+template <class T>
+T value(std::int64_t i, std::int64_t j) {
+  const auto h = static_cast<std::uint64_t>(i) * 1000003u + static_cast<std::uint64_t>(j) * 7919u;
+  const double v = static_cast<double>(h % 65521u) - 32760.0;
+  if constexpr (std::is_floating_point_v<T>)
+    return static_cast<T>(v);
+  else
+    return T(static_cast<typename T::value_type>(v), static_cast<typename T::value_type>(-v));
+}
+
+// Rows [row0, row0 + nrows) of the global matrix, in parallel (first touch by the OpenMP threads).
+template <class T>
+void fill_rows(T* a, std::int64_t row0, std::int64_t nrows, std::int64_t cols) {
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < nrows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j)
+      a[i * cols + j] = value<T>(row0 + i, j);
+}
+
+void zero_parallel(void* p, std::size_t bytes) {
+  auto* b = static_cast<unsigned char*>(p);
+  const auto lines = static_cast<std::int64_t>((bytes + 4095) / 4096);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < lines; ++k) {
+    const auto begin = static_cast<std::size_t>(k) * 4096;
+    std::memset(b + begin, 0, std::min<std::size_t>(4096, bytes - begin));
+  }
+}
+
+// Checks `samples` random elements of rows [row0, row0 + nrows) of the transposed (cols x rows)
+// matrix held in `out`; true when all match.
+template <class T>
+bool transposed_rows_match(const T* out, std::int64_t row0, std::int64_t nrows,
+                           std::int64_t out_cols) {
+  if (nrows == 0 || out_cols == 0)
+    return true;
+  std::mt19937_64 rng(12345);
+  std::uniform_int_distribution<std::int64_t> ri(0, nrows - 1), rj(0, out_cols - 1);
+  for (int s = 0; s < 4096; ++s) {
+    const std::int64_t r = s == 0 ? 0 : (s == 1 ? nrows - 1 : ri(rng));
+    const std::int64_t c = s == 0 ? 0 : (s == 1 ? out_cols - 1 : rj(rng));
+    const T want = value<T>(c, row0 + r); // out(row0 + r, c) = A(c, row0 + r)
+    if (std::memcmp(&out[r * out_cols + c], &want, sizeof(T)) != 0)
+      return false;
+  }
+  return true;
+}
+
+double max_over_ranks(MPI_Comm comm, double v) {
+  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return v;
+}
+double sum_over_ranks(MPI_Comm comm, double v) {
+  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_SUM, comm);
+  return v;
+}
+bool all_ranks(MPI_Comm comm, bool ok) {
+  int v = ok ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MIN, comm);
+  return v == 1;
+}
+
+// Times `kernel` and `reference` alternately, so that a machine whose load changes during the run
+// affects both alike. Each repeat starts after a barrier; its time is the slowest rank's.
+struct PairTimes {
+  std::vector<double> kernel, reference;
+};
+template <class Kernel, class Reference>
+PairTimes time_pair(MPI_Comm comm, int warmup, int repeat, const Kernel& kernel,
+                    const Reference& reference, const std::function<void()>& after_warmup) {
+  for (int w = 0; w < warmup; ++w) {
+    reference();
+    kernel();
+  }
+  after_warmup();
+  PairTimes t;
+  const auto timed = [&](const auto& f) {
+    MPI_Barrier(comm);
+    const double t0 = wall_seconds();
+    f();
+    return max_over_ranks(comm, wall_seconds() - t0);
+  };
+  for (int r = 0; r < repeat; ++r) {
+    t.reference.push_back(timed(reference));
+    t.kernel.push_back(timed(kernel));
+  }
+  return t;
+}
+
+// Per-execute phase times (max over ranks) and bytes (sum over ranks), matched by name.
+std::vector<BenchPhase> gather_phases(MPI_Comm comm, const PhaseTimers& timers, int repeat) {
+  std::string mine;
+  for (const auto& [name, stats] : timers.phases())
+    mine += name + '\n';
+  int nranks = 1;
+  MPI_Comm_size(comm, &nranks);
+  int len = static_cast<int>(mine.size());
+  std::vector<int> lens(static_cast<std::size_t>(nranks)), offs(lens.size());
+  MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, comm);
+  int total = 0;
+  for (std::size_t r = 0; r < lens.size(); ++r) {
+    offs[r] = total;
+    total += lens[r];
+  }
+  std::string all(static_cast<std::size_t>(total), '\0');
+  MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), offs.data(), MPI_CHAR, comm);
+  std::set<std::string> names;
+  for (std::size_t b = 0, e; (e = all.find('\n', b)) != std::string::npos; b = e + 1)
+    names.insert(all.substr(b, e - b));
+  std::vector<BenchPhase> out;
+  for (const auto& name : names) { // the same sorted order on every rank
+    const auto it = timers.phases().find(name);
+    const double s = it == timers.phases().end() ? 0.0 : it->second.seconds;
+    const double b = it == timers.phases().end() ? 0.0 : it->second.bytes;
+    out.push_back({name, max_over_ranks(comm, s) / repeat, sum_over_ranks(comm, b) / repeat});
+  }
+  return out;
+}
+
+BenchReport base_report(const BenchArgs& args, int nranks) {
+  BenchReport r;
+  r.backend = "cpu";
+  r.threads = omp_get_max_threads();
+  r.device = fmt::format("{} OpenMP thread{} per rank", r.threads, r.threads == 1 ? "" : "s");
+  r.rows = args.rows;
+  r.cols = args.cols;
+  r.dtype = args.dtype;
+  r.ranks = nranks;
+  r.repeat = args.repeat;
+  r.warmup = args.warmup;
+  return r;
+}
+
+void finish_rates(BenchReport& r, const PairTimes& t, double reference_bytes) {
+  r.time = summarize(t.kernel);
+  r.gbps = r.time.median > 0 ? r.bytes_total / r.time.median * 1e-9 : 0.0;
+  r.gbps_per_rank = r.gbps / r.ranks;
+  const double ref_median = summarize(t.reference).median;
+  r.reference_gbps = ref_median > 0 ? reference_bytes / ref_median * 1e-9 : 0.0;
+  r.fraction = r.reference_gbps > 0 ? r.gbps / r.reference_gbps : 0.0;
+}
+
+// ---- transpose, one rank: the OpenMP kernel -------------------------------------------------
+
+BenchReport local_transpose(const BenchArgs& args) {
+  BenchReport r = base_report(args, 1);
+  r.what = "transpose (local kernel)";
+  const std::size_t n = static_cast<std::size_t>(args.rows) * static_cast<std::size_t>(args.cols);
+  const std::size_t bytes = n * dtype_size(args.dtype);
+  Buffer in, out;
+  mpi::collectively(args.comm, [&] {
+    in = allocate(bytes);
+    out = allocate(bytes);
+  });
+  dispatch_dtype(args.dtype, [&](auto tag) {
+    fill_rows(reinterpret_cast<decltype(tag)*>(in.get()), 0, args.rows, args.cols);
+  });
+  zero_parallel(out.get(), bytes);
+  r.bytes_per_rank = r.bytes_total = 2.0 * static_cast<double>(bytes);
+  const auto t = time_pair(
+      args.comm, args.warmup, args.repeat,
+      [&] {
+        cpu::transpose(args.dtype, in.get(), out.get(), args.rows, args.cols, args.cols, args.rows);
+      },
+      [&] { cpu::parallel_copy(in.get(), out.get(), bytes); }, [] {});
+  r.reference = "memcpy";
+  finish_rates(r, t, r.bytes_total);
+  if (args.check) {
+    cpu::transpose(args.dtype, in.get(), out.get(), args.rows, args.cols, args.cols, args.rows);
+    const bool ok = dispatch_dtype(args.dtype, [&](auto tag) {
+      using T = decltype(tag);
+      return transposed_rows_match(reinterpret_cast<const T*>(out.get()), 0, args.cols, args.rows);
+    });
+    r.checked = ok ? "yes (4096 sampled elements)" : "MISMATCH";
+  } else {
+    r.checked = "no (skipped)";
+  }
+  return r;
+}
+
+// ---- transpose over ranks: TransposePlan ----------------------------------------------------
+
+BenchReport distributed_transpose(const BenchArgs& args) {
+  int rank = 0, nranks = 1;
+  MPI_Comm_rank(args.comm, &rank);
+  MPI_Comm_size(args.comm, &nranks);
+  BenchReport r = base_report(args, nranks);
+  const BlockDistribution dist({args.rows, args.cols}, nranks);
+  const BlockDistribution tdist = dist.transposed();
+  const std::size_t es = dtype_size(args.dtype);
+  const std::size_t in_bytes = static_cast<std::size_t>(dist.local_size(rank)) * es;
+  const std::size_t out_bytes = static_cast<std::size_t>(tdist.local_size(rank)) * es;
+  PhaseTimers timers;
+  TransposeOptions options;
+  options.algorithm = parse_exchange(args.algorithm);
+  options.timers = &timers;
+  TransposePlan plan(dist, args.dtype, args.comm, Backend::Cpu, options);
+  Buffer in, out, copy_dst;
+  mpi::collectively(args.comm, [&] {
+    in = allocate(in_bytes);
+    out = allocate(out_bytes);
+    copy_dst = allocate(in_bytes);
+  });
+  // --shared-input: the input block lives in the plan's node-shared buffer, which lets the plan
+  // transpose straight out of the other ranks' blocks.
+  void* src = in.get();
+  if (args.shared_input) {
+    void* shared = plan.input_buffer();
+    if (all_ranks(args.comm, shared != nullptr || in_bytes == 0))
+      src = shared != nullptr ? shared : src;
+    else
+      r.notes.push_back("--shared-input ignored: the plan has no node-shared input buffer here");
+  }
+  dispatch_dtype(args.dtype, [&](auto tag) {
+    fill_rows(static_cast<decltype(tag)*>(src), dist.begin(rank), dist.rows(rank), args.cols);
+  });
+  zero_parallel(out.get(), out_bytes);
+  zero_parallel(copy_dst.get(), in_bytes);
+  r.bytes_per_rank = max_over_ranks(args.comm, static_cast<double>(in_bytes + out_bytes));
+  r.bytes_total = 2.0 * static_cast<double>(args.rows) * static_cast<double>(args.cols) * es;
+  // The memcpy ceiling: every rank copies its own block at the same time.
+  const auto t = time_pair(
+      args.comm, std::max(1, args.warmup), args.repeat,
+      [&] { plan.execute(static_cast<const void*>(src), static_cast<void*>(out.get())); },
+      [&] { cpu::parallel_copy(src, copy_dst.get(), in_bytes); }, [&] { timers.clear(); });
+  r.what = fmt::format("transpose (distributed, {})", exchange_name(plan.algorithm()));
+  r.reference = "memcpy";
+  finish_rates(r, t, sum_over_ranks(args.comm, 2.0 * static_cast<double>(in_bytes)));
+  r.phases = gather_phases(args.comm, timers, args.repeat);
+  if (args.check) {
+    plan.execute(static_cast<const void*>(src), static_cast<void*>(out.get()));
+    const bool ok = dispatch_dtype(args.dtype, [&](auto tag) {
+      using T = decltype(tag);
+      return transposed_rows_match(reinterpret_cast<const T*>(out.get()), tdist.begin(rank),
+                                   tdist.rows(rank), args.rows);
+    });
+    r.checked = all_ranks(args.comm, ok) ? "yes (4096 sampled elements per rank)" : "MISMATCH";
+  } else {
+    r.checked = "no (skipped)";
+  }
+  if (options.algorithm == Exchange::Auto)
+    r.notes.push_back("exchange algorithm chosen by a timed trial during warm-up");
+  return r;
+}
+
+// ---- reductions, one rank: the OpenMP kernels in the canonical order ------------------------
+
+// Whole finalized result of op over a rows x cols matrix from the local kernels; `scratch`
+// holds max(rows, groups * cols) doubles.
+template <class T>
+std::vector<double> local_reduce(Op op, Axis axis, const T* a, std::int64_t rows, std::int64_t cols,
+                                 std::vector<double>& scratch) {
+  const std::int64_t groups = (rows + kReduceBlockRows - 1) / kReduceBlockRows;
+  if (axis == Axis::Rows) {
+    std::vector<double> v(static_cast<std::size_t>(rows));
+    cpu::reduce_rows(op, a, rows, cols, v.data());
+    for (auto& x : v)
+      x = cpu::finalize(op, x, static_cast<double>(cols));
+    return v;
+  }
+  if (axis == Axis::All) {
+    cpu::reduce_rows(op, a, rows, cols, scratch.data());
+    double total = cpu::identity(op);
+    for (std::int64_t g = 0; g < groups; ++g) {
+      double p = cpu::identity(op);
+      for (std::int64_t i = g * kReduceBlockRows; i < std::min(rows, (g + 1) * kReduceBlockRows);
+           ++i)
+        p = cpu::combine(op, p, scratch[static_cast<std::size_t>(i)]);
+      total = cpu::combine(op, total, p);
+    }
+    return {cpu::finalize(op, total, static_cast<double>(rows) * static_cast<double>(cols))};
+  }
+  cpu::reduce_col_groups(op, a, rows, cols, scratch.data());
+  std::vector<double> v(static_cast<std::size_t>(cols), cpu::identity(op));
+  for (std::int64_t g = 0; g < groups; ++g)
+    for (std::int64_t j = 0; j < cols; ++j)
+      v[j] = cpu::combine(op, v[j], scratch[static_cast<std::size_t>(g * cols + j)]);
+  for (auto& x : v)
+    x = cpu::finalize(op, x, static_cast<double>(rows));
+  return v;
+}
+
+std::string op_list(const std::vector<Op>& ops) {
+  std::string s;
+  for (Op op : ops) {
+    if (!s.empty())
+      s += ',';
+    s += op_name(op);
+  }
+  return s;
+}
+
+// Compares results with the serial reference on the whole matrix, regenerated on rank 0 (when it
+// fits in 1 GiB); every rank gets the verdict.
+template <class T>
+std::string check_reduction(const BenchArgs& args, const std::vector<std::vector<double>>& got) {
+  int rank = 0;
+  MPI_Comm_rank(args.comm, &rank);
+  const std::size_t n = static_cast<std::size_t>(args.rows) * static_cast<std::size_t>(args.cols);
+  if (n * sizeof(T) > (std::size_t{1} << 30))
+    return "no (matrix above 1 GiB)";
+  int ok = 1;
+  if (rank == 0) {
+    std::vector<T> a(n);
+    fill_rows(a.data(), 0, args.rows, args.cols);
+    for (std::size_t k = 0; k < args.ops.size(); ++k) {
+      const auto want = reference::reduce(args.ops[k], args.axis, a.data(), args.rows, args.cols);
+      if (want.size() != got[k].size() ||
+          std::memcmp(want.data(), got[k].data(), want.size() * sizeof(double)) != 0)
+        ok = 0;
+    }
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, args.comm);
+  return ok ? "yes (bit-identical to the serial reference)" : "MISMATCH";
+}
+
+BenchReport local_reduce_bench(const BenchArgs& args) {
+  BenchReport r = base_report(args, 1);
+  r.what =
+      fmt::format("reduce {} over {} (local kernels)", op_list(args.ops), axis_name(args.axis));
+  const std::size_t n = static_cast<std::size_t>(args.rows) * static_cast<std::size_t>(args.cols);
+  const std::size_t bytes = n * dtype_size(args.dtype);
+  Buffer in;
+  mpi::collectively(args.comm, [&] { in = allocate(bytes); });
+  const std::int64_t groups = (args.rows + kReduceBlockRows - 1) / kReduceBlockRows;
+  std::vector<double> scratch(static_cast<std::size_t>(std::max(args.rows, groups * args.cols)));
+  r.bytes_per_rank = r.bytes_total = static_cast<double>(bytes) * args.ops.size();
+  std::uint64_t sink = 0;
+  dispatch_real_dtype(args.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T* a = reinterpret_cast<const T*>(in.get());
+    fill_rows(reinterpret_cast<T*>(in.get()), 0, args.rows, args.cols);
+    std::vector<std::vector<double>> results(args.ops.size());
+    const auto t = time_pair(
+        args.comm, args.warmup, args.repeat,
+        [&] {
+          for (std::size_t k = 0; k < args.ops.size(); ++k)
+            results[k] = local_reduce(args.ops[k], args.axis, a, args.rows, args.cols, scratch);
+        },
+        [&] {
+          for (std::size_t k = 0; k < args.ops.size(); ++k)
+            sink += cpu::parallel_read(in.get(), bytes);
+        },
+        [] {});
+    r.reference = "read";
+    finish_rates(r, t, r.bytes_total);
+    r.checked = args.check ? check_reduction<T>(args, results) : "no (skipped)";
+  });
+  if (sink == 42) // keeps the reference reads observable
+    r.notes.push_back("");
+  return r;
+}
+
+// ---- reductions over ranks: ReducePlan ---------------------------------------------------------
+
+BenchReport distributed_reduce_bench(const BenchArgs& args) {
+  int rank = 0, nranks = 1;
+  MPI_Comm_rank(args.comm, &rank);
+  MPI_Comm_size(args.comm, &nranks);
+  BenchReport r = base_report(args, nranks);
+  r.what = fmt::format("reduce {} over {} (distributed)", op_list(args.ops), axis_name(args.axis));
+  const BlockDistribution dist({args.rows, args.cols}, nranks);
+  const std::size_t bytes =
+      static_cast<std::size_t>(dist.local_size(rank)) * dtype_size(args.dtype);
+  PhaseTimers timers;
+  ReduceOptions options;
+  options.timers = &timers;
+  ReducePlan plan(dist, args.dtype, args.comm, Backend::Cpu, args.ops, args.axis, options);
+  Buffer in;
+  mpi::collectively(args.comm, [&] { in = allocate(bytes); });
+  r.bytes_per_rank = max_over_ranks(args.comm, plan.bytes_read());
+  r.bytes_total = sum_over_ranks(args.comm, plan.bytes_read());
+  std::uint64_t sink = 0;
+  dispatch_real_dtype(args.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    fill_rows(reinterpret_cast<T*>(in.get()), dist.begin(rank), dist.rows(rank), args.cols);
+    ReduceResult result;
+    // The read ceiling: every rank streams its own block once, at the same time.
+    const auto t = time_pair(
+        args.comm, args.warmup, args.repeat, [&] { result = plan.execute(in.get()); },
+        [&] { sink += cpu::parallel_read(in.get(), bytes); }, [&] { timers.clear(); });
+    r.reference = "read";
+    finish_rates(r, t, sum_over_ranks(args.comm, static_cast<double>(bytes)));
+    r.phases = gather_phases(args.comm, timers, args.repeat);
+    r.checked = args.check ? check_reduction<T>(args, result.values) : "no (skipped)";
+  });
+  if (sink == 42) // keeps the reference reads observable
+    r.notes.push_back("");
+  return r;
+}
+
+} // namespace
+
+BenchReport run_cpu_bench(const BenchArgs& args) {
+  int nranks = 1;
+  MPI_Comm_size(args.comm, &nranks);
+  switch (args.kind) {
+  case BenchKind::Transpose:
+    return nranks == 1 ? local_transpose(args) : distributed_transpose(args);
+  case BenchKind::Exchange:
+    return distributed_transpose(args);
+  case BenchKind::Reduce:
+    break;
+  }
+  return nranks == 1 ? local_reduce_bench(args) : distributed_reduce_bench(args);
+}
+
+} // namespace tessera::app

@@ -1,0 +1,187 @@
+#include "app/host_matrix.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <new>
+
+#include "app/random_fill.hpp"
+#include "core/progress.hpp"
+#include "core/throw.hpp"
+#include "io/provenance.hpp"
+#include "mpi/agreement.hpp"
+#include "mpi/communicator.hpp"
+#include "mpi/reduce_plan.hpp"
+
+namespace tessera::app {
+
+namespace {
+
+std::string gib(double bytes) {
+  return fmt::format("{:.2f} GiB", bytes / double(1ULL << 30));
+}
+
+} // namespace
+
+void HostMatrix::Free::operator()(void* p) const noexcept {
+  std::free(p);
+}
+
+HostMatrix::HostMatrix(const BlockDistribution& dist, DType dtype, int rank)
+    : dist_(dist), dtype_(dtype), local_rows_(dist.rows(rank)) {
+  // Never a null pointer, even for a rank without rows: plans may insist on one.
+  const std::size_t bytes = std::max<std::size_t>(local_bytes(), 64);
+  const std::size_t rounded = (bytes + 63) / 64 * 64;
+  void* p = std::aligned_alloc(64, rounded);
+  if (!p)
+    TESSERA_THROW(ResourceError, "cannot allocate {} for a {} {} block ({} rows)",
+                  gib(double(bytes)), dist.global().str(), dtype_name(dtype), local_rows_);
+  data_.reset(p);
+}
+
+std::size_t HostMatrix::local_bytes() const noexcept {
+  return static_cast<std::size_t>(local_rows_) * static_cast<std::size_t>(dist_.global().cols) *
+         dtype_size(dtype_);
+}
+
+double HostMatrix::global_bytes() const noexcept {
+  return double(dist_.global().rows) * double(dist_.global().cols) * double(dtype_size(dtype_));
+}
+
+HostMatrix allocate_matrix(const BlockDistribution& dist, DType dtype, const std::string& what,
+                           const Context& ctx) {
+  HostMatrix m;
+  mpi::collectively(ctx.comm, [&] {
+    try {
+      m = HostMatrix(dist, dtype, ctx.rank);
+    } catch (const ResourceError& e) {
+      TESSERA_THROW(ResourceError, "{}: {}", what, e.what());
+    }
+  });
+  return m;
+}
+
+void require_nonempty(Shape shape, const std::string& what) {
+  if (shape.rows <= 0 || shape.cols <= 0)
+    TESSERA_THROW(InputError, "{}: zero-size matrix {}x{}; rows and columns must be positive", what,
+                  shape.rows, shape.cols);
+}
+
+void require_nonempty(const io::DatasetInfo& info, const io::DatasetRef& ref) {
+  if (info.shape.rows <= 0 || info.shape.cols <= 0)
+    TESSERA_THROW(InputError,
+                  "dataset {} is empty ({}x{}); expected a matrix with at least one row and one "
+                  "column",
+                  ref.str(), info.shape.rows, info.shape.cols);
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(a, ec) && fs::exists(b, ec))
+    return fs::equivalent(a, b, ec);
+  return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
+}
+
+HostMatrix generate_matrix(Shape shape, DType dtype, std::uint64_t seed, const Context& ctx,
+                           PhaseTimers& timers) {
+  require_nonempty(shape, "generate");
+  const BlockDistribution dist(shape, ctx.nranks);
+  HostMatrix m = allocate_matrix(dist, dtype, "the generated matrix", ctx);
+  ScopedPhase phase(timers, "generate", double(m.local_bytes()));
+  // Chunks of rows so that rank 0 can show progress on large matrices.
+  const std::int64_t rows = m.local_rows();
+  const std::int64_t step = std::max<std::int64_t>(1, rows / 64);
+  const std::size_t row_bytes = static_cast<std::size_t>(shape.cols) * dtype_size(dtype);
+  Progress progress("generate", double(m.local_bytes()), Progress::Unit::Bytes);
+  for (std::int64_t r = 0; r < rows; r += step) {
+    const std::int64_t n = std::min(step, rows - r);
+    random_fill_rows(dtype, dist.begin(ctx.rank) + r, n, shape.cols, seed,
+                     static_cast<char*>(m.data()) + static_cast<std::size_t>(r) * row_bytes);
+    progress.update(double(r + n) * double(row_bytes));
+  }
+  progress.finish();
+  return m;
+}
+
+HostMatrix read_matrix(const io::DatasetRef& ref, const Context& ctx, PhaseTimers& timers) {
+  const double t0 = wall_seconds();
+  io::H5File f = io::H5File::open_read(ref.file, ctx.comm);
+  const io::DatasetInfo info = io::inspect_dataset(f, ref.path);
+  // Every rank sees the same metadata, so this check fails on all ranks together.
+  require_nonempty(info, ref);
+  HostMatrix m = allocate_matrix(BlockDistribution(info.shape, ctx.nranks), info.dtype,
+                                 "reading " + ref.str(), ctx);
+  io::read_rows(f, ref.path, m.dist(), ctx.rank, info.dtype, m.data());
+  timers.add("read", wall_seconds() - t0, double(m.local_bytes()));
+  return m;
+}
+
+HostMatrix transpose_matrix(const HostMatrix& a, Backend backend, Exchange exchange, int repeat,
+                            const Context& ctx, PhaseTimers& timers, TransposeRun* run) {
+  TransposeOptions options;
+  options.algorithm = exchange;
+  options.timers = &timers;
+  TransposePlan plan(a.dist(), a.dtype(), ctx.comm, backend, options);
+  HostMatrix out = allocate_matrix(plan.output_distribution(), a.dtype(), "the transpose", ctx);
+  Progress progress("transpose", repeat);
+  double last = 0.0;
+  for (int k = 0; k < repeat; ++k) {
+    const double t0 = wall_seconds();
+    plan.execute(a.data(), out.data());
+    last = wall_seconds() - t0;
+    timers.add("transpose", last, plan.bytes_moved());
+    progress.update(k + 1);
+  }
+  progress.finish();
+  if (run)
+    *run = {plan.backend(), plan.algorithm(), last};
+  return out;
+}
+
+ReduceResult reduce_matrix(const HostMatrix& a, const std::vector<Op>& ops, Axis axis,
+                           Backend backend, const Context& ctx, PhaseTimers& timers,
+                           Backend* used) {
+  if (!dtype_is_real(a.dtype()))
+    TESSERA_THROW(InputError, "reductions take f32 or f64 data; this matrix is {}",
+                  dtype_name(a.dtype()));
+  ReduceOptions options;
+  options.timers = &timers;
+  ReducePlan plan(a.dist(), a.dtype(), ctx.comm, backend, ops, axis, options);
+  const double t0 = wall_seconds();
+  ReduceResult r = plan.execute(a.data());
+  timers.add("reduce", wall_seconds() - t0, plan.bytes_read());
+  if (used)
+    *used = plan.backend();
+  return r;
+}
+
+void write_matrix(io::H5File& f, const std::string& path, const HostMatrix& a,
+                  const io::WriteOptions& opts, PhaseTimers& timers) {
+  const double t0 = wall_seconds();
+  io::write_rows(f, path, a.dist(), mpi::comm_rank(f.comm()), a.dtype(), a.data(), opts);
+  timers.add("write", wall_seconds() - t0, double(a.local_bytes()));
+}
+
+void write_reductions(io::H5File& f, const std::string& group, const ReduceResult& r, Shape shape,
+                      const std::string& of, const Context& ctx, PhaseTimers& timers) {
+  const double t0 = wall_seconds();
+  const Shape rshape = r.axis == Axis::All    ? Shape{1, 1}
+                       : r.axis == Axis::Rows ? Shape{shape.rows, 1}
+                                              : Shape{1, shape.cols};
+  const BlockDistribution dist(rshape, ctx.nranks);
+  double bytes = 0.0;
+  for (std::size_t k = 0; k < r.ops.size(); ++k) {
+    const std::string path = group + "/" + std::string(op_name(r.ops[k]));
+    // Every rank holds all values; each writes its own rows of the result.
+    const double* mine = r.values[k].data() + dist.begin(ctx.rank) * rshape.cols;
+    io::write_rows(f, path, dist, ctx.rank, DType::f64, mine);
+    io::write_attribute(f, path, "op", std::string(op_name(r.ops[k])));
+    io::write_attribute(f, path, "axis", std::string(axis_name(r.axis)));
+    io::write_attribute(f, path, "of", of);
+    bytes += double(dist.local_size(ctx.rank)) * 8.0;
+  }
+  timers.add("write", wall_seconds() - t0, bytes);
+}
+
+} // namespace tessera::app

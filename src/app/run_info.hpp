@@ -1,0 +1,27 @@
+// What a run records about itself: provenance for output files, the ranks x threads line, and
+// the timing table every command that does work ends with.
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "app/commands.hpp"
+#include "core/backend.hpp"
+#include "core/timers.hpp"
+#include "io/provenance.hpp"
+
+namespace tessera::app {
+
+// OpenMP threads per rank (omp_get_max_threads()).
+int omp_threads();
+// Names of the GPUs this process sees ("" entries never; empty without GPUs).
+std::vector<std::string> gpu_names();
+
+// Provenance for an output file of this run; `deck` is the effective deck ("" for commands).
+io::Provenance make_provenance(const Context& ctx, const std::string& deck, Backend backend);
+
+// Collective. Prints the timing table (mpi::timing_table) on rank 0 to `out`, with a heading.
+void print_timing_table(const PhaseTimers& timers, const Context& ctx, std::FILE* out = stdout);
+
+} // namespace tessera::app

@@ -1,0 +1,361 @@
+#!/usr/bin/python3
+"""End-to-end tests of the `tessera` command line (registered by CMakeLists.txt here).
+
+  cli_test.py --tessera BIN --np N SCENARIO [CASE]
+
+N = 0 runs tessera without a launcher (single-node test mode); N >= 1 runs `mpirun -np N`.
+Every scenario works in a fresh temporary directory and uses fresh random shapes and seeds
+(printed, so a failure can be reproduced). Scenarios:
+
+  end_to_end      generate -> transpose -> reduce --json, read back with h5py/numpy and h5dump
+  transpose_1000  a 1000 x 999 f64 transpose compared with numpy exactly
+  run_default     `tessera run` with the embedded default deck
+  run_deck        a deck file with --set overrides (rows axis, chunked + deflated output)
+  check           `tessera check` prints an effective deck that parses back to the same text
+  info            `tessera info` names the MPI library, thread level, HDF5 and GPUs
+  selftest        `tessera selftest` passes and prints its table
+  bad CASE        bad input: a clear message, non-zero exit, no hang, no output file left
+"""
+import argparse
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check_outputs  # noqa: E402
+
+TIMEOUT = 150  # seconds per tessera invocation: a hang fails the test with a clear message
+
+
+class Failure(Exception):
+    pass
+
+
+class Runner:
+    def __init__(self, tessera, np_, mpirun, workdir):
+        self.tessera, self.np, self.mpirun, self.dir = tessera, np_, mpirun, workdir
+
+    def argv(self, args):
+        if self.np == 0:
+            return [self.tessera] + args
+        return [self.mpirun, "-np", str(self.np), self.tessera] + args
+
+    def run(self, args, expect_ok=True):
+        cmd = self.argv(args)
+        print("$ " + " ".join(cmd), flush=True)
+        try:
+            p = subprocess.run(cmd, cwd=self.dir, capture_output=True, text=True,
+                               timeout=TIMEOUT)
+        except subprocess.TimeoutExpired as e:
+            raise Failure(f"tessera did not finish within {TIMEOUT} s (hang?): {' '.join(cmd)}\n"
+                          f"stdout: {e.stdout}\nstderr: {e.stderr}")
+        sys.stdout.write(p.stdout)
+        sys.stdout.write(p.stderr)
+        if expect_ok and p.returncode != 0:
+            raise Failure(f"exit status {p.returncode}: {' '.join(cmd)}")
+        return p
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+
+def check(args):
+    """Runs check_outputs.py's checks in-process; raises on problems."""
+    print("check_outputs " + " ".join(args), flush=True)
+    if check_outputs.main(args) != 0:
+        raise Failure("check_outputs " + " ".join(args))
+
+
+def expect(cond, text):
+    if not cond:
+        raise Failure(text)
+
+
+def ranks_of(r):
+    return max(r.np, 1)
+
+
+# --- scenarios -------------------------------------------------------------------------------
+
+def end_to_end(r, rng):
+    for dtype in ("f64", "f32", "c128", "c64"):
+        rows, cols = rng.randint(1, 70), rng.randint(1, 70)
+        seed = rng.randrange(2 ** 62)
+        print(f"== {dtype} {rows}x{cols} seed {seed}")
+        r.run(["generate", f"A.h5:/group/A", "--rows", str(rows), "--cols", str(cols),
+               "--dtype", dtype, "--seed", str(seed)])
+        check(["generated", r.path("A.h5") + ":/group/A", "--rows", str(rows), "--cols",
+               str(cols), "--dtype", dtype, "--seed", str(seed), "--ranks", str(ranks_of(r))])
+        exchange = rng.choice(["auto", "alltoallv", "pairwise", "pipelined"])
+        r.run(["transpose", "A.h5:/group/A", "AT.h5:/AT", "--backend", "cpu", "--exchange",
+               exchange])
+        check(["transpose", r.path("A.h5") + ":/group/A", r.path("AT.h5") + ":/AT",
+               "--ranks", str(ranks_of(r))])
+        # The file is also readable by HDF5's own tools.
+        dump = subprocess.run(["h5dump", "-H", r.path("AT.h5")], capture_output=True, text=True)
+        expect(dump.returncode == 0, f"h5dump -H failed: {dump.stderr}")
+        expect(f"( {cols}, {rows} )" in dump.stdout,
+               f"h5dump -H does not show a {cols}x{rows} dataset:\n{dump.stdout}")
+        expect('ATTRIBUTE "complete"' in dump.stdout, "h5dump: no complete attribute")
+        if dtype in ("f32", "f64"):
+            axis = rng.choice(["all", "rows", "cols"])
+            ops = "sum,min,max,mean,norm1,norm2,norminf"
+            p = r.run(["reduce", "AT.h5:/AT", "--op", ops, "--axis", axis, "--json"])
+            with open(r.path("result.json"), "w") as fh:
+                fh.write(p.stdout)
+            expect(p.stdout.count("\n") == 1, f"--json stdout is not one line:\n{p.stdout}")
+            check(["reduce", r.path("AT.h5") + ":/AT", r.path("result.json"), "--ops", ops,
+                   "--ranks", str(ranks_of(r))])
+            p = r.run(["reduce", "AT.h5:/AT", "--op", "sum,max"])
+            expect(re.search(r"^\s+sum\s+-?[0-9.e+-]+", p.stdout, re.M),
+                   "reduce prints no sum line")
+            expect("max time" in p.stdout, "reduce prints no timing table")
+
+
+def transpose_1000(r, rng):
+    seed = rng.randrange(2 ** 62)
+    print(f"== seed {seed}")
+    a = np.random.default_rng(seed).standard_normal((1000, 999))
+    with h5py.File(r.path("A.h5"), "w") as f:
+        f["A"] = a
+    p = r.run(["transpose", "A.h5:/A", "AT.h5:/AT"])
+    expect("max time" in p.stdout, "no timing table")
+    check(["transpose", r.path("A.h5") + ":/A", r.path("AT.h5") + ":/AT", "--ranks",
+           str(ranks_of(r))])
+    with h5py.File(r.path("AT.h5"), "r") as f:
+        expect(np.array_equal(f["AT"][...], a.T), "AT != numpy transpose")
+
+
+def run_default(r, rng):
+    p = r.run(["run"])
+    out = r.path("tessera-default.h5")
+    expect("wrote tessera-default.h5" in p.stderr, "no 'wrote' line on stderr")
+    expect("max time" in p.stdout, "no timing table on stdout")
+    check(["pipeline", out, "--rows", "1000", "--cols", "999", "--ranks", str(ranks_of(r))])
+    with h5py.File(out, "r") as f:
+        deck = check_outputs.attr(f, "deck")
+    # The stored deck is the effective deck `tessera check` prints.
+    c = r.run(["check"])
+    expect(c.stdout.splitlines()[1:] == deck.splitlines()[1:],
+           "the file's deck attribute differs from `tessera check`'s effective deck")
+
+
+def run_deck(r, rng):
+    seed = rng.randrange(2 ** 40)
+    rows, cols = rng.randint(2, 90), rng.randint(2, 90)
+    with open(r.path("job.toml"), "w") as fh:
+        fh.write(f"""# test deck
+[job]
+kind = "pipeline"
+[matrix]
+rows = 3
+cols = 4
+seed = {seed}
+[reduce]
+ops = ["sum", "min", "norm1"]
+[output]
+file = "job.h5"
+chunk_rows = 7
+deflate = 3
+""")
+    r.run(["run", "job.toml", "--set", f"matrix.rows={rows}", "--set", f"matrix.cols={cols}",
+           "--set", "reduce.axis=rows", "--set", "transpose.exchange=pairwise",
+           "--backend", "cpu"])
+    check(["pipeline", r.path("job.h5"), "--rows", str(rows), "--cols", str(cols), "--ops",
+           "sum,min,norm1", "--axis", "rows", "--ranks", str(ranks_of(r))])
+    with h5py.File(r.path("job.h5"), "r") as f:
+        expect(np.array_equal(f["input"][...],
+                              check_outputs.generated(rows, cols, seed, "f64")),
+               "/input differs from the documented generator")
+        expect(f["input"].compression == "gzip", "output.deflate did not compress /input")
+        expect(f["input"].chunks[0] == min(7, rows), f"chunks {f['input'].chunks}")
+        deck = check_outputs.attr(f, "deck")
+        expect(f"rows = {rows}" in deck and 'axis = "rows"' in deck,
+               f"the stored deck lacks the --set values:\n{deck}")
+    # A deck that reads the generated matrix back.
+    with open(r.path("read.toml"), "w") as fh:
+        fh.write('[matrix]\ninput = "job.h5:/input"\n[output]\nfile = "read.h5"\n')
+    r.run(["run", "read.toml"])
+    check(["pipeline", r.path("read.h5"), "--input", r.path("job.h5") + ":/input",
+           "--ranks", str(ranks_of(r))])
+
+
+def check_scenario(r, rng):
+    p = r.run(["check", "-"])
+    eff = p.stdout
+    for key in ("[job]", 'kind = "pipeline"', "[matrix]", "rows = 1000", "[transpose]",
+                "[reduce]", "[output]", 'file = "tessera-default.h5"', "deflate = 0"):
+        expect(key in eff, f"effective deck lacks '{key}':\n{eff}")
+    with open(r.path("eff.toml"), "w") as fh:
+        fh.write(eff)
+    p2 = r.run(["check", "eff.toml"])
+    expect(p2.stdout.splitlines()[1:] == eff.splitlines()[1:],
+           "the effective deck does not parse back to itself")
+    n = rng.randint(1, 10 ** 6)
+    p3 = r.run(["check", "eff.toml", "--set", f"matrix.cols={n}", "--set", "reduce.ops=min,max"])
+    expect(f"cols = {n}" in p3.stdout and 'ops = ["min", "max"]' in p3.stdout,
+           f"--set not applied:\n{p3.stdout}")
+    expect(not os.path.exists(r.path("tessera-default.h5")), "check wrote an output file")
+
+
+def info(r, rng):
+    p = r.run(["info"])
+    for pat in (r"tessera \d+\.\d+\.\d+ \(git ", r"MPI\s+\S+", r"MPI_THREAD_\w+ provided",
+                rf"ranks\s+{ranks_of(r)}\b", r"OpenMP\s+\d+ thread", r"HDF5\s+1\.\d+",
+                r"GPUs\s+", r"parallel HDF5: (yes|no)"):
+        expect(re.search(pat, p.stdout), f"info output lacks /{pat}/:\n{p.stdout}")
+    expect(p.stdout.count("tessera ") == 1, "info printed by more than one rank")
+
+
+def selftest(r, rng):
+    seed = rng.randrange(2 ** 40)
+    p = r.run(["selftest", "--seed", str(seed)])
+    expect("selftest: all cases passed" in p.stdout, "selftest did not pass")
+    expect(re.search(r"^cpu\s+transpose\s+c128\s+\d+\s+0\s", p.stdout, re.M), "no c128 row")
+    expect(re.search(r"^cpu\s+reduce\s+f32\s+\d+\s+0\s", p.stdout, re.M), "no reduce row")
+
+
+# --- bad input -------------------------------------------------------------------------------
+
+def make_h5(r):
+    """Input files for the bad-input cases, written with h5py."""
+    with h5py.File(r.path("in.h5"), "w") as f:
+        f["A"] = np.arange(12.0).reshape(3, 4)
+        f["v"] = np.arange(5.0)                       # 1-D
+        f["cube"] = np.zeros((2, 3, 4))               # 3-D
+        f["ints"] = np.arange(12, dtype=np.int32).reshape(3, 4)
+        f["text"] = np.array([[b"ab", b"cd"]])
+        f["empty"] = np.zeros((0, 5))
+        f["C"] = np.ones((3, 4), dtype=np.complex128)
+
+
+def deck(r, text):
+    with open(r.path("bad.toml"), "w") as fh:
+        fh.write(text)
+    return "bad.toml"
+
+
+BAD = {
+    # name: (setup(r) -> argv, regex on stderr)
+    "missing_deck": (lambda r: ["run", "no-such-deck.toml"],
+                     r"deck file 'no-such-deck\.toml' not found"),
+    "malformed_toml": (lambda r: ["run", deck(r, '[output]\nfile = "out.h5"\n[matrix\nrows = 3\n')],
+                       r"bad\.toml:3:\d+: malformed TOML"),
+    "unknown_key": (lambda r: ["run", deck(r, '[output]\nfile = "out.h5"\n[matrix]\nrowz = 3\n')],
+                    r"bad\.toml:4: matrix\.rowz: unknown key"),
+    "unknown_table": (lambda r: ["check", deck(r, '[matrix]\nrows = 3\n[solver]\nx = 1\n')],
+                      r"bad\.toml:4: solver: unknown table \[solver\]"),
+    "wrong_type": (lambda r: ["run", deck(r, '[output]\nfile = "out.h5"\n[matrix]\nrows = "many"\n')],
+                   r"bad\.toml:4: matrix\.rows: expected an integer, got a string"),
+    "wrong_type_set": (lambda r: ["run", "--set", "output.file=out.h5", "--set",
+                                  "transpose.enabled=3"],
+                       r"--set: transpose\.enabled: expected a boolean"),
+    "bad_choice": (lambda r: ["run", "--set", "output.file=out.h5", "--set", "reduce.axis=diag"],
+                   r"--set: reduce\.axis: 'diag' is not one of all, rows, cols"),
+    "unknown_kind": (lambda r: ["run", deck(r, '[job]\nkind = "nothing"\n')],
+                     r"bad\.toml:2: job\.kind: unknown job kind 'nothing'"),
+    "missing_input_file": (lambda r: ["transpose", "no-such.h5:/A", "out.h5:/AT"],
+                           r"no-such\.h5"),
+    "missing_input_deck": (lambda r: ["run", "--set", 'matrix.input=no-such.h5:/A', "--set",
+                                      "output.file=out.h5"], r"no-such\.h5"),
+    "missing_dataset": (lambda r: (make_h5(r), ["transpose", "in.h5:/B", "out.h5:/BT"])[1],
+                        r"/B\b"),
+    "wrong_rank_1d": (lambda r: (make_h5(r), ["transpose", "in.h5:/v", "out.h5:/vt"])[1],
+                      r"/v\b.*(2-D|1-D|dimension|rank)"),
+    "wrong_rank_3d": (lambda r: (make_h5(r), ["reduce", "in.h5:/cube"])[1],
+                      r"/cube\b.*(2-D|3-D|dimension|rank)"),
+    "unsupported_type": (lambda r: (make_h5(r), ["transpose", "in.h5:/ints", "out.h5:/o"])[1],
+                         r"/ints\b.*(type|integer|int)"),
+    "unsupported_string": (lambda r: (make_h5(r), ["reduce", "in.h5:/text", "--json"])[1],
+                           r"/text\b.*(type|string)"),
+    "complex_reduce": (lambda r: (make_h5(r), ["reduce", "in.h5:/C"])[1],
+                       r"f32 or f64.*c128"),
+    "empty_dataset": (lambda r: (make_h5(r), ["transpose", "in.h5:/empty", "out.h5:/E"])[1],
+                      r"in\.h5:/empty is empty \(0x5\)"),
+    "unwritable_dir": (lambda r: ["generate", "no-such-dir/out.h5:/A", "--rows", "3", "--cols",
+                                  "4"], r"no-such-dir/out\.h5"),
+    "output_parent_is_file": (lambda r: (open(r.path("plainfile"), "w").close(),
+                                         ["run", "--set", "output.file=plainfile/out.h5"])[1],
+                              r"plainfile/out\.h5"),
+    "zero_rows": (lambda r: ["generate", "out.h5:/A", "--rows", "0", "--cols", "5"],
+                  r"zero-size matrix: --rows 0 --cols 5"),
+    "zero_cols_deck": (lambda r: ["run", "--set", "matrix.cols=0", "--set", "output.file=out.h5"],
+                       r"--set: matrix\.cols: must be at least 1, got 0"),
+    "same_file": (lambda r: (make_h5(r), ["transpose", "in.h5:/A", "./in.h5:/AT"])[1],
+                  r"also the input file"),
+    "memory_limit": (lambda r: (make_h5(r), ["transpose", "in.h5:/A", "out.h5:/AT",
+                                             "--memory-limit", "64B"])[1],
+                     r"needs .* per rank .* more than --memory-limit"),
+    "bad_size": (lambda r: (make_h5(r), ["transpose", "in.h5:/A", "out.h5:/AT",
+                                         "--memory-limit", "lots"])[1],
+                 r"--memory-limit: 'lots' is not a size"),
+    "bad_ref": (lambda r: ["generate", "out.h5", "--rows", "3", "--cols", "4"],
+                r"FILE\.h5:/dataset"),
+    "bad_op": (lambda r: (make_h5(r), ["reduce", "in.h5:/A", "--op", "sum,median"])[1],
+               r"median"),
+}
+
+
+def bad(r, rng, case):
+    argv_of, pattern = BAD[case]
+    argv = argv_of(r)
+    before = set(os.listdir(r.dir))
+    p = r.run(argv, expect_ok=False)
+    after = set(os.listdir(r.dir))
+    expect(p.returncode != 0, f"exit status 0 for bad input '{case}'")
+    expect(re.search(pattern, p.stderr),
+           f"stderr does not match /{pattern}/:\n{p.stderr}")
+    lines = [l for l in p.stderr.splitlines() if l.startswith("tessera: ")]
+    expect(len(lines) == 1, f"expected one 'tessera: <kind>: <message>' line, got {lines}")
+    expect("MPI_ABORT" not in p.stderr,
+           "the job was aborted instead of failing collectively:\n" + p.stderr)
+    new = sorted(after - before)
+    expect(not new, f"files left behind: {new}")
+
+
+SCENARIOS = {"end_to_end": end_to_end, "transpose_1000": transpose_1000,
+             "run_default": run_default, "run_deck": run_deck, "check": check_scenario,
+             "info": info, "selftest": selftest}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tessera", required=True)
+    ap.add_argument("--mpirun", default=shutil.which("mpirun") or "mpirun")
+    ap.add_argument("--np", type=int, default=1)
+    ap.add_argument("--seed", type=int)
+    ap.add_argument("scenario", choices=sorted(SCENARIOS) + ["bad", "list-bad"])
+    ap.add_argument("case", nargs="?")
+    args = ap.parse_args()
+    if args.scenario == "list-bad":
+        print(";".join(sorted(BAD)))
+        return 0
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2 ** 32)
+    print(f"cli_test: {args.scenario} {args.case or ''} at np={args.np}, seed {seed} "
+          f"(rerun with --seed {seed})", flush=True)
+    rng = random.Random(seed)
+    work = tempfile.mkdtemp(prefix=f"tessera-cli-{args.scenario}-")
+    r = Runner(os.path.abspath(args.tessera), args.np, args.mpirun, work)
+    try:
+        if args.scenario == "bad":
+            bad(r, rng, args.case)
+        else:
+            SCENARIOS[args.scenario](r, rng)
+    except Failure as e:
+        print(f"FAILED ({args.scenario} {args.case or ''}, np={args.np}, seed {seed}, "
+              f"files kept in {work}): {e}", file=sys.stderr)
+        return 1
+    shutil.rmtree(work, ignore_errors=True)
+    print("cli_test: passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -9,6 +9,7 @@
 #include "core/log.hpp"
 #include "core/throw.hpp"
 #include "io/provenance.hpp"
+#include "mpi/agreement.hpp"
 
 namespace tessera::app {
 
@@ -36,12 +37,17 @@ Command add_generate(CLI::App& app, const Context& ctx) {
   c.sub->add_option("--deflate", args->deflate, "gzip level 0-9")->check(CLI::Range(0, 9));
   c.run = [args, &ctx]() -> int {
     // Argument checks see the same values on every rank: they fail together.
-    const io::DatasetRef ref = io::DatasetRef::parse(args->out);
-    const DType dtype = parse_dtype(args->dtype);
-    if (args->rows <= 0 || args->cols <= 0)
-      TESSERA_THROW(InputError,
-                    "zero-size matrix: --rows {} --cols {}; rows and columns must be positive",
-                    args->rows, args->cols);
+    // Agreed all the same, so that the error is reported once and every rank exits cleanly.
+    io::DatasetRef ref;
+    DType dtype{};
+    mpi::collectively(ctx.comm, [&] {
+      ref = io::DatasetRef::parse(args->out);
+      dtype = parse_dtype(args->dtype);
+      if (args->rows <= 0 || args->cols <= 0)
+        TESSERA_THROW(InputError,
+                      "zero-size matrix: --rows {} --cols {}; rows and columns must be positive",
+                      args->rows, args->cols);
+    });
     const Shape shape{args->rows, args->cols};
     PhaseTimers timers;
     io::H5File f = io::H5File::create(ref.file, ctx.comm);

@@ -7,6 +7,7 @@
 #include "app/run_info.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
+#include "mpi/agreement.hpp"
 #include "mpi/backend_select.hpp"
 
 namespace tessera::app {
@@ -64,13 +65,20 @@ Command add_reduce(CLI::App& app, const Context& ctx) {
   c.sub->add_flag("--json", args->json, "Print one JSON object with results and timings");
   c.run = [args, &ctx]() -> int {
     const double t0 = wall_seconds();
-    const io::DatasetRef in = io::DatasetRef::parse(args->in);
-    const std::vector<Op> ops = parse_ops(args->ops);
-    if (ops.empty())
-      TESSERA_THROW(InputError, "--op: no operation given (e.g. --op sum,norm2,max)");
-    const Axis axis = parse_axis(args->axis);
+    // Argument checks see the same values on every rank; agreed, the error is reported once.
+    io::DatasetRef in;
+    std::vector<Op> ops;
+    Axis axis{};
+    Backend requested{};
+    mpi::collectively(ctx.comm, [&] {
+      in = io::DatasetRef::parse(args->in);
+      ops = parse_ops(args->ops);
+      if (ops.empty())
+        TESSERA_THROW(InputError, "--op: no operation given (e.g. --op sum,norm2,max)");
+      axis = parse_axis(args->axis);
+      requested = parse_backend(args->backend);
+    });
     PhaseTimers timers;
-    const Backend requested = parse_backend(args->backend);
     const Backend backend = mpi::resolve_backend(requested, ctx.comm);
     HostMatrix a = read_matrix(in, ctx, timers);
     Backend used = backend;

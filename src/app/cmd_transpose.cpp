@@ -8,6 +8,7 @@
 #include "core/log.hpp"
 #include "core/throw.hpp"
 #include "io/provenance.hpp"
+#include "mpi/agreement.hpp"
 #include "mpi/backend_select.hpp"
 
 namespace tessera::app {
@@ -38,18 +39,24 @@ Command add_transpose(CLI::App& app, const Context& ctx) {
   c.sub->add_option("--chunk-rows", args->chunk_rows, "HDF5 chunk rows of the output");
   c.sub->add_option("--deflate", args->deflate, "gzip level 0-9")->check(CLI::Range(0, 9));
   c.run = [args, &ctx]() -> int {
-    const io::DatasetRef in = io::DatasetRef::parse(args->in);
-    const io::DatasetRef out = io::DatasetRef::parse(args->out);
-    const Backend requested = parse_backend(args->backend);
-    const Exchange exchange = parse_exchange(args->exchange);
+    // Argument checks see the same values on every rank; agreed, the error is reported once.
+    io::DatasetRef in, out;
+    Backend requested{};
+    Exchange exchange{};
     std::size_t limit = 0;
-    if (!args->memory_limit.empty())
-      limit = parse_byte_size(args->memory_limit, "--memory-limit");
-    if (same_file(in.file, out.file))
-      TESSERA_THROW(InputError,
-                    "the output file {} is also the input file; write the transpose to another "
-                    "file",
-                    out.file);
+    mpi::collectively(ctx.comm, [&] {
+      in = io::DatasetRef::parse(args->in);
+      out = io::DatasetRef::parse(args->out);
+      requested = parse_backend(args->backend);
+      exchange = parse_exchange(args->exchange);
+      if (!args->memory_limit.empty())
+        limit = parse_byte_size(args->memory_limit, "--memory-limit");
+      if (same_file(in.file, out.file))
+        TESSERA_THROW(InputError,
+                      "the output file {} is also the input file; write the transpose to "
+                      "another file",
+                      out.file);
+    });
 
     PhaseTimers timers;
     const Backend backend = mpi::resolve_backend(requested, ctx.comm);
@@ -59,21 +66,22 @@ Command add_transpose(CLI::App& app, const Context& ctx) {
       io::H5File probe = io::H5File::open_read(in.file, ctx.comm);
       info = io::inspect_dataset(probe, in.path);
     }
-    require_nonempty(info, in);
-    if (limit > 0) {
-      // Largest block on any rank: the input rows plus the transpose's rows.
-      const BlockDistribution d(info.shape, ctx.nranks);
-      const double need = (double(d.rows(0)) * double(info.shape.cols) +
-                           double(d.transposed().rows(0)) * double(info.shape.rows)) *
-                          double(dtype_size(info.dtype));
-      if (need > double(limit))
-        TESSERA_THROW(ResourceError,
-                      "transposing {} ({} {}) needs {} per rank on {} rank{}, more than "
-                      "--memory-limit {}; run on more ranks or raise the limit (out-of-core "
-                      "transpose is not available in this build)",
-                      in.str(), info.shape.str(), dtype_name(info.dtype), format_bytes(need),
-                      ctx.nranks, ctx.nranks == 1 ? "" : "s", format_bytes(double(limit)));
-    }
+    mpi::collectively(ctx.comm, [&] { require_nonempty(info, in); });
+    if (limit > 0)
+      mpi::collectively(ctx.comm, [&] {
+        // Largest block on any rank: the input rows plus the transpose's rows.
+        const BlockDistribution d(info.shape, ctx.nranks);
+        const double need = (double(d.rows(0)) * double(info.shape.cols) +
+                             double(d.transposed().rows(0)) * double(info.shape.rows)) *
+                            double(dtype_size(info.dtype));
+        if (need > double(limit))
+          TESSERA_THROW(ResourceError,
+                        "transposing {} ({} {}) needs {} per rank on {} rank{}, more than "
+                        "--memory-limit {}; run on more ranks or raise the limit (out-of-core "
+                        "transpose is not available in this build)",
+                        in.str(), info.shape.str(), dtype_name(info.dtype), format_bytes(need),
+                        ctx.nranks, ctx.nranks == 1 ? "" : "s", format_bytes(double(limit)));
+      });
     io::H5File f = io::H5File::create(out.file, ctx.comm);
     HostMatrix a = read_matrix(in, ctx, timers);
     TransposeRun run;

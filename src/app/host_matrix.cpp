@@ -85,7 +85,7 @@ bool same_file(const std::string& a, const std::string& b) {
 
 HostMatrix generate_matrix(Shape shape, DType dtype, std::uint64_t seed, const Context& ctx,
                            PhaseTimers& timers) {
-  require_nonempty(shape, "generate");
+  mpi::collectively(ctx.comm, [&] { require_nonempty(shape, "generate"); });
   const BlockDistribution dist(shape, ctx.nranks);
   HostMatrix m = allocate_matrix(dist, dtype, "the generated matrix", ctx);
   ScopedPhase phase(timers, "generate", double(m.local_bytes()));
@@ -109,7 +109,7 @@ HostMatrix read_matrix(const io::DatasetRef& ref, const Context& ctx, PhaseTimer
   io::H5File f = io::H5File::open_read(ref.file, ctx.comm);
   const io::DatasetInfo info = io::inspect_dataset(f, ref.path);
   // Every rank sees the same metadata, so this check fails on all ranks together.
-  require_nonempty(info, ref);
+  mpi::collectively(ctx.comm, [&] { require_nonempty(info, ref); });
   HostMatrix m = allocate_matrix(BlockDistribution(info.shape, ctx.nranks), info.dtype,
                                  "reading " + ref.str(), ctx);
   io::read_rows(f, ref.path, m.dist(), ctx.rank, info.dtype, m.data());
@@ -142,9 +142,11 @@ HostMatrix transpose_matrix(const HostMatrix& a, Backend backend, Exchange excha
 ReduceResult reduce_matrix(const HostMatrix& a, const std::vector<Op>& ops, Axis axis,
                            Backend backend, const Context& ctx, PhaseTimers& timers,
                            Backend* used) {
-  if (!dtype_is_real(a.dtype()))
-    TESSERA_THROW(InputError, "reductions take f32 or f64 data; this matrix is {}",
-                  dtype_name(a.dtype()));
+  mpi::collectively(ctx.comm, [&] {
+    if (!dtype_is_real(a.dtype()))
+      TESSERA_THROW(InputError, "reductions take f32 or f64 data; this matrix is {}",
+                    dtype_name(a.dtype()));
+  });
   ReduceOptions options;
   options.timers = &timers;
   ReducePlan plan(a.dist(), a.dtype(), ctx.comm, backend, ops, axis, options);

@@ -71,7 +71,7 @@ HostMatrix generate_matrix(Shape shape, DType dtype, std::uint64_t seed, const C
 HostMatrix read_matrix(const io::DatasetRef& ref, const Context& ctx, PhaseTimers& timers);
 
 struct TransposeRun {
-  Backend backend = Backend::Cpu;   // resolved
+  Backend backend = Backend::Cpu;     // resolved
   Exchange exchange = Exchange::Auto; // resolved
   double seconds = 0.0;               // of the last execution
 };
@@ -91,8 +91,7 @@ void write_matrix(io::H5File& f, const std::string& path, const HostMatrix& a,
 
 // Writes each op's result as a 2-D f64 dataset GROUP/<op>: 1x1 (All), rows x 1 (Rows) or
 // 1 x cols (Cols), with attributes op, axis and of (the dataset it reduces).
-void write_reductions(io::H5File& f, const std::string& group, const ReduceResult& r,
-                      Shape shape, const std::string& of, const Context& ctx,
-                      PhaseTimers& timers);
+void write_reductions(io::H5File& f, const std::string& group, const ReduceResult& r, Shape shape,
+                      const std::string& of, const Context& ctx, PhaseTimers& timers);
 
 } // namespace tessera::app

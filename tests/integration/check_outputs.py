@@ -30,6 +30,15 @@ class Problems(list):
         self.append(text)
 
 
+
+def same_dataset(recorded, given, base):
+    """`recorded` (FILE:/path as the user typed it, relative to where tessera ran) names the
+    same dataset as `given`."""
+    rf, _, rp = recorded.rpartition(":/")
+    gf, _, gp = given.rpartition(":/")
+    rf = rf if os.path.isabs(rf) else os.path.join(base, rf)
+    return rp == gp and os.path.realpath(rf) == os.path.realpath(gf)
+
 def split_ref(ref):
     i = ref.rfind(":/")
     if i < 0:
@@ -167,7 +176,7 @@ def cmd_transpose(args, problems):
             return
         at = f[odset][...]
         src = attr(f[odset], "transpose_of")
-        if src != args.input:
+        if not same_dataset(src, args.input, os.path.dirname(opath)):
             problems.add(f"{args.output}: transpose_of = {src!r}, expected {args.input!r}")
     if at.dtype != a.dtype:
         problems.add(f"{args.output}: dtype {at.dtype}, input {a.dtype}")
@@ -196,7 +205,7 @@ def cmd_reduce(args, problems):
             problems.add(f"{args.json}: key '{key}' missing")
     if problems:
         return
-    if r["file"] != path or r["dataset"] != dset:
+    if not same_dataset(f"{r['file']}:{r['dataset']}", args.input, os.path.dirname(args.json)):
         problems.add(f"file/dataset {r['file']}:{r['dataset']}, expected {args.input}")
     if list(r["shape"]) != list(a.shape):
         problems.add(f"shape {r['shape']}, expected {list(a.shape)}")

@@ -251,7 +251,7 @@ BAD = {
     "unknown_key": (lambda r: ["run", deck(r, '[output]\nfile = "out.h5"\n[matrix]\nrowz = 3\n')],
                     r"bad\.toml:4: matrix\.rowz: unknown key"),
     "unknown_table": (lambda r: ["check", deck(r, '[matrix]\nrows = 3\n[solver]\nx = 1\n')],
-                      r"bad\.toml:4: solver: unknown table \[solver\]"),
+                      r"bad\.toml:3: solver: unknown table \[solver\]"),
     "wrong_type": (lambda r: ["run", deck(r, '[output]\nfile = "out.h5"\n[matrix]\nrows = "many"\n')],
                    r"bad\.toml:4: matrix\.rows: expected an integer, got a string"),
     "wrong_type_set": (lambda r: ["run", "--set", "output.file=out.h5", "--set",

@@ -2,7 +2,10 @@
 // meaning: docs/decks.md and the commented example inputs/heat2d.toml.
 #include <omp.h>
 
+#include <fmt/format.h>
+
 #include <cmath>
+#include <cstdio>
 
 #include "app/jobs.hpp"
 #include "core/log.hpp"
@@ -96,6 +99,49 @@ heat2d::RunSettings settings_from(const Deck& deck, const Context& ctx) {
   return s;
 }
 
+// Rank 0 prints the timing table and a summary on stdout (scripts/quickstart.sh shows it):
+// the error against the exact solution, time per step, throughput, memory traffic, output.
+void print_summary(const heat2d::RunSettings& s, const heat2d::RunResult& r, const Context& ctx) {
+  // Field bytes one step moves, over all ranks (solver.hpp: bytes_per_step).
+  double bytes = r.bytes_per_step;
+  MPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_DOUBLE, MPI_SUM, ctx.comm);
+  if (ctx.rank != 0)
+    return;
+  const heat2d::Config& c = s.config;
+  const std::int64_t stepped = r.steps_done - r.start_step;
+  const double cells = static_cast<double>(c.nx) * static_cast<double>(c.ny);
+  std::string out = fmt::format("\nTiming ({} rank{} x {} thread{}; max over ranks):\n{}",
+                                ctx.nranks, ctx.nranks == 1 ? "" : "s", s.provenance.threads,
+                                s.provenance.threads == 1 ? "" : "s", r.timing_table);
+  out += fmt::format("\nheat2d: {} x {}, steps {} to {} of {} (t = {:.6g}){}\n", c.nx, c.ny,
+                     r.start_step, r.steps_done, s.steps, static_cast<double>(r.steps_done) * c.dt,
+                     r.interrupted ? fmt::format(", stopped by {}", heat2d::signal_name(r.signal))
+                                   : std::string());
+  if (!r.diagnostics.l2_error.empty() && !std::isnan(r.diagnostics.l2_error.back()))
+    out += fmt::format(
+        "  error against the exact solution   l2 {:.6e}   linf {:.6e}   (t = {:.6g})\n",
+        r.diagnostics.l2_error.back(), r.diagnostics.linf_error.back(), r.diagnostics.time.back());
+  if (stepped > 0 && r.step_seconds > 0) {
+    const double per_step = r.step_seconds / static_cast<double>(stepped);
+    out += fmt::format("  time per step                      {:.4g} ms   ({:.3g} cell updates/s)\n",
+                       1e3 * per_step, cells / per_step);
+    out += fmt::format("  transposes                         {:.0f}% of the step\n",
+                       100.0 * r.transpose_seconds / r.step_seconds);
+    out +=
+        fmt::format("  memory traffic                     {:.4g} MB per step ({:.0f} B per cell), "
+                    "{:.3g} GB/s\n",
+                    bytes * 1e-6, bytes / cells, bytes / per_step * 1e-9);
+  }
+  if (r.snapshot_wait_seconds > 0)
+    out += fmt::format("  waiting on snapshot I/O            {:.3g} s\n", r.snapshot_wait_seconds);
+  out += fmt::format("  output                             {}\n",
+                     s.output_file.empty() ? std::string("(none)") : s.output_file);
+  if (r.interrupted)
+    out += fmt::format("  checkpoint                         {}\n", r.checkpoint);
+  std::fputs(out.c_str(), stdout);
+  std::fflush(stdout);
+}
+
 } // namespace
 
 int run_heat2d_job(const Deck& deck, const Context& ctx) {
@@ -108,30 +154,13 @@ int run_heat2d_job(const Deck& deck, const Context& ctx) {
             s.steps, ctx.nranks, s.provenance.threads);
   const heat2d::RunResult r = heat2d::run(s, ctx.comm);
 
-  const std::int64_t stepped = r.steps_done - r.start_step;
-  if (ctx.rank == 0 && !r.timing_table.empty())
-    log::info("timing (max over ranks):\n{}", r.timing_table);
-  if (stepped > 0) {
-    const double per_step = r.step_seconds / static_cast<double>(stepped);
-    const double cells = static_cast<double>(c.nx) * static_cast<double>(c.ny);
-    log::info("{} steps: {:.4g} ms per step, {:.3g} cell updates/s, {:.0f}% of the step in "
-              "transposes (rank 0)",
-              stepped, 1e3 * per_step, cells / per_step,
-              r.step_seconds > 0 ? 100.0 * r.transpose_seconds / r.step_seconds : 0.0);
-  }
-  if (!r.interrupted && !r.diagnostics.l2_error.empty() &&
-      !std::isnan(r.diagnostics.l2_error.back()))
-    log::info("error against the exact solution at t = {:.6g}: l2 {:.6e}, linf {:.6e}",
-              r.diagnostics.time.back(), r.diagnostics.l2_error.back(),
-              r.diagnostics.linf_error.back());
   if (r.interrupted) {
     log::info("stopped by {} at step {} of {}: checkpoint written to '{}'; continue with\n  {} "
               "--set restart.file={}",
               heat2d::signal_name(r.signal), r.steps_done, s.steps, r.checkpoint, ctx.command_line,
               r.checkpoint);
   }
-  if (!s.output_file.empty())
-    log::info("output: {}", s.output_file);
+  print_summary(s, r, ctx);
   return 0;
 }
 

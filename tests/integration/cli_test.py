@@ -31,6 +31,9 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_outputs  # noqa: E402
 
+# The pipeline example deck (the embedded default is a heat2d job).
+PIPELINE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "inputs",
+                        "pipeline.toml")
 TIMEOUT = 150  # seconds per tessera invocation: a hang fails the test with a clear message
 
 
@@ -134,15 +137,36 @@ def transpose_1000(r, rng):
 
 
 def run_default(r, rng):
+    # The embedded default deck (inputs/default.toml): heat2d, 256 x 256 interior unknowns,
+    # Dirichlet 0, u(0) = sin(pi x) sin(pi y), 200 steps of 1e-4; the exact solution is
+    # exp(-2 pi^2 t) sin(pi x) sin(pi y).
     p = r.run(["run"])
     out = r.path("tessera-default.h5")
-    expect("wrote tessera-default.h5" in p.stderr, "no 'wrote' line on stderr")
     expect("max time" in p.stdout, "no timing table on stdout")
-    check(["pipeline", out, "--rows", "1000", "--cols", "999", "--ranks", str(ranks_of(r))])
+    m = re.search(r"error against the exact solution\s+l2 (\S+)\s+linf (\S+)", p.stdout)
+    expect(m, f"no error against the exact solution on stdout:\n{p.stdout}")
+    l2, linf = float(m.group(1)), float(m.group(2))
+    expect(0 < l2 < 1e-5 and 0 < linf < 1e-5, f"error too large: {m.group(0)}")
+    expect(re.search(r"time per step\s+[0-9.e+-]+ ms", p.stdout), "no time per step on stdout")
+    expect(re.search(r"output\s+tessera-default\.h5", p.stdout), "no output path on stdout")
     with h5py.File(out, "r") as f:
+        expect(int(check_outputs.attr(f, "complete")) == 1, "the output is not complete")
+        u = f["fields/u"]
+        expect(u.shape == (3, 256, 256), f"/fields/u has shape {u.shape}, expected (3, 256, 256)")
+        t = f["fields/time"][...]
+        expect(np.allclose(t, [0.0, 0.01, 0.02], rtol=0, atol=1e-15), f"/fields/time = {t}")
+        x, y = f["grid/x"][...], f["grid/y"][...]
+        expect(np.allclose(x, np.arange(1, 257) / 257, rtol=0, atol=1e-15), "/grid/x")
+        exact = np.exp(-2 * np.pi ** 2 * t[-1]) * np.outer(np.sin(np.pi * y), np.sin(np.pi * x))
+        err = np.abs(u[-1] - exact).max()
+        stored = f["diagnostics/linf_error"][-1]
+        expect(abs(err - stored) <= 1e-9 * stored, f"max |u - exact| = {err}, stored {stored}")
+        expect(abs(linf - stored) <= 1e-6 * stored, f"printed linf {linf}, stored {stored}")
+        expect(f["diagnostics/step"][-1] == 200, "the diagnostics do not end at step 200")
         deck = check_outputs.attr(f, "deck")
     # The stored deck is the effective deck `tessera check` prints.
     c = r.run(["check"])
+    expect('kind = "heat2d"' in c.stdout, "the embedded default deck is not a heat2d job")
     expect(c.stdout.splitlines()[1:] == deck.splitlines()[1:],
            "the file's deck attribute differs from `tessera check`'s effective deck")
 
@@ -188,10 +212,10 @@ deflate = 3
 
 
 def check_scenario(r, rng):
-    p = r.run(["check", "-"])
+    p = r.run(["check", PIPELINE])
     eff = p.stdout
     for key in ("[job]", 'kind = "pipeline"', "[matrix]", "rows = 1000", "[transpose]",
-                "[reduce]", "[output]", 'file = "tessera-default.h5"', "deflate = 0"):
+                "[reduce]", "[output]", 'file = "tessera-pipeline.h5"', "deflate = 0"):
         expect(key in eff, f"effective deck lacks '{key}':\n{eff}")
     with open(r.path("eff.toml"), "w") as fh:
         fh.write(eff)
@@ -202,7 +226,7 @@ def check_scenario(r, rng):
     p3 = r.run(["check", "eff.toml", "--set", f"matrix.cols={n}", "--set", "reduce.ops=min,max"])
     expect(f"cols = {n}" in p3.stdout and 'ops = ["min", "max"]' in p3.stdout,
            f"--set not applied:\n{p3.stdout}")
-    expect(not os.path.exists(r.path("tessera-default.h5")), "check wrote an output file")
+    expect(not os.path.exists(r.path("tessera-pipeline.h5")), "check wrote an output file")
 
 
 def info(r, rng):
@@ -254,17 +278,18 @@ BAD = {
                       r"bad\.toml:3: solver: unknown table \[solver\]"),
     "wrong_type": (lambda r: ["run", deck(r, '[output]\nfile = "out.h5"\n[matrix]\nrows = "many"\n')],
                    r"bad\.toml:4: matrix\.rows: expected an integer, got a string"),
-    "wrong_type_set": (lambda r: ["run", "--set", "output.file=out.h5", "--set",
-                                  "transpose.enabled=3"],
+    "wrong_type_set": (lambda r: ["run", PIPELINE, "--set", "output.file=out.h5",
+                                  "--set", "transpose.enabled=3"],
                        r"--set: transpose\.enabled: expected a boolean"),
-    "bad_choice": (lambda r: ["run", "--set", "output.file=out.h5", "--set", "reduce.axis=diag"],
+    "bad_choice": (lambda r: ["run", PIPELINE, "--set", "output.file=out.h5", "--set",
+                            "reduce.axis=diag"],
                    r"--set: reduce\.axis: 'diag' is not one of all, rows, cols"),
     "unknown_kind": (lambda r: ["run", deck(r, '[job]\nkind = "nothing"\n')],
                      r"bad\.toml:2: job\.kind: unknown job kind 'nothing'"),
     "missing_input_file": (lambda r: ["transpose", "no-such.h5:/A", "out.h5:/AT"],
                            r"no-such\.h5"),
-    "missing_input_deck": (lambda r: ["run", "--set", 'matrix.input=no-such.h5:/A', "--set",
-                                      "output.file=out.h5"], r"no-such\.h5"),
+    "missing_input_deck": (lambda r: ["run", PIPELINE, "--set", 'matrix.input=no-such.h5:/A',
+                                      "--set", "output.file=out.h5"], r"no-such\.h5"),
     "missing_dataset": (lambda r: (make_h5(r), ["transpose", "in.h5:/B", "out.h5:/BT"])[1],
                         r"/B\b"),
     "wrong_rank_1d": (lambda r: (make_h5(r), ["transpose", "in.h5:/v", "out.h5:/vt"])[1],
@@ -282,11 +307,13 @@ BAD = {
     "unwritable_dir": (lambda r: ["generate", "no-such-dir/out.h5:/A", "--rows", "3", "--cols",
                                   "4"], r"no-such-dir/out\.h5"),
     "output_parent_is_file": (lambda r: (open(r.path("plainfile"), "w").close(),
-                                         ["run", "--set", "output.file=plainfile/out.h5"])[1],
+                                         ["run", PIPELINE, "--set",
+                                          "output.file=plainfile/out.h5"])[1],
                               r"plainfile/out\.h5"),
     "zero_rows": (lambda r: ["generate", "out.h5:/A", "--rows", "0", "--cols", "5"],
                   r"zero-size matrix: --rows 0 --cols 5"),
-    "zero_cols_deck": (lambda r: ["run", "--set", "matrix.cols=0", "--set", "output.file=out.h5"],
+    "zero_cols_deck": (lambda r: ["run", PIPELINE, "--set", "matrix.cols=0", "--set",
+                                     "output.file=out.h5"],
                        r"--set: matrix\.cols: must be at least 1, got 0"),
     "same_file": (lambda r: (make_h5(r), ["transpose", "in.h5:/A", "./in.h5:/AT"])[1],
                   r"also the input file"),

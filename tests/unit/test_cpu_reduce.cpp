@@ -130,6 +130,29 @@ TYPED_TEST(CpuReduce, FoldRowsContinuesAColumnFoldAcrossAnySplit) {
   }
 }
 
+// The column fold walks rows eight at a time; pieces of every length around that step, with
+// the short row sweeps at their ends, must continue the fold exactly.
+TYPED_TEST(CpuReduce, FoldRowsInPiecesOfAnyLengthMatchesTheWholeGroup) {
+  using T = TypeParam;
+  const unsigned seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  const std::int64_t rows = 64, cols = 999;
+  const auto a = random_matrix<T>(static_cast<std::size_t>(rows * cols), rng);
+  const std::int64_t pieces[] = {1, 7, 8, 9, 15, 16, 2, 6}; // sums to 64
+  for (Op op : kOps) {
+    std::vector<double> group(static_cast<std::size_t>(cols));
+    cpu::reduce_col_groups(op, a.data(), rows, cols, group.data());
+    std::vector<double> acc(static_cast<std::size_t>(cols), cpu::identity(op));
+    std::int64_t i = 0;
+    for (std::int64_t n : pieces) {
+      cpu::fold_rows(op, a.data() + i * cols, n, cols, acc.data());
+      i += n;
+    }
+    ASSERT_EQ(i, rows);
+    EXPECT_EQ(bits(acc), bits(group)) << op_name(op) << ", seed " << seed;
+  }
+}
+
 TEST(CpuReduceScalars, IdentityCombineAndFinalize) {
   EXPECT_EQ(cpu::identity(Op::Sum), 0.0);
   EXPECT_EQ(cpu::identity(Op::Min), INFINITY);

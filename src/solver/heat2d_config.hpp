@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/backend.hpp"
+
 namespace tessera::heat2d {
 
 enum class Boundary { Dirichlet, Periodic };
@@ -21,6 +23,9 @@ struct Config {
   double dt = 0.0;
   Boundary boundary = Boundary::Dirichlet;
   double boundary_value = 0.0; // Dirichlet: u on the whole boundary
+  // Cpu: the state in host memory, OpenMP line work. Cuda: the state on each rank's GPU, the
+  // line work in CUDA kernels, the transposes through the GPU exchange (same bits as Cpu).
+  Backend backend = Backend::Cpu;
 };
 
 // The first setting that is out of range, named by its deck key (grid.nx, time.dt, …), with

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 
+#include "core/throw.hpp"
 #include "mpi/communicator.hpp"
+#include "solver/solver_device.hpp"
 
 namespace tessera::heat2d {
 
@@ -11,6 +13,8 @@ namespace {
 
 BlockDistribution checked_layout_x(const Config& c, MPI_Comm comm) {
   validate(c, mpi::comm_size(comm));
+  TESSERA_REQUIRE(c.backend == Backend::Cpu || c.backend == Backend::Cuda, InputError,
+                  "job.backend: the solver needs cpu or cuda (resolve auto first)");
   return BlockDistribution({c.ny, c.nx}, mpi::comm_size(comm));
 }
 
@@ -27,18 +31,41 @@ Solver::Solver(const Config& config, MPI_Comm comm, PhaseTimers* timers)
       local_y_(static_cast<std::size_t>(dist_y_.local_size(rank_))),
       line_x_(config.nx, half_courant(config, dx(config)), config.boundary, config.boundary_value),
       line_y_(config.ny, half_courant(config, dy(config)), config.boundary, config.boundary_value),
-      to_x_(dist_y_, DType::f64, comm, Backend::Cpu, {.timers = timers_}),
-      to_y_(dist_x_, DType::f64, comm, Backend::Cpu, {.timers = timers_}), u_(local_y_, 0.0),
-      work_(std::max(local_x_, local_y_), 0.0), lines_x_(local_x_, 0.0) {
+      to_x_(dist_y_, DType::f64, comm, config.backend, plan_options()),
+      to_y_(dist_x_, DType::f64, comm, config.backend, plan_options()), u_(local_y_, 0.0) {
   // Plans with the Auto exchange pick their algorithm by a timed trial at the first execute:
   // run it now, so that it is not counted as stepping.
   ScopedPhase p(*timers_, "setup: exchange trial");
+  if (config_.backend == Backend::Cuda) {
+    device_init();
+    return;
+  }
+  work_.assign(std::max(local_x_, local_y_), 0.0);
+  lines_x_.assign(local_x_, 0.0);
   to_x_.execute(work_.data(), lines_x_.data());
   to_y_.execute(lines_x_.data(), u_.data());
 }
 
-std::span<double> Solver::mutable_field_y() noexcept {
+TransposeOptions Solver::plan_options() const {
+  TransposeOptions o;
+  o.timers = timers_;
+  o.memory = config_.backend == Backend::Cuda ? Memory::Device : Memory::Host;
+  return o;
+}
+
+std::span<const double> Solver::field_y() const {
+  if (dev_ && host_stale_)
+    device_download();
+  return {u_.data(), local_y_};
+}
+
+std::span<double> Solver::mutable_field_y() {
   explicit_ready_ = false;
+  if (dev_) {
+    if (host_stale_)
+      device_download();
+    host_newer_ = true;
+  }
   return {u_.data(), local_y_};
 }
 
@@ -49,14 +76,26 @@ void Solver::transpose(TransposePlan& plan, const double* in, double* out, const
 
 void Solver::set_field_x(const double* block_x) {
   explicit_ready_ = false;
+  if (dev_) {
+    device_set_field_x(block_x);
+    return;
+  }
   transpose(to_y_, block_x, u_.data(), "layout changes");
 }
 
 void Solver::get_field_x(double* block_x) {
+  if (dev_) {
+    device_get_field_x(block_x);
+    return;
+  }
   transpose(to_x_, u_.data(), block_x, "layout changes");
 }
 
 void Solver::step() {
+  if (dev_) {
+    device_step();
+    return;
+  }
   const std::int64_t rows_x = dist_x_.rows(rank_), rows_y = dist_y_.rows(rank_);
   const double bytes_x = 8.0 * static_cast<double>(local_x_);
   const double bytes_y = 8.0 * static_cast<double>(local_y_);

@@ -13,11 +13,16 @@
 // cache. The two distributed transposes carry all communication; the tridiagonal solves and the
 // stencils work on whole lines, so every value is computed by the same operations whatever the
 // number of ranks or threads: the fields are bit-identical on any rank count.
+//
+// With Config::backend == Cuda the state lives on the rank's GPU (solver_cuda.cpp): the same step
+// with cuda/heat2d kernels, cuda::DeviceTridiag and device-memory transpose plans, which give the
+// same bits as the CPU. The host views (field_y, get_field_x, …) copy on demand.
 #pragma once
 
 #include <mpi.h>
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -39,6 +44,9 @@ public:
   // Collective over comm. Validates the configuration (InputError naming the key) and builds
   // the two transpose plans. `timers`, when given, receives the step phases.
   Solver(const Config& config, MPI_Comm comm, PhaseTimers* timers = nullptr);
+  ~Solver();
+  Solver(const Solver&) = delete;
+  Solver& operator=(const Solver&) = delete;
 
   const Config& config() const noexcept { return config_; }
   MPI_Comm comm() const noexcept { return comm_; }
@@ -46,10 +54,12 @@ public:
   const BlockDistribution& layout_x() const noexcept { return dist_x_; }
   const BlockDistribution& layout_y() const noexcept { return dist_y_; }
 
-  // The state in layout Y: layout_y().rows(rank()) lines of ny values.
-  std::span<const double> field_y() const noexcept { return {u_.data(), local_y_}; }
-  // Writable view; writing the state invalidates work cached for the next step.
-  std::span<double> mutable_field_y() noexcept;
+  // The state in layout Y: layout_y().rows(rank()) lines of ny values (host memory; with the
+  // CUDA backend a copy of the device state, refreshed when stale).
+  std::span<const double> field_y() const;
+  // Writable view; writing the state invalidates work cached for the next step (and, with the
+  // CUDA backend, is copied to the device before the next step).
+  std::span<double> mutable_field_y();
   // Collective: the state from / into layout X (layout_x().rows(rank()) × nx values).
   void set_field_x(const double* block_x);
   void get_field_x(double* block_x);
@@ -65,8 +75,19 @@ public:
   // the plans count them), for the memory-bandwidth figure.
   double bytes_per_step() const noexcept;
 
+  Backend backend() const noexcept { return config_.backend; }
+
 private:
+  struct Device; // solver_device.hpp
   void transpose(TransposePlan& plan, const double* in, double* out, const char* phase);
+  TransposeOptions plan_options() const;
+  // The CUDA backend (solver_cuda.cpp).
+  void device_init();
+  void device_step();
+  void device_set_field_x(const double* block_x);
+  void device_get_field_x(double* block_x);
+  void device_upload();         // u_ → device state (after mutable_field_y)
+  void device_download() const; // device state → u_
 
   Config config_;
   MPI_Comm comm_;
@@ -76,12 +97,15 @@ private:
   BlockDistribution dist_x_, dist_y_;
   std::size_t local_x_ = 0, local_y_ = 0;
   AdiLine line_x_, line_y_;
-  TransposePlan to_x_, to_y_;   // layout Y → X and X → Y
-  std::vector<double> u_;       // the state, layout Y
-  std::vector<double> work_;    // the explicit half of the next transpose's input
-  std::vector<double> lines_x_; // layout X lines being solved
-  bool explicit_ready_ = false; // work_ holds (I + A_y D_y) u_
+  TransposePlan to_x_, to_y_;     // layout Y → X and X → Y
+  mutable std::vector<double> u_; // the state, layout Y (CUDA: the host copy)
+  std::vector<double> work_;      // the explicit half of the next transpose's input
+  std::vector<double> lines_x_;   // layout X lines being solved
+  bool explicit_ready_ = false;   // work_ holds (I + A_y D_y) u_
   std::int64_t steps_ = 0;
+  std::unique_ptr<Device> dev_;     // CUDA backend only
+  mutable bool host_stale_ = false; // CUDA: u_ is older than the device state
+  bool host_newer_ = false;         // CUDA: u_ was written through mutable_field_y()
 };
 
 } // namespace tessera::heat2d

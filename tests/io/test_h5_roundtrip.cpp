@@ -54,7 +54,8 @@ void round_trip(const std::string& mode, Shape shape, const WriteOptions& opts =
   std::vector<T> back(mine.size());
   read_rows(f, "/group/A", dist, rank, dtype_of<T>, back.data());
   EXPECT_TRUE(last_transfer_was_collective()) << "the read fell back to independent I/O";
-  EXPECT_EQ(std::memcmp(back.data(), mine.data(), mine.size() * sizeof(T)), 0)
+  // memcmp must not see the null data() of an empty block (a rank without rows).
+  EXPECT_TRUE(mine.empty() || std::memcmp(back.data(), mine.data(), mine.size() * sizeof(T)) == 0)
       << "rank " << rank << " read back other values than it wrote";
 
   // Every rank reads the whole matrix: the rows landed where they belong.

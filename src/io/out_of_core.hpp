@@ -1,0 +1,107 @@
+// Out-of-core transpose and reductions of HDF5 datasets in bounded memory (DESIGN.md "I/O and
+// the staging queue"). The dataset streams through a fixed set of buffers per rank: the I/O
+// thread reads chunks ahead of compute and writes results behind it, through StagingQueues, so
+// file I/O overlaps compute and no rank ever holds more than `memory_limit` of staging.
+//
+//   io::OutOfCoreOptions o;
+//   o.memory_limit = 512 << 20;   // per rank
+//   o.timers = &timers;           // read, compute, exchange, write, waits (mpi::timing_table)
+//   io::transpose_out_of_core(DatasetRef::parse("a.h5:/A"), DatasetRef::parse("at.h5:/AT"),
+//                             o, MPI_COMM_WORLD);
+//   ReduceResult r = io::reduce_out_of_core(DatasetRef::parse("a.h5:/A"), {Op::Sum, Op::Max},
+//                                           Axis::All, o, MPI_COMM_WORLD);
+//
+// Results are those of the in-memory path: the transposed dataset is bit-identical to
+// TransposePlan's, and reductions equal ReducePlan's bit for bit (the Sum family follows the
+// canonical order of core/reduction.hpp across chunk boundaries).
+//
+// Both calls are collective over `comm` and need MPI_THREAD_MULTIPLE. Errors on either side
+// (a read or write failure, a corrupt chunk, an exception in compute) stop both threads of
+// every rank promptly and are thrown on every rank, naming the cause; the output's NAME.partial
+// is removed. Chunk geometry and measurements: docs/performance.md ("Out-of-core I/O").
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "core/reduction.hpp"
+#include "core/timers.hpp"
+#include "io/dataset_ref.hpp"
+#include "io/h5_file.hpp"
+#include "io/h5_matrix.hpp"
+#include "io/provenance.hpp"
+#include "mpi/transpose_plan.hpp"
+
+namespace tessera::io {
+
+inline constexpr std::size_t kDefaultMemoryLimit = std::size_t{256} << 20;
+
+struct OutOfCoreOptions {
+  // Host memory per rank for the chunk buffers in flight and the transpose's exchange buffers.
+  // 0: kDefaultMemoryLimit. The chunk size follows from it unless chunk_rows is set.
+  std::size_t memory_limit = 0;
+  // Chunks in flight per direction besides the one being computed: the read-ahead depth and
+  // the write-behind depth (>= 1). Each extra level costs one chunk buffer per direction.
+  int staging_depth = 1;
+  // Input rows per chunk, over all ranks together; 0: as many as memory_limit allows.
+  // ResourceError when the chunks this gives do not fit memory_limit.
+  std::int64_t chunk_rows = 0;
+
+  Backend backend = Backend::Auto;        // transpose kernels (chunks stay in host memory)
+  Exchange exchange = Exchange::Auto;     // transpose exchange algorithm
+  WriteOptions write{};                   // output layout: chunked, deflate
+  const Provenance* provenance = nullptr; // written on the output's root when set
+  // String attributes of the output dataset (transpose), e.g. {"transpose_of", "a.h5:/A"}.
+  std::vector<std::pair<std::string, std::string>> dataset_attributes;
+  // Transpose: called on the I/O thread with the output file just before it is committed, to
+  // add more to it (the pipeline job's reductions). Collective, like any HDF5 write.
+  std::function<void(H5File&)> before_commit;
+  int io_cpu = -1; // pin the I/O thread to this CPU (-1: don't)
+
+  // Deliberate delays per chunk, to show and test the overlap (benchmarks, tests). Negative:
+  // from the environment, TESSERA_IO_DELAY_MS / TESSERA_COMPUTE_DELAY_MS (default 0).
+  double io_delay_ms = -1.0;      // added to the I/O thread's work on each chunk
+  double compute_delay_ms = -1.0; // added to compute's work on each chunk
+  // Fault injection for tests, "SIDE:rank=R:chunk=C" with SIDE read, write or compute, e.g.
+  // "read:rank=1:chunk=3". Empty: from the environment, TESSERA_FAULT (unset: none).
+  std::string fault;
+
+  bool progress = true;           // rank 0 logs bytes done/total, GB/s and ETA
+  double progress_interval = 2.0; // seconds between progress lines
+  PhaseTimers* timers = nullptr;  // phases of this rank are added here when set
+};
+
+// What a run did on this rank (the pipeline's own view; timers hold the per-phase detail).
+struct OutOfCoreReport {
+  std::int64_t chunks = 0;
+  std::int64_t chunk_rows = 0;    // input rows per chunk, all ranks together
+  std::size_t buffer_bytes = 0;   // chunk and exchange buffers allocated on this rank
+  double seconds = 0.0;           // wall time of the whole call
+  double bytes_read = 0.0;        // by this rank
+  double bytes_written = 0.0;     // by this rank
+  double io_seconds = 0.0;        // the I/O thread's reads and writes (delays included)
+  double compute_seconds = 0.0;   // compute and exchange (delays included)
+  double compute_waited_io = 0.0; // compute blocked on the queues from the I/O thread
+  double io_waited_compute = 0.0; // the I/O thread blocked on the queues from compute
+};
+
+// Collective. Writes the transpose of `in` (M×N) to `out` (N×M, same element type), creating
+// out.file (as out.file.partial until complete; an existing file is replaced) — it must not be
+// in.file.
+OutOfCoreReport transpose_out_of_core(const DatasetRef& in, const DatasetRef& out,
+                                      const OutOfCoreOptions& options, MPI_Comm comm);
+
+// Collective. The reductions `ops` of `in` (f32 or f64) along `axis`; the same values on every
+// rank. `report`, when set, receives what the run did.
+ReduceResult reduce_out_of_core(const DatasetRef& in, const std::vector<Op>& ops, Axis axis,
+                                const OutOfCoreOptions& options, MPI_Comm comm,
+                                OutOfCoreReport* report = nullptr);
+
+} // namespace tessera::io

@@ -1,0 +1,401 @@
+// Out-of-core reductions: the dataset streams through in slabs of rows, read ahead by the I/O
+// thread, and every value follows the canonical order of core/reduction.hpp exactly, whatever
+// the chunking and the rank count.
+//
+// Axis::All and Axis::Rows: a slab's rows are spread over the ranks (contiguous reads); each
+// rank computes the row values r(i) of its rows (cpu::reduce_rows), and the slab's row values
+// are gathered on every rank (one double per row: small next to the rows). Every rank then
+// folds them in global row order — p[b] over each 64-row block, the blocks into the total —
+// carrying an unfinished block over to the next slab, so slabs need not align with blocks.
+//
+// Axis::Cols: a column's fold must see its rows in order, so here the ranks split the columns
+// instead: each reads its column stripe of the slab (the ranks' stripes together are again one
+// contiguous stretch of the file) and keeps, per column, the running fold over whole 64-row
+// blocks (cpu::reduce_col_groups) and the sequential fold of the block in progress. Slabs are
+// a multiple of 64 rows when the memory limit allows it, so blocks rarely straddle two slabs;
+// when one does, its rows are continued one at a time, which keeps the order exact. The
+// finished columns are gathered at the end.
+#include <mpi.h>
+
+#include <algorithm>
+
+#include "core/check.hpp"
+#include "core/log.hpp"
+#include "core/throw.hpp"
+#include "cpu/reduce.hpp"
+#include "io/h5_file.hpp"
+#include "io/out_of_core.hpp"
+#include "io/out_of_core_pipeline.hpp"
+#include "mpi/agreement.hpp"
+
+namespace tessera::io {
+
+namespace {
+
+using detail::BufferRing;
+using detail::FaultSite;
+using detail::Slot;
+
+struct Geometry {
+  Shape shape;
+  DType dtype = DType::f64;
+  Axis axis = Axis::All;
+  int nranks = 1;
+  std::int64_t height = 0; // rows per chunk
+  std::int64_t chunks = 0;
+
+  std::int64_t row0(std::int64_t c) const { return c * height; }
+  std::int64_t rows(std::int64_t c) const { return std::min(height, shape.rows - row0(c)); }
+  // Rows of chunk c over the ranks (All, Rows).
+  BlockDistribution slab(std::int64_t c) const { return {{rows(c), shape.cols}, nranks}; }
+  // Columns over the ranks (Cols).
+  BlockDistribution stripes() const { return {{shape.cols, 1}, nranks}; }
+  Hyperslab read_slab(std::int64_t c, int rank) const {
+    if (axis == Axis::Cols) {
+      const BlockDistribution s = stripes();
+      return {row0(c), rows(c), s.begin(rank), s.rows(rank)};
+    }
+    const BlockDistribution d = slab(c);
+    return {row0(c) + d.begin(rank), d.rows(rank), 0, shape.cols};
+  }
+};
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+
+// Bytes one rank needs for chunks of `h` rows: the chunk buffers plus the per-chunk doubles
+// (row values and their gathered copy, or the column group partials and running folds).
+std::size_t footprint(const Geometry& g, std::int64_t h, int buffers, std::size_t nops) {
+  const std::size_t es = dtype_size(g.dtype);
+  if (g.axis == Axis::Cols) {
+    const std::int64_t w = ceil_div(g.shape.cols, g.nranks);
+    return buffers * static_cast<std::size_t>(h * w) * es +
+           static_cast<std::size_t>(ceil_div(h, kReduceBlockRows) * w) * sizeof(double) +
+           2 * nops * static_cast<std::size_t>(w) * sizeof(double);
+  }
+  const std::int64_t m = ceil_div(h, g.nranks);
+  return buffers * static_cast<std::size_t>(m * g.shape.cols) * es +
+         static_cast<std::size_t>(m + h) * sizeof(double);
+}
+
+Geometry plan_geometry(const DatasetInfo& info, Axis axis, int nranks, std::size_t nops,
+                       const detail::PipelineContext& ctx) {
+  Geometry g;
+  g.shape = info.shape;
+  g.dtype = info.dtype;
+  g.axis = axis;
+  g.nranks = nranks;
+  dispatch_real_dtype(g.dtype, [](auto) {}); // InputError for complex data
+  if (g.shape.empty())
+    return g;
+  const std::int64_t M = g.shape.rows;
+  const int buffers = ctx.depth + 1;
+  // Column folds need slabs of whole blocks (or one slab of everything).
+  const std::int64_t unit = axis == Axis::Cols ? kReduceBlockRows : 1;
+  const auto fits = [&](std::int64_t h) {
+    return footprint(g, h, buffers, nops) <= ctx.memory_limit;
+  };
+  const auto need = [&](std::int64_t h) {
+    return detail::format_bytes(static_cast<double>(footprint(g, h, buffers, nops)));
+  };
+  if (ctx.options.chunk_rows > 0) {
+    g.height = std::min(ctx.options.chunk_rows, M);
+    if (ctx.options.memory_limit != 0 && !fits(g.height))
+      TESSERA_THROW(ResourceError,
+                    "chunks of {} rows of the {} {} matrix need {} per rank with staging depth "
+                    "{}, more than the memory limit of {}",
+                    g.height, g.shape.str(), dtype_name(g.dtype), need(g.height), ctx.depth,
+                    detail::format_bytes(static_cast<double>(ctx.memory_limit)));
+  } else {
+    if (!fits(1))
+      TESSERA_THROW(ResourceError,
+                    "the memory limit of {} per rank is too small to reduce the {} {} matrix "
+                    "along {}: chunks of one row already need {} with staging depth {}",
+                    detail::format_bytes(static_cast<double>(ctx.memory_limit)), g.shape.str(),
+                    dtype_name(g.dtype), axis_name(axis), need(1), ctx.depth);
+    std::int64_t lo = 1, hi = M; // fits(lo); find the largest fitting height
+    while (lo < hi) {
+      const std::int64_t mid = lo + (hi - lo + 1) / 2;
+      if (fits(mid))
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    // Column folds prefer whole blocks: no row then takes the one-at-a-time path.
+    g.height = lo >= unit && lo < M ? lo / unit * unit : lo;
+  }
+  g.chunks = ceil_div(M, g.height);
+  return g;
+}
+
+// Every rank's `mine` in rank order (counts known to all). The one MPI call of the reductions
+// that is not an agreement: mpi/ has no gather helper to reuse.
+void allgather(MPI_Comm comm, const std::vector<double>& mine, const std::vector<int>& counts,
+               std::vector<double>& all) {
+  std::vector<int> displs(counts.size(), 0);
+  for (std::size_t r = 1; r < counts.size(); ++r)
+    displs[r] = displs[r - 1] + counts[r - 1];
+  all.resize(static_cast<std::size_t>(displs.back() + counts.back()));
+  CHECK_MPI(MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(),
+                           counts.data(), displs.data(), MPI_DOUBLE, comm));
+}
+
+std::vector<int> counts_of(const BlockDistribution& d) {
+  std::vector<int> c(static_cast<std::size_t>(d.nranks()));
+  for (int r = 0; r < d.nranks(); ++r)
+    c[r] = static_cast<int>(d.rows(r));
+  return c;
+}
+
+// Running state of each op, kept identically on every rank (All, Rows) or per stripe (Cols).
+struct Accumulator {
+  Op op;
+  double block = 0.0;         // All: the fold of the current 64-row block so far
+  double total = 0.0;         // All: the fold of the finished blocks
+  std::vector<double> values; // Rows: finished row values; Cols: running column folds
+  std::vector<double> open;   // Cols: per column, the fold of the block in progress
+};
+
+struct Shared {
+  Shared(MPI_Comm comm, const OutOfCoreOptions& o, const DatasetRef& i)
+      : ctx(comm, o), in(i), ring(ctx.depth + 1) {}
+  void abort(std::exception_ptr e) noexcept {
+    info.abort(e);
+    go.abort(e);
+    ring.abort(e);
+  }
+  detail::PipelineContext ctx;
+  DatasetRef in;
+  StagingQueue<DatasetInfo> info{1};
+  StagingQueue<Geometry> go{1};
+  BufferRing ring;
+};
+
+void io_side(Shared& s) {
+  detail::PipelineContext& ctx = s.ctx;
+  const MPI_Comm comm = ctx.io->comm();
+  const int rank = ctx.io->rank();
+  double t0 = wall_seconds();
+  H5File fin = H5File::open_read(s.in.file, comm);
+  const DatasetInfo info = inspect_dataset(fin, s.in.path);
+  ctx.io_timers.add("open", wall_seconds() - t0);
+  mpi::collectively(comm, [&] { s.info.push(info); });
+  Geometry g;
+  mpi::collectively(comm, [&] { g = *s.go.pop(); });
+
+  const std::size_t es = dtype_size(g.dtype);
+  std::optional<Slot> filled;
+  for (std::int64_t c = 0; c < g.chunks; ++c) {
+    Slot slot;
+    mpi::collectively(comm, [&] {
+      if (filled)
+        s.ring.full.push(*filled);
+      filled.reset();
+      slot = detail::pop_chunk(s.ring.free, -1, "free read-buffer");
+      detail::inject_fault(ctx.fault, FaultSite::Read, rank, c);
+    });
+    const Hyperslab h = g.read_slab(c, rank);
+    t0 = wall_seconds();
+    detail::with_context(
+        fmt::format("reading {} rows [{}, {})", s.in.str(), g.row0(c), g.row0(c) + g.rows(c)),
+        [&] { read_block(fin, s.in.path, h, g.dtype, slot.buffer->data()); });
+    detail::delay_ms(ctx.io_delay_ms);
+    ctx.io_timers.add("read", wall_seconds() - t0, static_cast<double>(h.size() * es));
+    slot.chunk = c;
+    filled = slot;
+  }
+  mpi::collectively(comm, [&] {
+    if (filled)
+      s.ring.full.push(*filled);
+    s.ring.full.close();
+  });
+}
+
+// Folds one chunk into the accumulators.
+template <class T>
+void reduce_chunk(const Geometry& g, std::int64_t c, int rank, const T* data,
+                  std::vector<Accumulator>& acc, MPI_Comm comm, PhaseTimers& timers) {
+  if (g.axis == Axis::Cols) {
+    const double t0 = wall_seconds();
+    const std::int64_t h = g.rows(c), w = g.stripes().rows(rank), row0 = g.row0(c);
+    const std::int64_t end = row0 + h;
+    // Rows [row0, head_end) finish the block the previous slab left open; whole blocks follow;
+    // the rows after them open the next block.
+    const std::int64_t head_end =
+        std::min(end, ceil_div(row0, kReduceBlockRows) * kReduceBlockRows);
+    const std::int64_t body_end = head_end + (end - head_end) / kReduceBlockRows * kReduceBlockRows;
+    const std::int64_t blocks = (body_end - head_end) / kReduceBlockRows;
+    std::vector<double> parts(static_cast<std::size_t>(std::max<std::int64_t>(blocks, 1) * w));
+    for (Accumulator& a : acc) {
+      const auto close_block = [&] {
+        for (std::int64_t j = 0; j < w; ++j) {
+          a.values[j] = cpu::combine(a.op, a.values[j], a.open[j]);
+          a.open[j] = cpu::identity(a.op);
+        }
+      };
+      // One row at a time: f of each element, combined into the open fold in row order.
+      for (std::int64_t i = row0; i < head_end; ++i) {
+        cpu::reduce_col_groups(a.op, data + (i - row0) * w, 1, w, parts.data());
+        for (std::int64_t j = 0; j < w; ++j)
+          a.open[j] = cpu::combine(a.op, a.open[j], parts[j]);
+      }
+      if (head_end > row0 && (head_end % kReduceBlockRows == 0 || head_end == g.shape.rows))
+        close_block();
+      if (blocks > 0) {
+        cpu::reduce_col_groups(a.op, data + (head_end - row0) * w, body_end - head_end, w,
+                               parts.data());
+        for (std::int64_t b = 0; b < blocks; ++b)
+          for (std::int64_t j = 0; j < w; ++j)
+            a.values[j] = cpu::combine(a.op, a.values[j], parts[b * w + j]);
+      }
+      if (end > body_end) {
+        // The block is open (identity): its fold from the start is a group of its own.
+        cpu::reduce_col_groups(a.op, data + (body_end - row0) * w, end - body_end, w,
+                               a.open.data());
+        if (end == g.shape.rows)
+          close_block();
+      }
+    }
+    timers.add("compute", wall_seconds() - t0);
+    return;
+  }
+  const BlockDistribution d = g.slab(c);
+  const std::vector<int> counts = counts_of(d);
+  std::vector<double> mine(static_cast<std::size_t>(d.rows(rank))), all;
+  for (Accumulator& a : acc) {
+    double t0 = wall_seconds();
+    cpu::reduce_rows(a.op, data, d.rows(rank), g.shape.cols, mine.data());
+    timers.add("compute", wall_seconds() - t0);
+    t0 = wall_seconds();
+    allgather(comm, mine, counts, all);
+    timers.add("exchange", wall_seconds() - t0, static_cast<double>(all.size() * sizeof(double)));
+    t0 = wall_seconds();
+    if (g.axis == Axis::Rows) {
+      for (double r : all)
+        a.values.push_back(cpu::finalize(a.op, r, static_cast<double>(g.shape.cols)));
+    } else {
+      std::int64_t row = g.row0(c);
+      for (double r : all) {
+        a.block = cpu::combine(a.op, a.block, r);
+        if (++row % kReduceBlockRows == 0 || row == g.shape.rows) {
+          a.total = cpu::combine(a.op, a.total, a.block);
+          a.block = cpu::identity(a.op);
+        }
+      }
+    }
+    timers.add("compute", wall_seconds() - t0);
+  }
+}
+
+ReduceResult compute_side(Shared& s, const std::vector<Op>& ops, Axis axis,
+                          OutOfCoreReport& report) {
+  detail::PipelineContext& ctx = s.ctx;
+  const MPI_Comm comm = ctx.compute.get();
+  const int rank = ctx.compute.rank();
+
+  DatasetInfo info;
+  mpi::collectively(comm, [&] { info = *s.info.pop(); });
+  Geometry g;
+  mpi::collectively(comm, [&] {
+    TESSERA_REQUIRE(!ops.empty(), InputError, "no reduction asked for");
+    g = plan_geometry(info, axis, ctx.compute.size(), ops.size(), ctx);
+    if (g.chunks == 0)
+      return;
+    const std::size_t es = dtype_size(g.dtype);
+    const Hyperslab first = g.read_slab(0, rank);
+    // Every chunk fits the first one's buffer: it is the largest on this rank.
+    s.ring.allocate(static_cast<std::size_t>(first.size()) * es);
+    report.buffer_bytes = s.ring.allocated_bytes();
+  });
+  report.chunks = g.chunks;
+  report.chunk_rows = g.height;
+  if (rank == 0 && g.chunks > 0)
+    log::info("reduce out of core: {} {} along {} in {} chunks of {} rows, {} of buffers per rank",
+              g.shape.str(), dtype_name(g.dtype), axis_name(axis), g.chunks, g.height,
+              detail::format_bytes(static_cast<double>(report.buffer_bytes)));
+  mpi::collectively(comm, [&] { s.go.push(g); });
+
+  std::vector<Accumulator> acc;
+  for (Op op : ops) {
+    Accumulator a{op, cpu::identity(op), cpu::identity(op), {}};
+    if (axis == Axis::Cols) {
+      a.values.assign(static_cast<std::size_t>(g.stripes().rows(rank)), cpu::identity(op));
+      a.open = a.values;
+    } else if (axis == Axis::Rows)
+      a.values.reserve(static_cast<std::size_t>(g.shape.rows));
+    acc.push_back(std::move(a));
+  }
+
+  const double bytes_per_row =
+      static_cast<double>(g.shape.cols) * static_cast<double>(dtype_size(g.dtype));
+  detail::ProgressMeter progress("reduce", bytes_per_row * static_cast<double>(g.shape.rows),
+                                 ctx.options.progress && rank == 0, ctx.options.progress_interval);
+  std::optional<Slot> done;
+  for (std::int64_t c = 0; c < g.chunks; ++c) {
+    Slot slot;
+    mpi::collectively(comm, [&] {
+      if (done)
+        s.ring.free.push(*done);
+      done.reset();
+      slot = detail::pop_chunk(s.ring.full, c, "read-ahead");
+      detail::inject_fault(ctx.fault, FaultSite::Compute, rank, c);
+    });
+    dispatch_real_dtype(g.dtype, [&](auto tag) {
+      using T = decltype(tag);
+      reduce_chunk(g, c, rank, static_cast<const T*>(slot.buffer->data()), acc, comm,
+                   ctx.compute_timers);
+    });
+    const double t0 = wall_seconds();
+    detail::delay_ms(ctx.compute_delay_ms);
+    ctx.compute_timers.add("compute", wall_seconds() - t0);
+    progress.add(bytes_per_row * static_cast<double>(g.rows(c)));
+    done = slot;
+  }
+  mpi::collectively(comm, [&] {
+    if (done)
+      s.ring.free.push(*done);
+  });
+  progress.finish();
+
+  ReduceResult result;
+  result.axis = axis;
+  result.ops = ops;
+  const double rows = static_cast<double>(g.shape.rows), cols = static_cast<double>(g.shape.cols);
+  for (Accumulator& a : acc) {
+    if (axis == Axis::All) {
+      result.values.push_back({cpu::finalize(a.op, a.total, rows * cols)});
+    } else if (axis == Axis::Rows) {
+      result.values.push_back(std::move(a.values));
+    } else {
+      for (double& v : a.values)
+        v = cpu::finalize(a.op, v, rows);
+      std::vector<double> all;
+      const double t0 = wall_seconds();
+      allgather(comm, a.values, counts_of(g.stripes()), all);
+      ctx.compute_timers.add("exchange", wall_seconds() - t0,
+                             static_cast<double>(all.size() * sizeof(double)));
+      result.values.push_back(std::move(all));
+    }
+  }
+  return result;
+}
+
+} // namespace
+
+ReduceResult reduce_out_of_core(const DatasetRef& in, const std::vector<Op>& ops, Axis axis,
+                                const OutOfCoreOptions& options, MPI_Comm comm,
+                                OutOfCoreReport* report) {
+  Shared s(comm, options, in);
+  OutOfCoreReport r;
+  ReduceResult result;
+  detail::run_sides(
+      *s.ctx.io, [&] { io_side(s); }, [&] { result = compute_side(s, ops, axis, r); },
+      [&](std::exception_ptr e) { s.abort(e); });
+  detail::finish_report(s.ctx, r, s.ring, nullptr);
+  if (report)
+    *report = r;
+  return result;
+}
+
+} // namespace tessera::io

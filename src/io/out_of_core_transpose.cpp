@@ -1,0 +1,362 @@
+// Out-of-core transpose: slabs of full input rows are read (contiguous in the file), transposed
+// across the ranks by a TransposePlan, and written as column blocks of the output.
+//
+// Chunk c is the slab of input rows [c·H, c·H + h_c) (h_c = H but for the last). Its rows are
+// spread over the ranks as BlockDistribution({h_c, N}, P), so the ranks' reads together cover
+// one contiguous stretch of the file. The plan turns it into BlockDistribution({N, h_c}, P):
+// rank r ends up with output rows [b'_r, e'_r) restricted to columns [c·H, c·H + h_c), which it
+// writes as one hyperslab; together the ranks write the output's column block c, N runs of
+// h_c elements each. H is the largest height whose buffers fit the memory limit, because the
+// runs written grow with it (docs/performance.md "Out-of-core I/O" has the measurements).
+//
+// The I/O thread works through steps s = 0, 1, …: read chunk s, then write chunk s − depth.
+// Compute transposes chunk c as soon as it has been read and an output buffer is free. With
+// depth + 1 buffers per direction, reading chunk s + 1 and writing chunk s − 1 overlap the
+// transpose of chunk s.
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+#include "core/log.hpp"
+#include "core/throw.hpp"
+#include "io/h5_attribute.hpp"
+#include "io/h5_file.hpp"
+#include "io/out_of_core.hpp"
+#include "io/out_of_core_pipeline.hpp"
+#include "mpi/agreement.hpp"
+#include "mpi/transpose_layout.hpp"
+
+namespace tessera::io {
+
+namespace {
+
+using detail::BufferRing;
+using detail::FaultSite;
+using detail::Slot;
+
+struct Geometry {
+  Shape shape; // input M × N
+  DType dtype = DType::f64;
+  int nranks = 1;
+  std::int64_t height = 0; // H: input rows per chunk
+  std::int64_t chunks = 0;
+
+  std::int64_t row0(std::int64_t c) const { return c * height; }
+  std::int64_t rows(std::int64_t c) const { return std::min(height, shape.rows - row0(c)); }
+  BlockDistribution slab(std::int64_t c) const { return {{rows(c), shape.cols}, nranks}; }
+  Hyperslab read_slab(std::int64_t c, int rank) const {
+    const BlockDistribution d = slab(c);
+    return {row0(c) + d.begin(rank), d.rows(rank), 0, shape.cols};
+  }
+  Hyperslab write_slab(std::int64_t c, int rank) const {
+    const BlockDistribution d = slab(c).transposed();
+    return {d.begin(rank), d.rows(rank), row0(c), rows(c)};
+  }
+};
+
+// Bytes one rank needs for chunks of `h` rows: depth + 1 input and output buffers, plus the
+// plan's send and receive buffers (mpi/transpose_layout.hpp).
+struct Footprint {
+  std::size_t in = 0, out = 0, exchange = 0;
+  std::size_t total(int buffers) const { return buffers * (in + out) + exchange; }
+};
+
+Footprint footprint(Shape shape, std::int64_t h, int nranks, int rank, std::size_t es) {
+  const TransposeLayout layout(BlockDistribution({h, shape.cols}, nranks), rank);
+  Footprint f;
+  f.in = static_cast<std::size_t>(layout.my_rows() * shape.cols) * es;
+  f.out = static_cast<std::size_t>(layout.my_cols() * h) * es;
+  if (nranks > 1)
+    f.exchange = static_cast<std::size_t>(layout.send_elements() + layout.recv_elements()) * es;
+  return f;
+}
+
+std::size_t worst_total(Shape shape, std::int64_t h, int nranks, int buffers, std::size_t es) {
+  std::size_t worst = 0;
+  // Rank 0 holds the most rows and columns; the last rank the largest exchange buffers.
+  for (int r : {0, nranks - 1})
+    worst = std::max(worst, footprint(shape, h, nranks, r, es).total(buffers));
+  return worst;
+}
+
+Geometry plan_geometry(const DatasetInfo& info, int nranks, const detail::PipelineContext& ctx) {
+  Geometry g;
+  g.shape = info.shape;
+  g.dtype = info.dtype;
+  g.nranks = nranks;
+  if (g.shape.empty())
+    return g; // nothing to stream: the output is created empty
+  const std::size_t es = dtype_size(g.dtype);
+  const int buffers = ctx.depth + 1;
+  const std::int64_t M = g.shape.rows;
+  const auto fits = [&](std::int64_t h) {
+    return worst_total(g.shape, h, nranks, buffers, es) <= ctx.memory_limit;
+  };
+  if (ctx.options.chunk_rows > 0) {
+    g.height = std::min(ctx.options.chunk_rows, M);
+    // An explicit chunk height is checked against an explicit limit only.
+    if (ctx.options.memory_limit != 0 && !fits(g.height))
+      TESSERA_THROW(ResourceError,
+                    "chunks of {} rows of the {} {} matrix need {} per rank with staging depth "
+                    "{}, more than the memory limit of {}",
+                    g.height, g.shape.str(), dtype_name(g.dtype),
+                    detail::format_bytes(
+                        static_cast<double>(worst_total(g.shape, g.height, nranks, buffers, es))),
+                    ctx.depth, detail::format_bytes(static_cast<double>(ctx.memory_limit)));
+  } else {
+    if (!fits(1))
+      TESSERA_THROW(
+          ResourceError,
+          "the memory limit of {} per rank is too small to transpose the {} {} "
+          "matrix: chunks of one row already need {} with staging depth {}",
+          detail::format_bytes(static_cast<double>(ctx.memory_limit)), g.shape.str(),
+          dtype_name(g.dtype),
+          detail::format_bytes(static_cast<double>(worst_total(g.shape, 1, nranks, buffers, es))),
+          ctx.depth);
+    std::int64_t lo = 1, hi = M; // fits(lo); find the largest fitting height
+    while (lo < hi) {
+      const std::int64_t mid = lo + (hi - lo + 1) / 2;
+      if (fits(mid))
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    g.height = lo;
+  }
+  g.chunks = (M + g.height - 1) / g.height;
+  return g;
+}
+
+void require_distinct_files(const DatasetRef& in, const DatasetRef& out) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const bool same = fs::exists(out.file, ec)
+                        ? fs::equivalent(in.file, out.file, ec)
+                        : fs::weakly_canonical(in.file, ec) == fs::weakly_canonical(out.file, ec);
+  TESSERA_REQUIRE(!same, InputError,
+                  "the out-of-core transpose writes a new file: the output '{}' must not be the "
+                  "input file '{}'",
+                  out.str(), in.str());
+}
+
+// The output's HDF5 layout. A chunked layout whose chunks are as wide as a column block (H
+// columns) has every chunk written whole, exactly once: no chunk is read back, decompressed and
+// rewritten when the next column block arrives. So unless the chunk width is given, chunked
+// (or compressed) output gets chunks H wide, and about 1 MiB when no height is given either.
+WriteOptions output_layout(const Geometry& g, const OutOfCoreOptions& o) {
+  WriteOptions w = o.write;
+  if ((w.chunk_rows > 0 || w.deflate > 0) && w.chunk_cols == 0 && g.chunks > 0) {
+    w.chunk_cols = g.height;
+    if (w.chunk_rows == 0) {
+      const std::int64_t row_bytes = g.height * static_cast<std::int64_t>(dtype_size(g.dtype));
+      w.chunk_rows = std::clamp<std::int64_t>((std::int64_t{1} << 20) / row_bytes, 1, g.shape.cols);
+    }
+  }
+  return w;
+}
+
+// Everything both sides of one transpose share.
+struct Shared {
+  Shared(MPI_Comm comm, const OutOfCoreOptions& o, const DatasetRef& i, const DatasetRef& o_ref)
+      : ctx(comm, o), in(i), out(o_ref), in_ring(ctx.depth + 1), out_ring(ctx.depth + 1) {}
+
+  void abort(std::exception_ptr e) noexcept {
+    info.abort(e);
+    go.abort(e);
+    in_ring.abort(e);
+    out_ring.abort(e);
+  }
+
+  detail::PipelineContext ctx;
+  DatasetRef in, out;
+  StagingQueue<DatasetInfo> info{1}; // I/O thread → compute: what the input holds
+  StagingQueue<Geometry> go{1};      // compute → I/O thread: buffers and plan are ready
+  BufferRing in_ring;                // read chunks, I/O thread → compute
+  BufferRing out_ring;               // transposed chunks, compute → I/O thread
+};
+
+void io_side(Shared& s) {
+  detail::PipelineContext& ctx = s.ctx;
+  IoThread& io = *ctx.io;
+  const MPI_Comm comm = io.comm();
+  const int rank = io.rank();
+
+  double t0 = wall_seconds();
+  H5File fin = H5File::open_read(s.in.file, comm);
+  const DatasetInfo info = inspect_dataset(fin, s.in.path);
+  ctx.io_timers.add("open", wall_seconds() - t0);
+  mpi::collectively(comm, [&] { s.info.push(info); });
+  Geometry g;
+  mpi::collectively(comm, [&] { g = *s.go.pop(); });
+
+  t0 = wall_seconds();
+  H5File fout = H5File::create(s.out.file, comm);
+  create_dataset(fout, s.out.path, g.shape.transposed(), g.dtype, output_layout(g, ctx.options));
+  ctx.io_timers.add("create", wall_seconds() - t0);
+
+  const std::size_t es = dtype_size(g.dtype);
+  const double total = static_cast<double>(g.shape.size()) * static_cast<double>(es);
+  detail::ProgressMeter progress("transpose", total, ctx.options.progress && rank == 0,
+                                 ctx.options.progress_interval);
+  const std::int64_t K = g.chunks, L = ctx.depth;
+  std::optional<Slot> written; // to hand back to compute
+  const auto hand_back = [&] {
+    if (written)
+      s.out_ring.free.push(*written);
+    written.reset();
+  };
+  for (std::int64_t step = 0; step < K + L; ++step) {
+    const bool read = step < K;
+    const std::int64_t wc = step - L; // the chunk written in this step
+    const bool write = wc >= 0;
+    Slot in;
+    if (read) {
+      mpi::collectively(comm, [&] {
+        hand_back();
+        in = detail::pop_chunk(s.in_ring.free, -1, "free read-buffer");
+        detail::inject_fault(ctx.fault, FaultSite::Read, rank, step);
+      });
+      const Hyperslab h = g.read_slab(step, rank);
+      t0 = wall_seconds();
+      detail::with_context(fmt::format("reading {} rows [{}, {})", s.in.str(), g.row0(step),
+                                       g.row0(step) + g.rows(step)),
+                           [&] { read_block(fin, s.in.path, h, g.dtype, in.buffer->data()); });
+      detail::delay_ms(ctx.io_delay_ms);
+      ctx.io_timers.add("read", wall_seconds() - t0, static_cast<double>(h.size() * es));
+      in.chunk = step;
+    }
+    Slot out;
+    mpi::collectively(comm, [&] {
+      if (read)
+        s.in_ring.full.push(in);
+      hand_back();
+      if (write) {
+        out = detail::pop_chunk(s.out_ring.full, wc, "transposed-chunk");
+        detail::inject_fault(ctx.fault, FaultSite::Write, rank, wc);
+      }
+    });
+    if (write) {
+      const Hyperslab h = g.write_slab(wc, rank);
+      t0 = wall_seconds();
+      detail::with_context(fmt::format("writing {} columns [{}, {})", s.out.str(), g.row0(wc),
+                                       g.row0(wc) + g.rows(wc)),
+                           [&] { write_block(fout, s.out.path, h, g.dtype, out.buffer->data()); });
+      ctx.io_timers.add("write", wall_seconds() - t0, static_cast<double>(h.size() * es));
+      progress.add(static_cast<double>(g.rows(wc) * g.shape.cols) * static_cast<double>(es));
+      written = out;
+    }
+  }
+  mpi::collectively(comm, [&] {
+    hand_back();
+    s.in_ring.full.close();
+  });
+
+  t0 = wall_seconds();
+  for (const auto& [name, value] : ctx.options.dataset_attributes)
+    write_attribute(fout, s.out.path, name, value);
+  if (ctx.options.before_commit)
+    ctx.options.before_commit(fout);
+  if (ctx.options.provenance)
+    write_provenance(fout, *ctx.options.provenance);
+  fout.commit();
+  ctx.io_timers.add("commit", wall_seconds() - t0);
+  progress.finish();
+}
+
+void compute_side(Shared& s, OutOfCoreReport& report) {
+  detail::PipelineContext& ctx = s.ctx;
+  const MPI_Comm comm = ctx.compute.get();
+  const int rank = ctx.compute.rank();
+
+  DatasetInfo info;
+  mpi::collectively(comm, [&] { info = *s.info.pop(); });
+  const double t0 = wall_seconds();
+  Geometry g;
+  mpi::collectively(comm, [&] {
+    g = plan_geometry(info, ctx.compute.size(), ctx);
+    if (g.chunks == 0)
+      return;
+    const Footprint f = footprint(g.shape, g.height, g.nranks, rank, dtype_size(g.dtype));
+    s.in_ring.allocate(f.in);
+    s.out_ring.allocate(f.out);
+    report.buffer_bytes = s.in_ring.allocated_bytes() + s.out_ring.allocated_bytes() + f.exchange;
+  });
+  report.chunks = g.chunks;
+  report.chunk_rows = g.height;
+  if (rank == 0 && g.chunks > 0)
+    log::info("transpose out of core: {} {} in {} chunks of {} rows, {} of buffers per rank",
+              g.shape.str(), dtype_name(g.dtype), g.chunks, g.height,
+              detail::format_bytes(static_cast<double>(report.buffer_bytes)));
+
+  PhaseTimers plan_timers;
+  TransposeOptions topt{.algorithm = ctx.options.exchange, .timers = &plan_timers};
+  std::unique_ptr<TransposePlan> plan;
+  std::int64_t plan_rows = -1;
+  const auto make_plan = [&](std::int64_t rows) {
+    plan.reset(); // one plan's exchange buffers at a time
+    plan = std::make_unique<TransposePlan>(BlockDistribution({rows, g.shape.cols}, g.nranks),
+                                           g.dtype, comm, ctx.options.backend, topt);
+    plan_rows = rows;
+  };
+  if (g.chunks > 0)
+    make_plan(g.height);
+  ctx.compute_timers.add("plan", wall_seconds() - t0);
+  mpi::collectively(comm, [&] { s.go.push(g); });
+
+  const auto exchange_seconds = [&] {
+    const auto it = plan_timers.phases().find("transpose.exchange");
+    return it == plan_timers.phases().end() ? 0.0 : it->second.seconds;
+  };
+  std::optional<Slot> done_in, done_out;
+  const auto hand_over = [&] {
+    if (done_in)
+      s.in_ring.free.push(*done_in);
+    if (done_out)
+      s.out_ring.full.push(*done_out);
+    done_in.reset();
+    done_out.reset();
+  };
+  for (std::int64_t c = 0; c < g.chunks; ++c) {
+    Slot in, out;
+    mpi::collectively(comm, [&] {
+      hand_over();
+      in = detail::pop_chunk(s.in_ring.full, c, "read-ahead");
+      out = detail::pop_chunk(s.out_ring.free, -1, "free write-buffer");
+      detail::inject_fault(ctx.fault, FaultSite::Compute, rank, c);
+    });
+    if (g.rows(c) != plan_rows) {
+      // The last, shorter slab: keep the exchange algorithm the first plan settled on.
+      topt.algorithm = plan->algorithm();
+      make_plan(g.rows(c));
+    }
+    const double x0 = exchange_seconds();
+    const double c0 = wall_seconds();
+    plan->execute(in.buffer->data(), out.buffer->data());
+    detail::delay_ms(ctx.compute_delay_ms);
+    const double dt = wall_seconds() - c0, dx = exchange_seconds() - x0;
+    const double bytes = static_cast<double>(g.slab(c).local_size(rank) * 2) *
+                         static_cast<double>(dtype_size(g.dtype));
+    ctx.compute_timers.add("compute", dt - dx, bytes);
+    ctx.compute_timers.add("exchange", dx);
+    out.chunk = c;
+    done_in = in;
+    done_out = out;
+  }
+  mpi::collectively(comm, hand_over);
+}
+
+} // namespace
+
+OutOfCoreReport transpose_out_of_core(const DatasetRef& in, const DatasetRef& out,
+                                      const OutOfCoreOptions& options, MPI_Comm comm) {
+  mpi::collectively(comm, [&] { require_distinct_files(in, out); });
+  Shared s(comm, options, in, out);
+  OutOfCoreReport report;
+  detail::run_sides(
+      *s.ctx.io, [&] { io_side(s); }, [&] { compute_side(s, report); },
+      [&](std::exception_ptr e) { s.abort(e); });
+  detail::finish_report(s.ctx, report, s.in_ring, &s.out_ring);
+  return report;
+}
+
+} // namespace tessera::io

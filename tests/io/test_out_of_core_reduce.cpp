@@ -1,0 +1,194 @@
+// Out-of-core reductions against the in-memory ReducePlan and the serial reference, bit for
+// bit: every op on every axis, f32 and f64, chunks that cut the 64-row blocks (All, Rows) or
+// hold several of them (Cols), staging depths 1 and 3, and chunks from a memory limit far
+// below the dataset size.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "core/block_distribution.hpp"
+#include "core/dtype.hpp"
+#include "cpu/reference.hpp"
+#include "io/h5_file.hpp"
+#include "io/h5_matrix.hpp"
+#include "io/out_of_core.hpp"
+#include "io_test_support.hpp"
+#include "mpi/reduce_plan.hpp"
+
+namespace tessera::io {
+namespace {
+
+using test::TempDir;
+
+const std::vector<Op> all_ops = {Op::Sum,   Op::Min,   Op::Max,    Op::Mean,
+                                 Op::Norm1, Op::Norm2, Op::NormInf};
+
+bool same_bits(double a, double b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+template <class T>
+void write_matrix(const DatasetRef& ref, Shape shape, std::uint64_t seed, bool with_nan) {
+  const int rank = test::rank_of();
+  const BlockDistribution dist(shape, test::size_of());
+  auto mine = test::random_block<T>(seed, dist.begin(rank), dist.rows(rank), 0, shape.cols);
+  if (with_nan && dist.rows(rank) > 0 && shape.cols > 0 && rank == test::size_of() - 1)
+    mine.back() = std::numeric_limits<T>::quiet_NaN();
+  H5File f = H5File::create(ref.file, MPI_COMM_WORLD);
+  write_rows(f, ref.path, dist, rank, dtype_of<T>, mine.data());
+  f.commit();
+}
+
+// Out of core against ReducePlan and the reference, bit for bit; the first mismatch is enough.
+void compare(Op op, const std::vector<double>& got, const std::vector<double>& planned,
+             const std::vector<double>& expected) {
+  ASSERT_EQ(got.size(), expected.size()) << op_name(op);
+  ASSERT_EQ(planned.size(), expected.size()) << op_name(op);
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    ASSERT_TRUE(same_bits(got[i], planned[i]))
+        << op_name(op) << "[" << i << "]: out of core " << got[i] << ", ReducePlan " << planned[i]
+        << " (rank " << test::rank_of() << ")";
+    ASSERT_TRUE(same_bits(got[i], expected[i]))
+        << op_name(op) << "[" << i << "]: out of core " << got[i] << ", reference " << expected[i]
+        << " (rank " << test::rank_of() << ")";
+  }
+}
+
+template <class T>
+OutOfCoreReport check_reduce(Shape shape, Axis axis, OutOfCoreOptions o, bool with_nan = false) {
+  TempDir dir;
+  const std::uint64_t seed = test::shared_seed();
+  SCOPED_TRACE(testing::Message() << "dtype " << dtype_name(dtype_of<T>) << ", shape "
+                                  << shape.str() << ", axis " << axis_name(axis) << ", depth "
+                                  << o.staging_depth << ", chunk_rows " << o.chunk_rows
+                                  << ", memory_limit " << o.memory_limit << ", seed " << seed);
+  const DatasetRef in{dir.file("a.h5"), "/A"};
+  write_matrix<T>(in, shape, seed, with_nan);
+
+  o.progress = false;
+  OutOfCoreReport report;
+  const ReduceResult got = reduce_out_of_core(in, all_ops, axis, o, MPI_COMM_WORLD, &report);
+
+  // The in-memory plan on the same data.
+  const int rank = test::rank_of(), size = test::size_of();
+  const BlockDistribution dist(shape, size);
+  std::vector<T> mine(static_cast<std::size_t>(dist.local_size(rank)));
+  {
+    H5File f = H5File::open_read(in.file, MPI_COMM_WORLD);
+    read_rows(f, in.path, dist, rank, dtype_of<T>, mine.data());
+  }
+  ReducePlan plan(dist, dtype_of<T>, MPI_COMM_WORLD, Backend::Cpu, all_ops, axis);
+  const ReduceResult planned = plan.execute(mine.data());
+
+  // The reference on the whole matrix (as written, NaN included).
+  std::vector<T> all(static_cast<std::size_t>(shape.size()));
+  {
+    H5File f = H5File::open_read(in.file, MPI_COMM_WORLD);
+    read_block(f, in.path, {0, shape.rows, 0, shape.cols}, dtype_of<T>, all.data());
+  }
+
+  EXPECT_EQ(got.axis, axis);
+  EXPECT_EQ(got.ops, all_ops);
+  for (std::size_t k = 0; k < all_ops.size(); ++k)
+    compare(all_ops[k], got.values[k], planned.values[k],
+            reference::reduce(all_ops[k], axis, all.data(), shape.rows, shape.cols));
+  return report;
+}
+
+using Case = std::tuple<DType, Axis, Shape, std::int64_t, int>;
+class OutOfCoreReduce : public testing::TestWithParam<Case> {};
+
+TEST_P(OutOfCoreReduce, MatchesReducePlanBitForBit) {
+  const auto& [dtype, axis, shape, chunk_rows, depth] = GetParam();
+  OutOfCoreOptions o;
+  o.staging_depth = depth;
+  // Chunks of 7 or 100 rows cut the 64-row blocks of the canonical order.
+  o.chunk_rows = chunk_rows;
+  dispatch_real_dtype(dtype, [&](auto tag) {
+    const auto r = check_reduce<decltype(tag)>(shape, axis, o);
+    if (shape.rows > 0 && shape.cols > 0) {
+      EXPECT_EQ(r.chunks, (shape.rows + o.chunk_rows - 1) / o.chunk_rows);
+    }
+  });
+}
+
+const Shape shapes[] = {{1, 1}, {2, 5}, {17, 31}, {129, 65}, {300, 17}, {1000, 130}};
+
+std::string case_name(const testing::TestParamInfo<Case>& p) {
+  const auto& [dtype, axis, shape, chunk_rows, depth] = p.param;
+  return std::string(dtype_name(dtype)) + "_" + std::string(axis_name(axis)) + "_" +
+         std::to_string(shape.rows) + "x" + std::to_string(shape.cols) + "_chunk" +
+         std::to_string(chunk_rows) + "_depth" + std::to_string(depth);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, OutOfCoreReduce,
+                         testing::Combine(testing::Values(DType::f32, DType::f64),
+                                          testing::Values(Axis::All, Axis::Rows, Axis::Cols),
+                                          testing::ValuesIn(shapes), testing::Values(7, 100),
+                                          testing::Values(1)),
+                         case_name);
+
+INSTANTIATE_TEST_SUITE_P(Deeper, OutOfCoreReduce,
+                         testing::Combine(testing::Values(DType::f64),
+                                          testing::Values(Axis::All, Axis::Rows, Axis::Cols),
+                                          testing::Values(Shape{300, 17}), testing::Values(64),
+                                          testing::Values(3)),
+                         case_name);
+
+TEST(OutOfCoreReduceLimits, ChunksFollowTheMemoryLimit) {
+  const Shape shape{2000, 300};
+  const std::size_t bytes = static_cast<std::size_t>(shape.size()) * sizeof(double);
+  for (Axis axis : {Axis::All, Axis::Rows, Axis::Cols}) {
+    OutOfCoreOptions o;
+    o.memory_limit = bytes / 16;
+    const auto r = check_reduce<double>(shape, axis, o);
+    EXPECT_GT(r.chunks, 4) << axis_name(axis);
+    EXPECT_LE(r.buffer_bytes, o.memory_limit) << axis_name(axis);
+  }
+}
+
+TEST(OutOfCoreReduceLimits, NaNPropagatesAsInMemory) {
+  OutOfCoreOptions o;
+  o.chunk_rows = 64;
+  for (Axis axis : {Axis::All, Axis::Rows, Axis::Cols})
+    check_reduce<double>({200, 33}, axis, o, /*with_nan=*/true);
+}
+
+TEST(OutOfCoreReduceLimits, ComplexDataIsAnInputError) {
+  TempDir dir;
+  const DatasetRef in{dir.file("c.h5"), "/C"};
+  {
+    const int rank = test::rank_of();
+    const BlockDistribution dist({4, 4}, test::size_of());
+    std::vector<std::complex<float>> mine(static_cast<std::size_t>(dist.local_size(rank)));
+    H5File f = H5File::create(in.file, MPI_COMM_WORLD);
+    write_rows(f, in.path, dist, rank, DType::c64, mine.data());
+    f.commit();
+  }
+  OutOfCoreOptions o;
+  o.progress = false;
+  test::expect_error<InputError>(
+      [&] { reduce_out_of_core(in, {Op::Sum}, Axis::All, o, MPI_COMM_WORLD); }, {"c64"});
+}
+
+TEST(OutOfCoreReduceLimits, AMissingDatasetIsAnInputErrorOnEveryRank) {
+  TempDir dir;
+  const DatasetRef in{dir.file("a.h5"), "/A"};
+  write_matrix<double>(in, {8, 8}, test::shared_seed(), false);
+  OutOfCoreOptions o;
+  o.progress = false;
+  test::expect_error<InputError>(
+      [&] {
+        reduce_out_of_core({in.file, "/nope"}, {Op::Max}, Axis::All, o, MPI_COMM_WORLD);
+      },
+      {"/nope"});
+}
+
+} // namespace
+} // namespace tessera::io

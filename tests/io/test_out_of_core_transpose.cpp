@@ -1,0 +1,179 @@
+// Out-of-core transpose against the in-memory TransposePlan and the serial reference: every
+// element type, the awkward shapes, staging depths 1 and 3, chunks far smaller than the
+// dataset (from a memory limit or an explicit height), collective and serial HDF5 modes.
+// Peak memory: test_out_of_core_memory.cpp (a process of its own).
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <complex>
+#include <cstring>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "core/block_distribution.hpp"
+#include "core/dtype.hpp"
+#include "cpu/reference.hpp"
+#include "io/h5_file.hpp"
+#include "io/h5_matrix.hpp"
+#include "io/out_of_core.hpp"
+#include "io_test_support.hpp"
+#include "mpi/transpose_plan.hpp"
+
+namespace tessera::io {
+namespace {
+
+using test::TempDir;
+
+// Writes the seeded random matrix as `ref`, each rank its rows.
+template <class T>
+void write_matrix(const DatasetRef& ref, Shape shape, std::uint64_t seed) {
+  const int rank = test::rank_of();
+  const BlockDistribution dist(shape, test::size_of());
+  const auto mine = test::random_block<T>(seed, dist.begin(rank), dist.rows(rank), 0, shape.cols);
+  H5File f = H5File::create(ref.file, MPI_COMM_WORLD);
+  if (shape.empty())
+    create_dataset(f, ref.path, shape, dtype_of<T>); // HDF5 1.10 fails writing no elements
+  else
+    write_rows(f, ref.path, dist, rank, dtype_of<T>, mine.data());
+  f.commit();
+}
+
+// Transposes out of core and checks this rank's rows of the output bit for bit against the
+// in-memory plan and the reference.
+template <class T>
+OutOfCoreReport check_transpose(Shape shape, OutOfCoreOptions o, const std::string& mode = "") {
+  test::IoModeScope scope(mode);
+  TempDir dir;
+  const std::uint64_t seed = test::shared_seed();
+  SCOPED_TRACE(testing::Message() << "dtype " << dtype_name(dtype_of<T>) << ", shape "
+                                  << shape.str() << ", depth " << o.staging_depth << ", chunk_rows "
+                                  << o.chunk_rows << ", memory_limit " << o.memory_limit
+                                  << ", mode '" << mode << "', seed " << seed);
+  const DatasetRef in{dir.file("a.h5"), "/data/A"}, out{dir.file("at.h5"), "/AT"};
+  write_matrix<T>(in, shape, seed);
+
+  o.progress = false;
+  const OutOfCoreReport report = transpose_out_of_core(in, out, o, MPI_COMM_WORLD);
+  EXPECT_TRUE(test::exists(out.file));
+  EXPECT_FALSE(test::exists(out.file + ".partial"));
+
+  const int rank = test::rank_of(), size = test::size_of();
+  const BlockDistribution din(shape, size), dout = din.transposed();
+  std::vector<T> got(static_cast<std::size_t>(dout.local_size(rank)));
+  {
+    H5File f = H5File::open_read(out.file, MPI_COMM_WORLD);
+    const DatasetInfo info = inspect_dataset(f, out.path);
+    EXPECT_EQ(info.shape, shape.transposed());
+    EXPECT_EQ(info.dtype, dtype_of<T>);
+    if (shape.empty())
+      return report; // nothing to compare (and HDF5 1.10 fails reading no elements)
+    read_rows(f, out.path, dout, rank, dtype_of<T>, got.data());
+  }
+
+  // The in-memory path on the same data.
+  const auto mine = test::random_block<T>(seed, din.begin(rank), din.rows(rank), 0, shape.cols);
+  std::vector<T> planned(got.size());
+  TransposePlan plan(din, dtype_of<T>, MPI_COMM_WORLD, Backend::Cpu,
+                     {.algorithm = Exchange::Alltoallv});
+  plan.execute(mine.data(), planned.data());
+  EXPECT_EQ(std::memcmp(got.data(), planned.data(), got.size() * sizeof(T)), 0)
+      << "rank " << rank << ": the out-of-core result differs from TransposePlan's";
+
+  // The reference on the whole matrix, this rank's rows of it.
+  const auto all = test::random_block<T>(seed, 0, shape.rows, 0, shape.cols);
+  std::vector<T> ref(static_cast<std::size_t>(shape.size()));
+  reference::transpose(all.data(), ref.data(), shape.rows, shape.cols);
+  EXPECT_EQ(
+      std::memcmp(got.data(), ref.data() + dout.begin(rank) * shape.rows, got.size() * sizeof(T)),
+      0)
+      << "rank " << rank << ": the out-of-core result differs from the reference";
+  return report;
+}
+
+using Case = std::tuple<DType, Shape, int>;
+class OutOfCoreTranspose : public testing::TestWithParam<Case> {};
+
+// Chunks of about a seventh of the rows: several chunks even for small matrices.
+TEST_P(OutOfCoreTranspose, MatchesTheInMemoryResultBitForBit) {
+  const auto& [dtype, shape, depth] = GetParam();
+  OutOfCoreOptions o;
+  o.staging_depth = depth;
+  o.chunk_rows = std::max<std::int64_t>(1, shape.rows / 7);
+  o.backend = Backend::Cpu;
+  o.exchange = depth == 1 ? Exchange::Alltoallv : Exchange::Pipelined;
+  dispatch_dtype(dtype, [&](auto tag) {
+    const auto r = check_transpose<decltype(tag)>(shape, o);
+    EXPECT_EQ(r.chunks, (shape.rows + o.chunk_rows - 1) / o.chunk_rows);
+  });
+}
+
+const Shape shapes[] = {{1, 1}, {1, 37}, {41, 1}, {2, 5}, {17, 31}, {97, 89}, {256, 64}};
+
+std::string case_name(const testing::TestParamInfo<Case>& info) {
+  const auto& [dtype, shape, depth] = info.param;
+  return std::string(dtype_name(dtype)) + "_" + std::to_string(shape.rows) + "x" +
+         std::to_string(shape.cols) + "_depth" + std::to_string(depth);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, OutOfCoreTranspose,
+                         testing::Combine(testing::Values(DType::f32, DType::f64, DType::c64,
+                                                          DType::c128),
+                                          testing::ValuesIn(shapes), testing::Values(1, 3)),
+                         case_name);
+
+// The chunk height follows from a memory limit a sixteenth of the dataset, and the buffers
+// stay within it.
+TEST(OutOfCoreTransposeLimits, ChunksFollowTheMemoryLimit) {
+  const Shape shape{1000, 999};
+  const std::size_t bytes = static_cast<std::size_t>(shape.size()) * sizeof(double);
+  OutOfCoreOptions o;
+  o.memory_limit = bytes / 16;
+  const auto r = check_transpose<double>(shape, o);
+  EXPECT_GT(r.chunks, 1);
+  EXPECT_LE(r.buffer_bytes, o.memory_limit);
+  EXPECT_GT(r.buffer_bytes, o.memory_limit / 2) << "the chunks could have been larger";
+}
+
+TEST(OutOfCoreTransposeLimits, TooSmallALimitIsAResourceErrorOnEveryRank) {
+  TempDir dir;
+  const DatasetRef in{dir.file("a.h5"), "/A"}, out{dir.file("at.h5"), "/AT"};
+  write_matrix<double>(in, {10, 4000}, test::shared_seed());
+  OutOfCoreOptions o;
+  o.memory_limit = 4096; // one row alone is 32000 bytes
+  o.progress = false;
+  test::expect_error<ResourceError>([&] { transpose_out_of_core(in, out, o, MPI_COMM_WORLD); },
+                                    {"memory limit", "10x4000"});
+  EXPECT_FALSE(test::exists(out.file));
+  EXPECT_FALSE(test::exists(out.file + ".partial"));
+}
+
+TEST(OutOfCoreTransposeLimits, RefusesToWriteIntoItsInput) {
+  TempDir dir;
+  const DatasetRef in{dir.file("a.h5"), "/A"}, out{dir.file("a.h5"), "/AT"};
+  write_matrix<float>(in, {3, 4}, test::shared_seed());
+  OutOfCoreOptions o;
+  o.progress = false;
+  test::expect_error<InputError>([&] { transpose_out_of_core(in, out, o, MPI_COMM_WORLD); },
+                                 {"must not be the input"});
+  EXPECT_TRUE(test::exists(in.file));
+}
+
+TEST(OutOfCoreTransposeModes, SerialHdf5TakesTurnsWithTheSameResult) {
+  OutOfCoreOptions o;
+  o.chunk_rows = 5;
+  o.staging_depth = 2;
+  check_transpose<std::complex<double>>({23, 19}, o, "serial");
+}
+
+TEST(OutOfCoreTransposeModes, EmptyMatricesGiveEmptyOutputs) {
+  OutOfCoreOptions o;
+  o.memory_limit = 1 << 20;
+  const auto r0 = check_transpose<double>({0, 7}, o);
+  EXPECT_EQ(r0.chunks, 0);
+  const auto r1 = check_transpose<float>({5, 0}, o);
+  EXPECT_EQ(r1.chunks, 0);
+}
+
+} // namespace
+} // namespace tessera::io

@@ -9,7 +9,7 @@
 # warning (no scancel) makes tessera checkpoint and stop, and the script submits the next piece
 # (default `resubmit`: a new job; `requeue`: `scontrol requeue`, which Slurm holds ~2 minutes
 # per piece), which continues from the checkpoint. The number of steps is chosen from a short
-# timed srun so that the whole run needs about 40 s of stepping on 2 ranks, more than one piece
+# timed srun so that the whole run needs about 30 s of stepping on 2 ranks, more than one piece
 # gets: the warning is due 20 s into a piece, and slurmctld checks time limits every 30 s, so it
 # arrives 20-50 s in. The reference is the same deck run by mpirun.
 #
@@ -20,7 +20,7 @@ tessera=${1:?usage: run_heat2d_requeue.sh TESSERA SOURCE_DIR [requeue|resubmit]}
 src=${2:?usage: run_heat2d_requeue.sh TESSERA SOURCE_DIR [requeue|resubmit]}
 mode=${3:-resubmit}
 python=/usr/bin/python3
-target_seconds=${TESSERA_HEAT2D_REQUEUE_SECONDS:-40}
+target_seconds=${TESSERA_HEAT2D_REQUEUE_SECONDS:-30}
 
 skip() {
   echo "SKIPPED: $*"
@@ -128,7 +128,9 @@ id=$(TESSERA_OUTDIR=$work/slurm REQUEUE=$mode MAX_PIECES=60 SBATCH_TIMELIMIT=1 S
   --output="$work/heat-%j.out" "$src/jobs/heat2d-requeue.sbatch" "$work/heat.toml" \
   --set time.steps="$steps") ||
   fail "sbatch failed"
-deadline=$(($(date +%s) + 780))
+# On a machine shared with other work the pieces can step many times slower than the
+# calibration measured: a generous deadline (the ctest TIMEOUT is 1800 s).
+deadline=$(($(date +%s) + 1500))
 # Done when the output is complete at the last step and no job of ours is left.
 while :; do
   (($(date +%s) < deadline)) || fail "the run did not finish in time"

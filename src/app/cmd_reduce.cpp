@@ -1,12 +1,16 @@
 // tessera reduce IN.h5:/A --op sum,norm2,max [--axis all|rows|cols] [--backend …] [--json]
+// [--memory-limit SIZE]: in memory when this rank's rows fit the limit (or none is given), out
+// of core otherwise (io/out_of_core.hpp), with the same values bit for bit.
 #include <cmath>
 #include <cstdio>
 
+#include "app/byte_size.hpp"
 #include "app/commands.hpp"
 #include "app/host_matrix.hpp"
 #include "app/run_info.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
+#include "io/out_of_core.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/backend_select.hpp"
 
@@ -51,6 +55,10 @@ Command add_reduce(CLI::App& app, const Context& ctx) {
     std::string axis = "all";
     std::string backend = "auto";
     bool json = false;
+    std::string memory_limit;
+    int staging_depth = 1;
+    int io_cpu = -1;
+    bool out_of_core = false;
   };
   auto args = std::make_shared<Args>();
   Command c;
@@ -63,6 +71,18 @@ Command add_reduce(CLI::App& app, const Context& ctx) {
       ->capture_default_str();
   c.sub->add_option("--backend", args->backend, "auto, cpu or cuda")->capture_default_str();
   c.sub->add_flag("--json", args->json, "Print one JSON object with results and timings");
+  c.sub->add_option("--memory-limit", args->memory_limit,
+                    "Host memory per rank, e.g. 2GiB; when the matrix rows do not fit, the "
+                    "dataset streams through buffers within it (out of core)");
+  c.sub->add_flag("--out-of-core", args->out_of_core,
+                  "Stream through bounded buffers even when the matrix fits in memory");
+  c.sub
+      ->add_option("--staging-depth", args->staging_depth,
+                   "Out of core: chunks read ahead of compute (>= 1)")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  c.sub->add_option("--io-cpu", args->io_cpu, "Out of core: pin the I/O thread to this CPU")
+      ->check(CLI::Range(0, 1 << 20));
   c.run = [args, &ctx]() -> int {
     const double t0 = wall_seconds();
     // Argument checks see the same values on every rank; agreed, the error is reported once.
@@ -70,8 +90,11 @@ Command add_reduce(CLI::App& app, const Context& ctx) {
     std::vector<Op> ops;
     Axis axis{};
     Backend requested{};
+    std::size_t limit = 0;
     mpi::collectively(ctx.comm, [&] {
       in = io::DatasetRef::parse(args->in);
+      if (!args->memory_limit.empty())
+        limit = parse_byte_size(args->memory_limit, "--memory-limit");
       ops = parse_ops(args->ops);
       if (ops.empty())
         TESSERA_THROW(InputError, "--op: no operation given (e.g. --op sum,norm2,max)");
@@ -80,9 +103,49 @@ Command add_reduce(CLI::App& app, const Context& ctx) {
     });
     PhaseTimers timers;
     const Backend backend = mpi::resolve_backend(requested, ctx.comm);
-    HostMatrix a = read_matrix(in, ctx, timers);
+    bool out_of_core = args->out_of_core;
+    if (limit > 0 && !out_of_core) {
+      io::DatasetInfo info;
+      {
+        io::H5File probe = io::H5File::open_read(in.file, ctx.comm);
+        info = io::inspect_dataset(probe, in.path);
+      }
+      const BlockDistribution d(info.shape, ctx.nranks);
+      const double need =
+          double(d.rows(0)) * double(info.shape.cols) * double(dtype_size(info.dtype));
+      if (need > double(limit)) {
+        out_of_core = true;
+        log::info("reading {} ({} {}) needs {} per rank, more than --memory-limit {}: streaming "
+                  "it out of core",
+                  in.str(), info.shape.str(), dtype_name(info.dtype), format_bytes(need),
+                  format_bytes(double(limit)));
+      }
+    }
+    Shape shape;
+    DType dtype{};
     Backend used = backend;
-    const ReduceResult r = reduce_matrix(a, ops, axis, backend, ctx, timers, &used);
+    ReduceResult r;
+    if (out_of_core) {
+      io::OutOfCoreOptions o;
+      o.memory_limit = limit;
+      o.staging_depth = args->staging_depth;
+      o.io_cpu = args->io_cpu;
+      o.timers = &timers;
+      io::OutOfCoreReport report;
+      r = io::reduce_out_of_core(in, ops, axis, o, ctx.comm, &report);
+      io::H5File probe = io::H5File::open_read(in.file, ctx.comm);
+      const io::DatasetInfo info = io::inspect_dataset(probe, in.path);
+      shape = info.shape;
+      dtype = info.dtype;
+      used = Backend::Cpu; // chunks are reduced by the CPU kernels
+      log::info("reduced {} out of core: {} chunks of {} rows, {} of buffers per rank", in.str(),
+                report.chunks, report.chunk_rows, format_bytes(double(report.buffer_bytes)));
+    } else {
+      HostMatrix a = read_matrix(in, ctx, timers);
+      shape = a.shape();
+      dtype = a.dtype();
+      r = reduce_matrix(a, ops, axis, backend, ctx, timers, &used);
+    }
     const double total = wall_seconds() - t0;
 
     if (args->json) {
@@ -98,11 +161,10 @@ Command add_reduce(CLI::App& app, const Context& ctx) {
                     "\"axis\": %s, \"results\": {%s}, \"timings\": {%s\"total\": %s}, "
                     "\"ranks\": %d, \"threads\": %d, \"backend\": %s}\n",
                     json_string(in.file).c_str(), json_string(in.path).c_str(),
-                    static_cast<long long>(a.shape().rows), static_cast<long long>(a.shape().cols),
-                    json_string(dtype_name(a.dtype())).c_str(),
-                    json_string(axis_name(axis)).c_str(), results.c_str(), timings.c_str(),
-                    json_number(total).c_str(), ctx.nranks, omp_threads(),
-                    json_string(backend_name(used)).c_str());
+                    static_cast<long long>(shape.rows), static_cast<long long>(shape.cols),
+                    json_string(dtype_name(dtype)).c_str(), json_string(axis_name(axis)).c_str(),
+                    results.c_str(), timings.c_str(), json_number(total).c_str(), ctx.nranks,
+                    omp_threads(), json_string(backend_name(used)).c_str());
         std::fflush(stdout);
       }
       // stdout holds exactly the JSON object; the table goes to stderr.
@@ -110,8 +172,8 @@ Command add_reduce(CLI::App& app, const Context& ctx) {
       return 0;
     }
     if (ctx.rank == 0) {
-      std::printf("%s: %s %s, axis %s\n", in.str().c_str(), a.shape().str().c_str(),
-                  std::string(dtype_name(a.dtype())).c_str(), std::string(axis_name(axis)).c_str());
+      std::printf("%s: %s %s, axis %s\n", in.str().c_str(), shape.str().c_str(),
+                  std::string(dtype_name(dtype)).c_str(), std::string(axis_name(axis)).c_str());
       for (std::size_t k = 0; k < r.ops.size(); ++k) {
         const auto& v = r.values[k];
         std::string line = fmt::format("  {:<8}", op_name(r.ops[k]));

@@ -1,4 +1,6 @@
 // tessera transpose IN.h5:/A OUT.h5:/AT [--backend …] [--exchange …] [--memory-limit SIZE]
+// In memory when the blocks fit --memory-limit (or none is given), out of core otherwise
+// (io/out_of_core.hpp): the dataset then streams through buffers that fit the limit.
 #include <algorithm>
 
 #include "app/byte_size.hpp"
@@ -7,6 +9,7 @@
 #include "app/run_info.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
+#include "io/out_of_core.hpp"
 #include "io/provenance.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/backend_select.hpp"
@@ -22,6 +25,9 @@ Command add_transpose(CLI::App& app, const Context& ctx) {
     int repeat = 1;
     std::int64_t chunk_rows = 0;
     int deflate = 0;
+    int staging_depth = 1;
+    int io_cpu = -1;
+    bool out_of_core = false;
   };
   auto args = std::make_shared<Args>();
   Command c;
@@ -33,7 +39,17 @@ Command add_transpose(CLI::App& app, const Context& ctx) {
   c.sub->add_option("--exchange", args->exchange, "auto, alltoallv, pairwise or pipelined")
       ->capture_default_str();
   c.sub->add_option("--memory-limit", args->memory_limit,
-                    "Host memory per rank for the matrix blocks, e.g. 2GiB");
+                    "Host memory per rank for the matrix blocks, e.g. 2GiB; when they do not "
+                    "fit, the transpose runs out of core within it");
+  c.sub->add_flag("--out-of-core", args->out_of_core,
+                  "Stream through bounded buffers even when the matrix fits in memory");
+  c.sub
+      ->add_option("--staging-depth", args->staging_depth,
+                   "Out of core: chunks read ahead and written behind (>= 1)")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  c.sub->add_option("--io-cpu", args->io_cpu, "Out of core: pin the I/O thread to this CPU")
+      ->check(CLI::Range(0, 1 << 20));
   c.sub->add_option("--repeat", args->repeat, "Executions of the plan (timing)")
       ->check(CLI::Range(1, 1 << 30));
   c.sub->add_option("--chunk-rows", args->chunk_rows, "HDF5 chunk rows of the output");
@@ -67,21 +83,38 @@ Command add_transpose(CLI::App& app, const Context& ctx) {
       info = io::inspect_dataset(probe, in.path);
     }
     mpi::collectively(ctx.comm, [&] { require_nonempty(info, in); });
-    if (limit > 0)
-      mpi::collectively(ctx.comm, [&] {
-        // Largest block on any rank: the input rows plus the transpose's rows.
-        const BlockDistribution d(info.shape, ctx.nranks);
-        const double need = (double(d.rows(0)) * double(info.shape.cols) +
-                             double(d.transposed().rows(0)) * double(info.shape.rows)) *
-                            double(dtype_size(info.dtype));
-        if (need > double(limit))
-          TESSERA_THROW(ResourceError,
-                        "transposing {} ({} {}) needs {} per rank on {} rank{}, more than "
-                        "--memory-limit {}; run on more ranks or raise the limit (out-of-core "
-                        "transpose is not available in this build)",
-                        in.str(), info.shape.str(), dtype_name(info.dtype), format_bytes(need),
-                        ctx.nranks, ctx.nranks == 1 ? "" : "s", format_bytes(double(limit)));
-      });
+    // Largest block on any rank: the input rows plus the transpose's rows.
+    const BlockDistribution d(info.shape, ctx.nranks);
+    const double need = (double(d.rows(0)) * double(info.shape.cols) +
+                         double(d.transposed().rows(0)) * double(info.shape.rows)) *
+                        double(dtype_size(info.dtype));
+    if (args->out_of_core || (limit > 0 && need > double(limit))) {
+      if (!args->out_of_core)
+        log::info("transposing {} ({} {}) in memory needs {} per rank, more than --memory-limit "
+                  "{}: streaming it out of core",
+                  in.str(), info.shape.str(), dtype_name(info.dtype), format_bytes(need),
+                  format_bytes(double(limit)));
+      if (args->repeat > 1)
+        log::warn("--repeat {} is ignored out of core: the transpose runs once", args->repeat);
+      const io::Provenance provenance = make_provenance(ctx, "", backend);
+      io::OutOfCoreOptions o;
+      o.memory_limit = limit;
+      o.staging_depth = args->staging_depth;
+      o.io_cpu = args->io_cpu;
+      o.backend = backend;
+      o.exchange = exchange;
+      o.write = {args->chunk_rows, 0, args->deflate};
+      o.provenance = &provenance;
+      o.dataset_attributes = {{"transpose_of", in.str()}};
+      o.timers = &timers;
+      const io::OutOfCoreReport r = io::transpose_out_of_core(in, out, o, ctx.comm);
+      log::info("wrote {}: {} {} = transpose of {} (out of core: {} chunks of {} rows, {} of "
+                "buffers per rank, {:.3f} s)",
+                out.str(), info.shape.transposed().str(), dtype_name(info.dtype), in.str(),
+                r.chunks, r.chunk_rows, format_bytes(double(r.buffer_bytes)), r.seconds);
+      print_timing_table(timers, ctx);
+      return 0;
+    }
     io::H5File f = io::H5File::create(out.file, ctx.comm);
     HostMatrix a = read_matrix(in, ctx, timers);
     TransposeRun run;

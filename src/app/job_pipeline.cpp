@@ -2,11 +2,13 @@
 // asked to one HDF5 file. Keys: docs/decks.md; output layout: docs/output.md.
 #include <optional>
 
+#include "app/byte_size.hpp"
 #include "app/host_matrix.hpp"
 #include "app/jobs.hpp"
 #include "app/run_info.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
+#include "io/out_of_core.hpp"
 #include "io/provenance.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/backend_select.hpp"
@@ -36,6 +38,14 @@ void pipeline_schema(DeckSchema& s) {
   s.add("output.chunk_rows", std::int64_t{0}, "HDF5 chunk rows (0: contiguous)", 0);
   s.add("output.chunk_cols", std::int64_t{0}, "HDF5 chunk columns (0: whole rows)", 0);
   s.add("output.deflate", std::int64_t{0}, "gzip level 0-9 (chunks are chosen if not given)", 0, 9);
+  s.add("staging.memory_limit", std::string(""),
+        "host memory per rank, e.g. \"2GiB\"; a matrix.input that does not fit streams through "
+        "out of core; \"\": no limit");
+  s.add("staging.out_of_core", false, "stream matrix.input out of core even when it fits");
+  s.add("staging.depth", std::int64_t{1}, "out of core: chunks read ahead and written behind", 1,
+        64);
+  s.add("staging.io_cpu", std::int64_t{-1}, "out of core: pin the I/O thread to this CPU (-1: no)",
+        -1);
 }
 
 namespace {
@@ -54,6 +64,10 @@ struct PipelineSettings {
   std::string output;
   bool write_input = true, write_transpose = true;
   io::WriteOptions write;
+  std::size_t memory_limit = 0; // 0: none
+  bool out_of_core = false;
+  int staging_depth = 1;
+  int io_cpu = -1;
 };
 
 PipelineSettings read_settings(const Deck& deck) {
@@ -87,6 +101,16 @@ PipelineSettings read_settings(const Deck& deck) {
   s.write.chunk_rows = deck.get<std::int64_t>("output.chunk_rows");
   s.write.chunk_cols = deck.get<std::int64_t>("output.chunk_cols");
   s.write.deflate = static_cast<int>(deck.get<std::int64_t>("output.deflate"));
+  if (const auto limit = deck.get<std::string>("staging.memory_limit"); !limit.empty()) {
+    try {
+      s.memory_limit = parse_byte_size(limit, "staging.memory_limit");
+    } catch (const InputError& e) {
+      deck.fail("staging.memory_limit", "{}", e.what());
+    }
+  }
+  s.out_of_core = deck.get<bool>("staging.out_of_core");
+  s.staging_depth = static_cast<int>(deck.get<std::int64_t>("staging.depth"));
+  s.io_cpu = static_cast<int>(deck.get<std::int64_t>("staging.io_cpu"));
   if (s.input && !s.output.empty() && same_file(s.input->file, s.output))
     deck.fail("output.file", "'{}' is also the input file; choose another output file", s.output);
   return s;
@@ -102,6 +126,105 @@ std::string describe_result(const ReduceResult& r, std::size_t k) {
   return s;
 }
 
+// Whether matrix.input must stream out of core: staging.out_of_core, or this rank's rows and
+// their transpose do not fit staging.memory_limit. A generated matrix must fit.
+bool needs_out_of_core(const PipelineSettings& s, const Context& ctx) {
+  if (s.memory_limit == 0 && !s.out_of_core)
+    return false;
+  Shape shape = s.shape;
+  DType dtype = s.dtype;
+  if (s.input) {
+    io::H5File probe = io::H5File::open_read(s.input->file, ctx.comm);
+    const io::DatasetInfo info = io::inspect_dataset(probe, s.input->path);
+    shape = info.shape;
+    dtype = info.dtype;
+  }
+  const BlockDistribution d(shape, ctx.nranks);
+  const double need = (double(d.rows(0)) * double(shape.cols) +
+                       (s.transpose ? double(d.transposed().rows(0)) * double(shape.rows) : 0.0)) *
+                      double(dtype_size(dtype));
+  const bool too_big = s.memory_limit > 0 && need > double(s.memory_limit);
+  if (!s.input && (too_big || s.out_of_core))
+    TESSERA_THROW(ResourceError,
+                  "the generated {} {} matrix needs {} per rank{}; only a matrix read from a "
+                  "file streams out of core: write it with `tessera generate` and set "
+                  "matrix.input",
+                  shape.str(), dtype_name(dtype), format_bytes(need),
+                  too_big ? fmt::format(", more than staging.memory_limit {}",
+                                        format_bytes(double(s.memory_limit)))
+                          : std::string());
+  if (too_big)
+    log::info("pipeline: {} needs {} per rank in memory, more than staging.memory_limit {}: "
+              "streaming it out of core",
+              s.input->str(), format_bytes(need), format_bytes(double(s.memory_limit)));
+  return true;
+}
+
+// The pipeline on a matrix.input streamed out of core: reductions first (read-ahead), then the
+// transpose written into the output file, which also receives /reductions before it is
+// committed. The matrix itself is not copied to /input.
+int run_out_of_core(const Deck& deck, const PipelineSettings& s, Backend backend,
+                    const Context& ctx) {
+  PhaseTimers timers;
+  if (s.write_input && !s.output.empty())
+    log::info("pipeline: out of core, the matrix stays in {} (output.write_input is ignored)",
+              s.input->str());
+  io::OutOfCoreOptions o;
+  o.memory_limit = s.memory_limit;
+  o.staging_depth = s.staging_depth;
+  o.io_cpu = s.io_cpu;
+  o.backend = backend;
+  o.exchange = s.exchange;
+  o.write = s.write;
+  o.timers = &timers;
+  const io::Provenance provenance = make_provenance(ctx, deck.effective_toml(), backend);
+  o.provenance = &provenance;
+
+  io::H5File probe = io::H5File::open_read(s.input->file, ctx.comm);
+  const io::DatasetInfo info = io::inspect_dataset(probe, s.input->path);
+  probe.close();
+  if (s.reduce && !dtype_is_real(info.dtype))
+    TESSERA_THROW(InputError,
+                  "reductions take f32 or f64 data, and {} is {}; set reduce.enabled = false",
+                  s.input->str(), dtype_name(info.dtype));
+  std::optional<ReduceResult> r;
+  if (s.reduce) {
+    r = io::reduce_out_of_core(*s.input, s.ops, s.axis, o, ctx.comm);
+    for (std::size_t k = 0; k < r->ops.size(); ++k)
+      log::info("reduce {} over {}: {}", op_name(r->ops[k]), axis_name(r->axis),
+                describe_result(*r, k));
+  }
+  std::vector<std::string> written;
+  const auto add_reductions = [&](io::H5File& f) {
+    if (!r)
+      return;
+    write_reductions(f, "/reductions", *r, info.shape, s.input->str(), ctx, timers);
+    written.push_back(
+        fmt::format("/reductions ({} op{})", r->ops.size(), r->ops.size() == 1 ? "" : "s"));
+  };
+  if (s.transpose && !s.output.empty() && s.write_transpose) {
+    o.dataset_attributes = {{"transpose_of", s.input->str()}};
+    o.before_commit = add_reductions;
+    written.push_back("/transpose " + info.shape.transposed().str());
+    const io::OutOfCoreReport rep =
+        io::transpose_out_of_core(*s.input, {s.output, "/transpose"}, o, ctx.comm);
+    log::info("transpose: {} -> {} out of core, {} chunks of {} rows, {:.3f} s", info.shape.str(),
+              info.shape.transposed().str(), rep.chunks, rep.chunk_rows, rep.seconds);
+  } else if (!s.output.empty()) {
+    if (s.transpose)
+      log::info("pipeline: the transpose is not stored (output.write_transpose = false); out of "
+                "core it is skipped");
+    io::H5File out = io::H5File::create(s.output, ctx.comm);
+    add_reductions(out);
+    io::write_provenance(out, provenance);
+    out.commit();
+  }
+  if (!s.output.empty())
+    log::info("wrote {}: {}", s.output, fmt::join(written, ", "));
+  print_timing_table(timers, ctx);
+  return 0;
+}
+
 } // namespace
 
 int run_pipeline_job(const Deck& deck, const Context& ctx) {
@@ -109,6 +232,8 @@ int run_pipeline_job(const Deck& deck, const Context& ctx) {
   PhaseTimers timers;
   const Backend backend =
       mpi::resolve_backend(parse_backend(deck.get<std::string>("job.backend")), ctx.comm);
+  if (needs_out_of_core(s, ctx))
+    return run_out_of_core(deck, s, backend, ctx);
 
   // The output is created first, so an unwritable directory fails before any work.
   std::optional<io::H5File> out;

@@ -320,7 +320,8 @@ BAD = {
                   r"also the input file"),
     "memory_limit": (lambda r: (make_h5(r), ["transpose", "in.h5:/A", "out.h5:/AT",
                                              "--memory-limit", "64B"])[1],
-                     r"needs .* per rank .* more than --memory-limit"),
+                     r"memory limit of 64 B per rank is too small to transpose .* chunks of "
+                     r"one row already need"),
     "bad_size": (lambda r: (make_h5(r), ["transpose", "in.h5:/A", "out.h5:/AT",
                                          "--memory-limit", "lots"])[1],
                  r"--memory-limit: 'lots' is not a size"),

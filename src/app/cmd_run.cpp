@@ -24,6 +24,7 @@ Command add_run(CLI::App& app, const Context& ctx) {
     std::string deck;
     std::vector<std::string> sets;
     std::string backend;
+    std::string restart;
   };
   auto args = std::make_shared<Args>();
   Command c;
@@ -35,11 +36,17 @@ Command add_run(CLI::App& app, const Context& ctx) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   c.sub->add_option("--backend", args->backend, "Same as --set job.backend=…")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  c.sub
+      ->add_option("--restart", args->restart,
+                   "Continue a heat2d run from its checkpoint: same as --set restart.file=…")
+      ->type_name("CKPT.h5");
   c.sub->footer(kinds_help());
   c.run = [args, &ctx]() -> int {
     auto sets = args->sets;
     if (!args->backend.empty())
       sets.push_back("job.backend=" + args->backend);
+    if (!args->restart.empty())
+      sets.push_back("restart.file=" + args->restart);
     std::optional<Deck> deck;
     mpi::collectively(ctx.comm, [&] {
       deck.emplace(load_deck(

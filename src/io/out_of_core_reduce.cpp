@@ -318,7 +318,7 @@ ReduceResult compute_side(Shared& s, const std::vector<Op>& ops, Axis axis,
 
   std::vector<Accumulator> acc;
   for (Op op : ops) {
-    Accumulator a{op, cpu::identity(op), cpu::identity(op), {}};
+    Accumulator a{op, cpu::identity(op), cpu::identity(op), {}, {}};
     if (axis == Axis::Cols) {
       a.values.assign(static_cast<std::size_t>(g.stripes().rows(rank)), cpu::identity(op));
       a.open = a.values;

@@ -131,7 +131,9 @@ TEST(Deck, EffectiveTomlRoundTrips) {
 
 TEST(Deck, EmbeddedDefaultValidatesForItsKind) {
   auto d = load_deck(std::nullopt, {});
-  EXPECT_EQ(d.get<std::string>("job.kind"), "pipeline");
+  // The embedded default is the small heat2d case (inputs/default.toml).
+  EXPECT_EQ(d.get<std::string>("job.kind"), "heat2d");
+  EXPECT_GT(d.get<std::int64_t>("grid.nx"), 0);
   auto bad = message_of([] { load_deck(std::nullopt, {"job.kind=nothing"}); });
   EXPECT_NE(bad.find("unknown job kind 'nothing'"), std::string::npos) << bad;
   EXPECT_NE(bad.find("--set: job.kind"), std::string::npos) << bad;

@@ -7,6 +7,7 @@
 #include "app/byte_size.hpp"
 #include "app/commands.hpp"
 #include "app/run_info.hpp"
+#include "core/build_info.hpp"
 #include "cuda/device.hpp"
 #include "io/provenance.hpp"
 #include "mpi/communicator.hpp"
@@ -44,7 +45,7 @@ Command add_info(CLI::App& app, const Context& ctx) {
     if (ctx.rank != 0)
       return 0;
     std::string s;
-    s += fmt::format("tessera {} (git {})\n", TESSERA_VERSION, TESSERA_GIT_HASH);
+    s += fmt::format("tessera {} (git {})\n", TESSERA_VERSION, build_git_hash());
     s += fmt::format("  build       CUDA backend: {}{}, NCCL: {}, parallel HDF5: {}\n",
                      yes_no(cuda::compiled()),
                      cuda::compiled() ? " (runtime " + cuda::runtime_version() + ")" : "",

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/commands.hpp"
+#include "core/build_info.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
 
@@ -44,8 +45,8 @@ int run_cli(tessera::app::Context& ctx, int argc, char** argv) {
   CLI::App app{"tessera: distributed transpose, reductions and heat solver for large matrices",
                "tessera"};
   app.require_subcommand(1);
-  app.set_version_flag("--version",
-                       std::string("tessera ") + TESSERA_VERSION + " (" + TESSERA_GIT_HASH + ")");
+  app.set_version_flag("--version", std::string("tessera ") + TESSERA_VERSION + " (" +
+                                        tessera::build_git_hash() + ")");
   bool quiet = false, verbose = false;
   app.add_flag("-q,--quiet", quiet, "Only warnings and errors");
   app.add_flag("-v,--verbose", verbose, "Debug output");

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/build_info.hpp"
 #include "cuda/device.hpp"
 #include "io/h5_error.hpp"
 
@@ -53,7 +54,7 @@ void write_provenance(H5File& f, const Provenance& p) {
   const std::string root = "/";
   write_attribute(f, root, "software", "tessera");
   write_attribute(f, root, "version", TESSERA_VERSION);
-  write_attribute(f, root, "git_hash", TESSERA_GIT_HASH);
+  write_attribute(f, root, "git_hash", build_git_hash());
   write_attribute(f, root, "date", iso8601_utc_now());
   write_attribute(f, root, "command_line", p.command_line);
   write_attribute(f, root, "deck", p.deck);

@@ -77,16 +77,16 @@ OutOfCoreReport check_transpose(Shape shape, OutOfCoreOptions o, const std::stri
   TransposePlan plan(din, dtype_of<T>, MPI_COMM_WORLD, Backend::Cpu,
                      {.algorithm = Exchange::Alltoallv});
   plan.execute(mine.data(), planned.data());
-  EXPECT_EQ(std::memcmp(got.data(), planned.data(), got.size() * sizeof(T)), 0)
+  // memcmp must not see the null data() of an empty block (a rank without rows).
+  EXPECT_TRUE(got.empty() || std::memcmp(got.data(), planned.data(), got.size() * sizeof(T)) == 0)
       << "rank " << rank << ": the out-of-core result differs from TransposePlan's";
 
   // The reference on the whole matrix, this rank's rows of it.
   const auto all = test::random_block<T>(seed, 0, shape.rows, 0, shape.cols);
   std::vector<T> ref(static_cast<std::size_t>(shape.size()));
   reference::transpose(all.data(), ref.data(), shape.rows, shape.cols);
-  EXPECT_EQ(
-      std::memcmp(got.data(), ref.data() + dout.begin(rank) * shape.rows, got.size() * sizeof(T)),
-      0)
+  EXPECT_TRUE(got.empty() || std::memcmp(got.data(), ref.data() + dout.begin(rank) * shape.rows,
+                                         got.size() * sizeof(T)) == 0)
       << "rank " << rank << ": the out-of-core result differs from the reference";
   return report;
 }

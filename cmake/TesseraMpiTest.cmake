@@ -13,7 +13,8 @@ function(tessera_add_mpi_test name)
     set(ARG_RANKS 1 2 3 4)
   endif()
   if(NOT ARG_TIMEOUT)
-    set(ARG_TIMEOUT 120)
+    # Generous: sanitizer builds run 3-4 oversubscribed ranks on two cores.
+    set(ARG_TIMEOUT 300)
   endif()
   add_executable(${name} ${ARG_SOURCES} ${PROJECT_SOURCE_DIR}/tests/mpi_main.cpp)
   target_link_libraries(${name} PRIVATE tessera_all GTest::gtest tessera_warnings tessera_sanitizers

@@ -18,25 +18,8 @@ summary=()
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 tessera=$build/src/app/tessera
 
-left() { echo $((budget - (SECONDS - start))); }
-# step NAME LIMIT CMD…: CMD's output in OUTDIR/NAME.log, at most LIMIT seconds (less when the
-# overall budget runs out).
-step() {
-  local name=$1 limit=$2
-  shift 2
-  local l
-  l=$(left)
-  ((l < limit)) && limit=$l
-  if ((limit <= 5)); then
-    summary+=("$name: not run (time)")
-    return 1
-  fi
-  local t0=$SECONDS
-  timeout "$limit" "$@" >"$out/$name.log" 2>&1
-  local rc=$?
-  summary+=("$name: rc $rc, $((SECONDS - t0)) s")
-  return $rc
-}
+# shellcheck source=bench/gpu/steps.sh
+source "$(dirname "$0")/steps.sh"
 
 tests=(test_cuda_runtime test_cuda_transpose test_cuda_reduce test_cuda_tridiag test_cuda_plans
   test_cuda_heat2d)

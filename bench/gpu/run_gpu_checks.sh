@@ -16,25 +16,8 @@ mkdir -p "$out"
 start=$SECONDS
 summary=()
 
-left() { echo $((budget - (SECONDS - start))); }
-# step NAME LIMIT CMD…: runs CMD with its output in OUTDIR/NAME.log, at most LIMIT seconds
-# (less when the overall budget runs out).
-step() {
-  local name=$1 limit=$2
-  shift 2
-  local l
-  l=$(left)
-  ((l < limit)) && limit=$l
-  if ((limit <= 5)); then
-    summary+=("$name: not run (time)")
-    return 1
-  fi
-  local t0=$SECONDS
-  timeout "$limit" "$@" >"$out/$name.log" 2>&1
-  local rc=$?
-  summary+=("$name: rc $rc, $((SECONDS - t0)) s")
-  return $rc
-}
+# shellcheck source=bench/gpu/steps.sh
+source "$(dirname "$0")/steps.sh"
 
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,clocks.mem \
   --format=csv >"$out/gpu.txt" 2>&1

@@ -9,6 +9,12 @@
 // buffers stay on the device and nothing is staged. A received piece (n_r × m_q) goes straight
 // to columns [b_q, e_q) of the output rows with one 2-D copy. Host-resident data
 // (config.memory == Host) is copied to the device in begin() and back in end().
+//
+// The on-device exchange (Exchange::Nccl) skips the host entirely: the pieces packed into the
+// device staging buffer go out through NCCL sends and land in a device receive buffer. The
+// transfers run on the copy stream, after the pack (an event), so that the self transpose on
+// the compute stream overlaps them; the unpack waits for them (another event). The host queues
+// all of it and waits only in end().
 #include <mpi.h>
 #if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>
@@ -22,6 +28,7 @@
 #include "cuda/device.hpp"
 #include "cuda/stream.hpp"
 #include "cuda/transpose.hpp"
+#include "mpi/nccl_comm.hpp"
 #include "mpi/transpose_engine.hpp"
 
 namespace tessera {
@@ -40,7 +47,8 @@ bool mpi_reads_device_memory() {
 class CudaTransposeEngine final : public TransposeEngine {
 public:
   explicit CudaTransposeEngine(const TransposeEngineConfig& c)
-      : layout_(c.layout), dtype_(c.dtype), size_(dtype_size(c.dtype)), memory_(c.memory) {
+      : layout_(c.layout), dtype_(c.dtype), size_(dtype_size(c.dtype)), memory_(c.memory),
+        device_exchange_(c.device_exchange), host_exchange_(c.host_exchange) {
     cuda::ensure_device_bound();
     compute_ = cuda::make_stream();
     copies_ = cuda::make_stream();
@@ -51,6 +59,7 @@ public:
       d_out_ = cuda::DeviceBuffer(bytes(L.my_cols() * L.M()));
     }
     transposed_.emplace_back(false);
+    exchanged_.emplace_back(false);
     for (int q = 0; q < L.nranks(); ++q)
       piece_ready_.emplace_back(false);
     log::debug("cuda transpose engine: {} exchange buffers",
@@ -62,15 +71,16 @@ public:
     d_send_ = cuda::DeviceBuffer(bytes(L.send_elements()));
     if (send_buffer != nullptr) {
       send_ptr_ = send_buffer; // the plan's node-shared window: host memory
-    } else if (device_mpi_) {
+    } else if (device_mpi_ || !host_exchange_) {
       send_ptr_ = d_send_.data();
     } else {
       h_send_ = cuda::PinnedBuffer(bytes(L.send_elements()));
       send_ptr_ = h_send_.data();
     }
-    if (need_recv) {
+    if ((device_mpi_ && need_recv) || device_exchange_)
+      d_recv_ = cuda::DeviceBuffer(bytes(L.recv_elements()));
+    if (need_recv && host_exchange_) {
       if (device_mpi_) {
-        d_recv_ = cuda::DeviceBuffer(bytes(L.recv_elements()));
         recv_ptr_ = d_recv_.data();
       } else {
         h_recv_ = cuda::PinnedBuffer(bytes(L.recv_elements()));
@@ -94,17 +104,18 @@ public:
       out_ = static_cast<char*>(out);
     }
     packed_ = false;
+    exchange_pending_ = false;
   }
 
   void pack(int peer) override {
     if (!packed_)
-      enqueue_pack();
+      enqueue_pack(true);
     piece_ready_[static_cast<std::size_t>(peer)].synchronize();
   }
 
   void pack_all() override {
     if (!packed_)
-      enqueue_pack();
+      enqueue_pack(true);
     cuda::synchronize(copies_.get());
   }
 
@@ -119,6 +130,7 @@ public:
     const std::int64_t m = L.in.rows(peer);
     if (m == 0 || L.my_cols() == 0)
       return;
+    wait_for_exchange();
     // n_r rows of m_q elements into columns [b_q, e_q) of the output rows.
     cuda::copy_2d_async(compute_.get(), out_ + bytes(L.in.begin(peer)), bytes(L.M()), piece,
                         bytes(m), bytes(m), static_cast<std::size_t>(L.my_cols()));
@@ -128,6 +140,32 @@ public:
     for (int q = 0; q < layout_.nranks(); ++q)
       if (q != layout_.rank)
         unpack(q, pieces[q]);
+  }
+
+  bool exchanges_on_device() const override { return true; }
+
+  // The pieces stay in d_send_: no copy to the host send buffer.
+  void pack_device() override {
+    if (!packed_)
+      enqueue_pack(false);
+  }
+
+  const void* exchange_device(mpi::NcclComm& nccl) override {
+    const auto& L = layout_;
+    TESSERA_REQUIRE(device_exchange_, InternalError,
+                    "cuda transpose engine: the on-device exchange was not prepared");
+    pack_device();
+    transposed_[0].wait_on(copies_.get());
+    nccl.exchange(d_send_.data(), L.send_counts, L.send_offsets, d_recv_.data(), L.recv_counts,
+                  L.recv_offsets, size_, copies_.get());
+    exchanged_[0].record(copies_.get());
+    exchange_pending_ = true;
+    return d_recv_.data();
+  }
+
+  void synchronize() override {
+    cuda::synchronize(copies_.get());
+    cuda::synchronize(compute_.get());
   }
 
   void end() override {
@@ -143,9 +181,18 @@ private:
     return static_cast<std::size_t>(elements) * size_;
   }
 
+  // The compute stream's next unpack reads what the on-device exchange received.
+  void wait_for_exchange() {
+    if (exchange_pending_) {
+      exchanged_[0].wait_on(compute_.get());
+      exchange_pending_ = false;
+    }
+  }
+
   // Both transposes on the compute stream, then each remote piece's D2H on the copy stream
-  // with an event that pack(peer) waits for.
-  void enqueue_pack() {
+  // with an event that pack(peer) waits for. Without `to_send_buffer` the pieces stay on the
+  // device (the on-device exchange).
+  void enqueue_pack(bool to_send_buffer) {
     const auto& L = layout_;
     const std::int64_t left = L.out.begin(L.rank), right = L.out.end(L.rank);
     auto* dsend = static_cast<char*>(d_send_.data());
@@ -153,7 +200,7 @@ private:
     cuda::transpose(compute_.get(), dtype_, in_ + bytes(right), dsend + bytes(left * L.my_rows()),
                     L.my_rows(), L.N() - right, L.N(), L.my_rows());
     transposed_[0].record(compute_.get());
-    const bool staged = send_ptr_ != d_send_.data();
+    const bool staged = to_send_buffer && send_ptr_ != d_send_.data();
     if (staged)
       transposed_[0].wait_on(copies_.get());
     for (int q = 0; q < L.nranks(); ++q) {
@@ -172,10 +219,13 @@ private:
   DType dtype_;
   std::size_t size_;
   Memory memory_;
+  bool device_exchange_ = false; // d_recv_ exists for exchange_device()
+  bool host_exchange_ = true;    // the MPI exchanges' buffers exist
   bool device_mpi_ = false;
   cuda::unique_stream compute_, copies_;
-  std::vector<cuda::Event> transposed_, piece_ready_;
-  cuda::DeviceBuffer d_in_, d_out_, d_send_, d_recv_; // d_in_/d_out_: host-resident data only
+  std::vector<cuda::Event> transposed_, exchanged_, piece_ready_;
+  // d_in_/d_out_: host-resident data only; d_recv_: CUDA-aware MPI or the on-device exchange
+  cuda::DeviceBuffer d_in_, d_out_, d_send_, d_recv_;
   cuda::PinnedBuffer h_send_, h_recv_;
   void* send_ptr_ = nullptr;
   void* recv_ptr_ = nullptr;
@@ -183,6 +233,7 @@ private:
   char* out_ = nullptr;
   void* host_out_ = nullptr; // where end() copies the output for host-resident data
   bool packed_ = false;
+  bool exchange_pending_ = false; // exchanged_ not yet waited for by the compute stream
 };
 
 } // namespace

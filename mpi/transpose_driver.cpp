@@ -70,6 +70,29 @@ void run_transpose(const TransposeRun& run, Exchange algorithm, const void* in, 
     clock.time(clock.unpack, [&] { engine.unpack_all(from.data()); });
     // ... and read before the next execute packs over it.
     CHECK_MPI(MPI_Barrier(run.comm));
+  } else if (algorithm == Exchange::Nccl) {
+    TESSERA_REQUIRE(run.nccl != nullptr && engine.exchanges_on_device(), InternalError,
+                    "run_transpose: the nccl exchange needs an NCCL communicator and a GPU engine");
+    // Phase edges are synchronised only when someone reads the times.
+    const auto edge = [&] {
+      if (timers)
+        engine.synchronize();
+    };
+    clock.time(clock.pack, [&] {
+      engine.pack_device();
+      edge();
+    });
+    const void* recv = engine.exchange_device(*run.nccl);
+    edge();
+    clock.time(clock.self, [&] {
+      engine.transpose_self();
+      edge();
+    });
+    const auto from = pieces(run, recv, false);
+    clock.time(clock.unpack, [&] {
+      engine.unpack_all(from.data());
+      edge();
+    });
   } else if (algorithm == Exchange::Pipelined) {
     void* recv = engine.recv_buffer();
     const auto from = pieces(run, recv, false);

@@ -6,6 +6,7 @@
 
 #include "core/timers.hpp"
 #include "mpi/message_exchange.hpp"
+#include "mpi/nccl_comm.hpp"
 #include "mpi/shared_window.hpp"
 #include "mpi/transpose_engine.hpp"
 #include "mpi/transpose_plan.hpp"
@@ -20,11 +21,15 @@ struct TransposeRun {
   MPI_Comm comm;
   // The engine's send buffer as a shared-memory window; null unless every rank shares a node.
   const mpi::SharedWindow* window = nullptr;
+  // For Exchange::Nccl: the plan's NCCL communicator; null when NCCL is not in use.
+  mpi::NcclComm* nccl = nullptr;
 };
 
 // `algorithm` is never Auto here. Phases go to `timers` when it is set: transpose.pack,
 // transpose.self, transpose.exchange, transpose.unpack (bytes read + written for the local
-// steps, bytes sent + received for the exchange).
+// steps, bytes sent + received for the exchange). The on-device exchange (Exchange::Nccl) queues
+// its steps on the GPU; with `timers` the driver waits for each before timing the next, which
+// costs a little overlap, without them it waits only at the end.
 void run_transpose(const TransposeRun& run, Exchange algorithm, const void* in, void* out,
                    PhaseTimers* timers);
 

@@ -8,6 +8,14 @@ void TransposeEngine::transpose_from(int, const void*) {
   TESSERA_THROW(InternalError, "this transpose engine cannot read other ranks' input");
 }
 
+void TransposeEngine::pack_device() {
+  TESSERA_THROW(InternalError, "this transpose engine has no on-device exchange");
+}
+
+const void* TransposeEngine::exchange_device(mpi::NcclComm&) {
+  TESSERA_THROW(InternalError, "this transpose engine has no on-device exchange");
+}
+
 std::unique_ptr<TransposeEngine> make_transpose_engine(Backend backend,
                                                        const TransposeEngineConfig& config) {
   switch (backend) {

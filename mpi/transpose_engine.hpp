@@ -18,8 +18,15 @@
 //   transpose_self()                     the local piece, straight from in to out
 //   unpack(peer, piece) for each remote peer as its piece arrives, or unpack_all(pieces) once;
 //                                        a piece is host memory: in recv_buffer(), or in the
-//                                        sender's shared-memory segment
+//                                        sender's shared-memory segment (device memory after
+//                                        exchange_device(), below)
 //   end()                                out is complete when it returns
+//
+// On-device exchange (only engines whose exchanges_on_device() is true; Exchange::Nccl):
+//   begin(in, out), pack_device(), exchange_device(nccl), transpose_self(),
+//   unpack_all(pieces) with the pieces in the returned device receive buffer, end().
+// These steps are queued on the engine's stream and return before the GPU has done them;
+// synchronize() waits, for callers that time the phases.
 //
 // Direct execute (only engines whose reads_shared_input() is true): when every rank's input
 // block lies in node-shared memory (TransposePlan::input_buffer()), the plan calls begin,
@@ -34,6 +41,10 @@
 #include "mpi/transpose_layout.hpp"
 
 namespace tessera {
+
+namespace mpi {
+class NcclComm;
+}
 
 class TransposeEngine {
 public:
@@ -60,12 +71,25 @@ public:
   // The direct execute: `peer_in` is peer's whole input block (host memory, in.rows(peer) × N).
   virtual bool reads_shared_input() const { return false; }
   virtual void transpose_from(int peer, const void* peer_in);
+
+  // The on-device exchange: packs every remote piece into device memory, then sends and
+  // receives them all through `nccl`; returns the device receive buffer (same layout as
+  // recv_buffer()), which unpack_all() then reads.
+  virtual bool exchanges_on_device() const { return false; }
+  virtual void pack_device();
+  virtual const void* exchange_device(mpi::NcclComm& nccl);
+  // Waits for the work queued so far (a no-op for an engine that queues nothing).
+  virtual void synchronize() {}
 };
 
 struct TransposeEngineConfig {
   TransposeLayout layout;
   DType dtype = DType::f64;
   Memory memory = Memory::Host; // where begin()'s pointers live
+  // prepare() allocates the device receive buffer of exchange_device() (NCCL may run) ...
+  bool device_exchange = false;
+  // ... and the buffers of the MPI exchanges unless only the on-device exchange will run.
+  bool host_exchange = true;
 };
 
 // One factory per backend; make_transpose_engine picks by `backend` (never Auto here).

@@ -12,6 +12,7 @@
 #include "mpi/agreement.hpp"
 #include "mpi/backend_select.hpp"
 #include "mpi/communicator.hpp"
+#include "mpi/nccl_comm.hpp"
 #include "mpi/transpose_driver.hpp"
 
 namespace tessera {
@@ -28,21 +29,23 @@ std::string_view exchange_name(Exchange e) noexcept {
     return "pipelined";
   case Exchange::SharedMemory:
     return "shared";
+  case Exchange::Nccl:
+    return "nccl";
   }
   return "?";
 }
 
 Exchange parse_exchange(std::string_view s) {
   for (Exchange e : {Exchange::Auto, Exchange::Alltoallv, Exchange::PairwiseP2P,
-                     Exchange::Pipelined, Exchange::SharedMemory})
+                     Exchange::Pipelined, Exchange::SharedMemory, Exchange::Nccl})
     if (exchange_name(e) == s)
       return e;
   if (s == "p2p")
     return Exchange::PairwiseP2P;
-  TESSERA_THROW(
-      InputError,
-      "unknown exchange algorithm '{}' (expected auto, alltoallv, pairwise, pipelined or shared)",
-      s);
+  TESSERA_THROW(InputError,
+                "unknown exchange algorithm '{}' (expected auto, alltoallv, pairwise, pipelined, "
+                "shared or nccl)",
+                s);
 }
 
 namespace {
@@ -76,11 +79,16 @@ struct TransposePlan::Impl {
   mpi::SharedWindow inputs; // input_buffer(), once asked for
   std::unique_ptr<TransposeEngine> engine;
   mpi::MessageExchange exchange;
+  bool nccl_usable = false; // Nccl may run: explicitly asked for, or a candidate of Auto
+  mpi::NcclComm nccl;       // built by prepare() when nccl_usable
 
   Impl(MPI_Comm c, DType t, TransposeOptions o) : comm(c), dtype(t), options(o) {}
 
   TransposeRun context() {
-    return {*engine, exchange, layout, dtype_size(dtype), comm.get(), window ? &window : nullptr};
+    TransposeRun run{*engine,           exchange,   layout,
+                     dtype_size(dtype), comm.get(), window ? &window : nullptr};
+    run.nccl = nccl ? &nccl : nullptr;
+    return run;
   }
 
   // Buffers for the exchanges, on the first execute that needs them (collective): a plan whose
@@ -88,12 +96,30 @@ struct TransposePlan::Impl {
   void prepare() {
     if (prepared)
       return;
-    if (shared)
+    const bool nccl_only = options.algorithm == Exchange::Nccl;
+    if (shared && !nccl_only)
       window = mpi::SharedWindow(comm.get(), static_cast<std::size_t>(layout.send_elements()) *
                                                  dtype_size(dtype));
-    const bool need_recv = comm.size() > 1 && options.algorithm != Exchange::SharedMemory;
+    const bool need_recv =
+        comm.size() > 1 && options.algorithm != Exchange::SharedMemory && !nccl_only;
     mpi::collectively(comm.get(),
                       [&] { engine->prepare(window ? window.local() : nullptr, need_recv); });
+    if (nccl_usable && !nccl) {
+      if (options.algorithm == Exchange::Nccl) {
+        nccl = mpi::NcclComm(comm.get());
+      } else {
+        // Auto goes on without nccl when NCCL cannot start here (every rank agrees).
+        try {
+          nccl = mpi::NcclComm(comm.get());
+        } catch (const Error& e) {
+          if (!e.collective())
+            throw;
+          nccl_usable = false;
+          if (comm.rank() == 0)
+            log::warn("transpose: nccl left out of the timed trial: {}", e.what());
+        }
+      }
+    }
     prepared = true;
   }
 
@@ -109,6 +135,8 @@ struct TransposePlan::Impl {
                                         Exchange::Pipelined};
     if (window)
       candidates.push_back(Exchange::SharedMemory);
+    if (nccl)
+      candidates.push_back(Exchange::Nccl);
     constexpr int kRounds = 3;
     constexpr double kEnough = 1.0; // seconds of trial after which no round is added
     const double start = wall_seconds();
@@ -167,8 +195,36 @@ TransposePlan::TransposePlan(const BlockDistribution& in, DType dtype, MPI_Comm 
                     "the shared-memory exchange needs every rank on one node; use alltoallv, "
                     "pairwise, pipelined or auto");
   });
+  // The nccl exchange: the same checks give the same answer on every rank.
+  if (options.algorithm == Exchange::Nccl)
+    mpi::collectively(I.comm.get(), [&] {
+      TESSERA_REQUIRE(
+          I.backend == Backend::Cuda, InputError,
+          "the nccl exchange moves device memory and needs the CUDA backend, but this "
+          "transpose runs on the {} backend; use alltoallv, pairwise, pipelined or auto",
+          backend_name(I.backend));
+      TESSERA_REQUIRE(mpi::nccl_compiled(), NotCompiled, "the nccl exchange: {}",
+                      mpi::nccl_unavailable(I.comm.get()));
+    });
+  if (I.backend == Backend::Cuda && I.comm.size() > 1 && mpi::nccl_compiled() &&
+      (options.algorithm == Exchange::Nccl || options.algorithm == Exchange::Auto)) {
+    const std::string why = mpi::nccl_unavailable(I.comm.get()); // collective
+    I.nccl_usable = why.empty();
+    if (options.algorithm == Exchange::Nccl)
+      mpi::collectively(I.comm.get(), [&] {
+        TESSERA_REQUIRE(why.empty(), InputError,
+                        "the nccl exchange is not available: {}; use alltoallv, pairwise, "
+                        "pipelined or auto",
+                        why);
+      });
+    else if (!why.empty() && I.comm.rank() == 0)
+      log::debug("transpose: nccl is not among the candidates: {}", why);
+  }
   mpi::collectively(I.comm.get(), [&] {
-    I.engine = make_transpose_engine(I.backend, {I.layout, dtype, options.memory});
+    TransposeEngineConfig config{I.layout, dtype, options.memory};
+    config.device_exchange = I.nccl_usable;
+    config.host_exchange = options.algorithm != Exchange::Nccl;
+    I.engine = make_transpose_engine(I.backend, config);
     I.exchange = mpi::MessageExchange(
         I.comm.get(), element_type(dtype), dtype_size(dtype), I.layout.send_counts,
         I.layout.send_offsets, I.layout.recv_counts, I.layout.recv_offsets, options.message_limit);

@@ -30,10 +30,14 @@ namespace tessera {
 //   SharedMemory  every rank on one node: pieces are packed into an MPI-3 shared-memory window
 //                 and receivers copy them straight out of the senders' segments (no messages,
 //                 one copy fewer)
-//   Auto          the fastest of those available, by a timed trial on the first execute
-enum class Exchange { Auto, Alltoallv, PairwiseP2P, Pipelined, SharedMemory };
+//   Nccl          CUDA backend only, in builds with NCCL: pieces packed on the GPU go
+//                 straight from device to device through NCCL sends and receives (no host
+//                 buffers); needs one distinct GPU per rank
+//   Auto          the fastest of those available, by a timed trial on the first execute (Nccl
+//                 is a candidate with the CUDA backend when NCCL is usable and P > 1)
+enum class Exchange { Auto, Alltoallv, PairwiseP2P, Pipelined, SharedMemory, Nccl };
 std::string_view exchange_name(Exchange e) noexcept;
-// "auto", "alltoallv", "pairwise", "pipelined", "shared"
+// "auto", "alltoallv", "pairwise", "pipelined", "shared", "nccl"
 Exchange parse_exchange(std::string_view s);
 
 struct TransposeOptions {
@@ -51,7 +55,9 @@ struct TransposeOptions {
 
 class TransposePlan {
 public:
-  // Collective over comm. Throws on every rank if the plan cannot be built on any rank.
+  // Collective over comm. Throws on every rank if the plan cannot be built on any rank
+  // (Exchange::Nccl without the CUDA backend, without NCCL in the build, or with ranks that
+  // share a GPU included).
   TransposePlan(const BlockDistribution& in, DType dtype, MPI_Comm comm,
                 Backend backend = Backend::Auto, TransposeOptions options = {});
   // Collective when the ranks share a node (the plan frees its shared-memory window), except

@@ -1,8 +1,9 @@
 #!/bin/bash
 # On a machine with an NVIDIA GPU, from the project's root: builds `tessera` and the CUDA tests,
 # then checks the command line with the CUDA backend: the CUDA tests, `tessera info` (the GPUs),
-# `tessera selftest` at 1 and 2 ranks, `tessera bench transpose|reduce --backend cuda --json`
-# and the heat2d job on the GPU. Logs go to OUTDIR; a summary is printed last.
+# `tessera selftest` at 1 and 2 ranks, the heat2d job on the GPU, and `tessera bench --backend
+# cuda --json`: transpose f32 and f64 on device memory, f32 staged from pinned host memory, and
+# reduce f32 sum along each axis. Logs go to OUTDIR; a summary is printed last.
 #
 #   bench/gpu/run_cli_checks.sh OUTDIR [SECONDS]     (SECONDS: overall time limit, default 570)
 # Environment: BUILD_DIR (default build/release), CMAKE_CUDA_ARCHITECTURES (default 90),
@@ -33,10 +34,19 @@ step info 20 "$tessera" info
 step selftest_np1 60 "$tessera" selftest
 step selftest_np2 60 mpirun -np 2 "$tessera" selftest
 step heat2d 90 bench/heat2d.sh -n 1 -s "$size" -k 10 -r 1 -b cuda -t "$tessera"
-step bench_transpose 40 "$tessera" bench transpose --backend cuda --rows "$size" --cols "$size" \
-  --dtype f32 --json
-step bench_reduce 40 "$tessera" bench reduce --backend cuda --rows "$size" --cols "$size" \
-  --dtype f32 --op sum --json
+benches=()
+bench() { # bench NAME ARGS…: one `tessera bench … --backend cuda --json` step
+  local name=$1
+  shift
+  benches+=("$name")
+  step "$name" 40 "$tessera" bench "$@" --backend cuda --rows "$size" --cols "$size" --json
+}
+bench bench_transpose_f32 transpose --dtype f32
+bench bench_transpose_f64 transpose --dtype f64
+bench bench_transpose_host_f32 transpose --dtype f32 --memory host
+for axis in all rows cols; do
+  bench "bench_reduce_$axis" reduce --dtype f32 --op sum --axis "$axis"
+done
 
 echo "== summary"
 printf '%s\n' "${summary[@]}"
@@ -46,7 +56,7 @@ for f in selftest_np1 selftest_np2; do
   [[ -f $out/$f.log ]] && grep -E "^(cpu|cuda) |selftest:" "$out/$f.log" | tail -14
 done
 [[ -f $out/heat2d.log ]] && tail -8 "$out/heat2d.log"
-for f in bench_transpose bench_reduce; do
+for f in "${benches[@]}"; do
   [[ -f $out/$f.log ]] && grep -E "^\{" "$out/$f.log" | cut -c1-400
 done
 exit 0

@@ -6,7 +6,10 @@
 //  - GB/s = (bytes read + bytes written) / median time over the timed repeats (1 GB = 1e9 B);
 //    reductions only read.
 //  - The reference ceiling is measured in the same run, with the same threads and bytes:
-//    memcpy (read + written) for transposes and exchanges, a streaming read for reductions.
+//    memcpy (read + written) for transposes and exchanges, a streaming read for reductions. On
+//    the GPU: a device-to-device cudaMemcpy ("copy") for transposes and exchanges,
+//    cub::DeviceReduce::Sum ("cub") for reductions, and for host-resident data staged through
+//    the GPU the slowest of its phases (H2D, kernel, D2H) run alone ("slowest phase").
 //  - With several ranks every repeat starts after a barrier and its time is the slowest rank's.
 #pragma once
 
@@ -14,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/backend.hpp"
@@ -40,6 +44,7 @@ struct BenchArgs {
   std::string algorithm = "auto"; // exchange algorithm for the distributed transpose
   bool check = true;              // verify the result once after timing
   bool shared_input = false;      // distributed transpose: input in TransposePlan::input_buffer()
+  Memory memory = Memory::Host;   // where the data lives (CUDA backend; Cpu: always Host)
   MPI_Comm comm = MPI_COMM_WORLD;
 };
 
@@ -74,6 +79,10 @@ struct BenchReport {
   std::string checked;       // "yes", "no (skipped)", or what did not match
   std::vector<BenchPhase> phases;
   std::vector<std::string> notes;
+  std::string memory;    // "host" or "device": where the benchmarked data lives
+  std::string algorithm; // distributed transpose: the exchange algorithm used ("" otherwise)
+  // Further named figures of the run (JSON fields, table lines): "geam_gbps", "cub_gbps", …
+  std::vector<std::pair<std::string, double>> extras;
 };
 
 // Runs on every rank of args.comm (collective); the report is complete on every rank.

@@ -62,19 +62,37 @@ std::string to_json(const BenchReport& r) {
         notes += ',';
       notes += json_string(n);
     }
+  std::string extras;
+  if (!r.algorithm.empty())
+    extras += fmt::format(",\"algorithm\":{}", json_string(r.algorithm));
+  for (const auto& [name, value] : r.extras)
+    extras += fmt::format(",{}:{}", json_string(name), json_number(value));
   return fmt::format(
       "{{\"benchmark\":{},\"backend\":{},\"device\":{},\"rows\":{},\"cols\":{},\"dtype\":{},"
       "\"ranks\":{},\"threads\":{},\"repeat\":{},\"warmup\":{},"
       "\"seconds\":{{\"median\":{},\"min\":{},\"max\":{}}},"
       "\"bytes_per_rank\":{},\"bytes_total\":{},\"gbps\":{},\"gbps_per_rank\":{},"
       "\"reference\":{{\"name\":{},\"gbps\":{}}},\"fraction\":{},\"checked\":{},"
-      "\"phases\":[{}],\"notes\":[{}]}}",
+      "\"phases\":[{}],\"notes\":[{}],\"memory\":{}{}}}",
       json_string(r.what), json_string(r.backend), json_string(r.device), r.rows, r.cols,
       json_string(dtype_name(r.dtype)), r.ranks, r.threads, r.repeat, r.warmup,
       json_number(r.time.median), json_number(r.time.min), json_number(r.time.max),
       json_number(r.bytes_per_rank), json_number(r.bytes_total), json_number(r.gbps),
       json_number(r.gbps_per_rank), json_string(r.reference), json_number(r.reference_gbps),
-      json_number(r.fraction), json_string(r.checked), phases, notes);
+      json_number(r.fraction), json_string(r.checked), phases, notes, json_string(r.memory),
+      extras);
+}
+
+std::string reference_label(const std::string& reference) {
+  if (reference == "read")
+    return "read bandwidth";
+  if (reference == "memcpy")
+    return "memcpy bandwidth";
+  if (reference == "copy")
+    return "D2D copy";
+  if (reference == "cub")
+    return "cub Sum";
+  return reference;
 }
 
 std::string to_table(const BenchReport& r) {
@@ -83,9 +101,12 @@ std::string to_table(const BenchReport& r) {
                    dtype_name(r.dtype), r.ranks, r.ranks == 1 ? "" : "s", r.backend, r.device);
   s += fmt::format("  {} timed repeats after {} warm-up; result checked: {}\n", r.repeat, r.warmup,
                    r.checked);
+  if (!r.memory.empty() || !r.algorithm.empty())
+    s += fmt::format("  data in {} memory{}\n", r.memory.empty() ? "host" : r.memory,
+                     r.algorithm.empty() ? "" : ", exchange algorithm " + r.algorithm);
   s += fmt::format("  time per execute   median {:.4f} s   min {:.4f} s   max {:.4f} s\n",
                    r.time.median, r.time.min, r.time.max);
-  const bool reads_only = r.reference == "read";
+  const bool reads_only = r.reference == "read" || r.reference == "cub";
   s += fmt::format(
       "  bytes {} per execute   {:.3f} GB total{}\n", reads_only ? "read" : "read + written",
       r.bytes_total * 1e-9,
@@ -93,10 +114,11 @@ std::string to_table(const BenchReport& r) {
   s += fmt::format("  throughput         {:.2f} GB/s", r.gbps);
   if (r.ranks > 1)
     s += fmt::format("   ({:.2f} GB/s per rank)", r.gbps_per_rank);
-  s += fmt::format("\n  {:<18} {:.2f} GB/s (same bytes and threads, this run)\n",
-                   r.reference == "read" ? "read bandwidth" : "memcpy bandwidth", r.reference_gbps);
-  s += fmt::format("  fraction           {:.0f}% of {}\n", 100.0 * r.fraction,
-                   r.reference == "read" ? "read bandwidth" : "memcpy bandwidth");
+  const std::string ref_name = reference_label(r.reference);
+  s += fmt::format("\n  {:<18} {:.2f} GB/s (same bytes, this run)\n", ref_name, r.reference_gbps);
+  s += fmt::format("  fraction           {:.0f}% of {}\n", 100.0 * r.fraction, ref_name);
+  for (const auto& [name, value] : r.extras)
+    s += fmt::format("  {:<18} {:.4g}\n", name, value);
   if (!r.phases.empty()) {
     s += fmt::format("  {:<24} {:>12} {:>8} {:>9}\n", "phase (max over ranks)", "s/execute",
                      "share", "GB/s");
@@ -127,6 +149,7 @@ struct Options {
   bool json = false;
   bool no_check = false;
   bool shared_input = false;
+  std::string memory; // "" = the backend's default
 };
 
 } // namespace
@@ -158,6 +181,10 @@ Command add_bench(CLI::App& app, const Context& ctx) {
   sub->add_option("--algorithm", opt->algorithm,
                   "Exchange algorithm: auto, alltoallv, pairwise, pipelined or shared")
       ->capture_default_str();
+  sub->add_option("--memory", opt->memory,
+                  "Where the data lives with --backend cuda: device (default) or host (pinned, "
+                  "staged through the GPU)")
+      ->check(CLI::IsMember({"host", "device"}));
   sub->add_flag("--json", opt->json, "Print one JSON object instead of the table");
   sub->add_flag("--no-check", opt->no_check, "Skip verifying the result after timing");
   sub->add_flag("--shared-input", opt->shared_input,
@@ -190,7 +217,14 @@ Command add_bench(CLI::App& app, const Context& ctx) {
     a.shared_input = opt->shared_input;
     a.comm = ctx.comm;
     a.backend = mpi::resolve_backend(parse_backend(opt->backend), ctx.comm);
-    const BenchReport r = a.backend == Backend::Cuda ? run_cuda_bench(a) : run_cpu_bench(a);
+    if (a.backend == Backend::Cuda)
+      a.memory = opt->memory == "host" ? Memory::Host : Memory::Device;
+    else
+      TESSERA_REQUIRE(opt->memory != "device", InputError,
+                      "bench: --memory device needs the CUDA backend (--backend cuda)");
+    BenchReport r = a.backend == Backend::Cuda ? run_cuda_bench(a) : run_cpu_bench(a);
+    if (r.memory.empty())
+      r.memory = a.memory == Memory::Device ? "device" : "host";
     if (ctx.rank == 0) {
       const std::string text = opt->json ? to_json(r) + "\n" : to_table(r);
       std::fputs(text.c_str(), stdout);

@@ -1,0 +1,221 @@
+// Shared pieces of the `tessera bench --backend cuda` drivers (see bench_cuda_util.hpp).
+#include "app/bench_cuda_util.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <random>
+#include <set>
+
+#include "cpu/reference.hpp"
+#include "cuda/buffer.hpp"
+#include "cuda/device.hpp"
+
+namespace tessera::app::bench_cuda {
+
+template <class T>
+void upload_rows(void* dst, std::int64_t row0, std::int64_t nrows, std::int64_t cols) {
+  if (nrows <= 0 || cols <= 0)
+    return;
+  const auto row_bytes = static_cast<std::int64_t>(sizeof(T)) * cols;
+  const std::int64_t panel =
+      std::min(nrows, std::max<std::int64_t>(1, (std::int64_t{64} << 20) / row_bytes));
+  std::vector<T> buf(static_cast<std::size_t>(panel * cols));
+  for (std::int64_t p = 0; p < nrows; p += panel) {
+    const std::int64_t n = std::min(panel, nrows - p);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = 0; j < cols; ++j)
+        buf[static_cast<std::size_t>(i * cols + j)] = value<T>(row0 + p + i, j);
+    cuda::copy(static_cast<T*>(dst) + p * cols, buf.data(),
+               static_cast<std::size_t>(n * row_bytes));
+  }
+}
+template void upload_rows<float>(void*, std::int64_t, std::int64_t, std::int64_t);
+template void upload_rows<double>(void*, std::int64_t, std::int64_t, std::int64_t);
+template void upload_rows<std::complex<float>>(void*, std::int64_t, std::int64_t, std::int64_t);
+template void upload_rows<std::complex<double>>(void*, std::int64_t, std::int64_t, std::int64_t);
+
+void zero_parallel(void* p, std::size_t bytes) {
+  auto* b = static_cast<unsigned char*>(p);
+  const auto lines = static_cast<std::int64_t>((bytes + 4095) / 4096);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < lines; ++k) {
+    const auto begin = static_cast<std::size_t>(k) * 4096;
+    std::memset(b + begin, 0, std::min<std::size_t>(4096, bytes - begin));
+  }
+}
+
+std::string Sample::description() const {
+  return fmt::format("yes ({} sampled row{}, {} elements)", rows, rows == 1 ? "" : "s", elements);
+}
+
+namespace {
+
+template <class T>
+Sample check_transposed_t(const T* out, std::int64_t row0, std::int64_t nrows,
+                          std::int64_t out_cols) {
+  Sample s;
+  if (nrows <= 0 || out_cols <= 0)
+    return s;
+  constexpr std::int64_t kMaxRows = 64, kMaxCols = 65536;
+  std::mt19937_64 rng(12345);
+  std::set<std::int64_t> rows{0, nrows - 1};
+  std::uniform_int_distribution<std::int64_t> pick(0, nrows - 1);
+  while (static_cast<std::int64_t>(rows.size()) < std::min(kMaxRows, nrows))
+    rows.insert(pick(rng));
+  const std::int64_t width = std::min(out_cols, kMaxCols);
+  std::uniform_int_distribution<std::int64_t> start(0, out_cols - width);
+  std::vector<T> got(static_cast<std::size_t>(width));
+  for (const std::int64_t r : rows) {
+    // The first and the last row are checked from their first and up to their last column.
+    const std::int64_t c0 = r == 0 ? 0 : (r == nrows - 1 ? out_cols - width : start(rng));
+    cuda::copy(got.data(), out + r * out_cols + c0, static_cast<std::size_t>(width) * sizeof(T));
+    for (std::int64_t c = 0; c < width; ++c) {
+      const T want = value<T>(c0 + c, row0 + r); // out(row0 + r, c) = A(c, row0 + r)
+      if (std::memcmp(&got[static_cast<std::size_t>(c)], &want, sizeof(T)) != 0)
+        s.ok = false;
+    }
+    ++s.rows;
+    s.elements += width;
+  }
+  return s;
+}
+
+} // namespace
+
+Sample check_transposed(DType t, const void* out, std::int64_t row0, std::int64_t nrows,
+                        std::int64_t out_cols) {
+  return dispatch_dtype(t, [&](auto tag) {
+    using T = decltype(tag);
+    return check_transposed_t(static_cast<const T*>(out), row0, nrows, out_cols);
+  });
+}
+
+std::string check_reduction(const BenchArgs& args, const std::vector<std::vector<double>>& got) {
+  int rank = 0;
+  MPI_Comm_rank(args.comm, &rank);
+  const std::size_t n = static_cast<std::size_t>(args.rows) * static_cast<std::size_t>(args.cols);
+  if (n * dtype_size(args.dtype) > (std::size_t{1} << 30))
+    return "no (matrix above 1 GiB)";
+  // 2: bit-identical; 1: equal within 1e-12 relative (ops outside the Sum family may round
+  // differently on the GPU); 0: mismatch.
+  int verdict = 2;
+  if (rank == 0) {
+    dispatch_real_dtype(args.dtype, [&](auto tag) {
+      using T = decltype(tag);
+      std::vector<T> a(n);
+#pragma omp parallel for schedule(static)
+      for (std::int64_t i = 0; i < args.rows; ++i)
+        for (std::int64_t j = 0; j < args.cols; ++j)
+          a[static_cast<std::size_t>(i * args.cols + j)] = value<T>(i, j);
+      for (std::size_t k = 0; k < args.ops.size(); ++k) {
+        const auto want = reference::reduce(args.ops[k], args.axis, a.data(), args.rows, args.cols);
+        if (want.size() != got[k].size()) {
+          verdict = 0;
+          continue;
+        }
+        if (std::memcmp(want.data(), got[k].data(), want.size() * sizeof(double)) == 0)
+          continue;
+        for (std::size_t i = 0; i < want.size(); ++i)
+          if (!(std::abs(want[i] - got[k][i]) <= 1e-12 * std::abs(want[i])) &&
+              !(want[i] == got[k][i]))
+            verdict = 0;
+        verdict = std::min(verdict, 1);
+      }
+    });
+  }
+  MPI_Bcast(&verdict, 1, MPI_INT, 0, args.comm);
+  return verdict == 2   ? "yes (bit-identical to the serial reference)"
+         : verdict == 1 ? "yes (within 1e-12 of the serial reference)"
+                        : "MISMATCH";
+}
+
+double max_over_ranks(MPI_Comm comm, double v) {
+  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return v;
+}
+double sum_over_ranks(MPI_Comm comm, double v) {
+  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_SUM, comm);
+  return v;
+}
+bool all_ranks(MPI_Comm comm, bool ok) {
+  int v = ok ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MIN, comm);
+  return v == 1;
+}
+
+std::vector<BenchPhase> gather_phases(MPI_Comm comm, const PhaseTimers& timers, int repeat) {
+  std::string mine;
+  for (const auto& [name, stats] : timers.phases())
+    mine += name + '\n';
+  int nranks = 1;
+  MPI_Comm_size(comm, &nranks);
+  int len = static_cast<int>(mine.size());
+  std::vector<int> lens(static_cast<std::size_t>(nranks)), offs(lens.size());
+  MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, comm);
+  int total = 0;
+  for (std::size_t r = 0; r < lens.size(); ++r) {
+    offs[r] = total;
+    total += lens[r];
+  }
+  std::string all(static_cast<std::size_t>(total), '\0');
+  MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), offs.data(), MPI_CHAR, comm);
+  std::set<std::string> names;
+  for (std::size_t b = 0, e; (e = all.find('\n', b)) != std::string::npos; b = e + 1)
+    names.insert(all.substr(b, e - b));
+  std::vector<BenchPhase> out;
+  for (const auto& name : names) { // the same sorted order on every rank
+    const auto it = timers.phases().find(name);
+    const double s = it == timers.phases().end() ? 0.0 : it->second.seconds;
+    const double b = it == timers.phases().end() ? 0.0 : it->second.bytes;
+    out.push_back({name, max_over_ranks(comm, s) / repeat, sum_over_ranks(comm, b) / repeat});
+  }
+  return out;
+}
+
+std::string op_list(const std::vector<Op>& ops) {
+  std::string s;
+  for (Op op : ops) {
+    if (!s.empty())
+      s += ',';
+    s += op_name(op);
+  }
+  return s;
+}
+
+BenchReport base_report(const BenchArgs& args, int nranks) {
+  BenchReport r;
+  r.backend = "cuda";
+  r.threads = omp_get_max_threads();
+  const int index = cuda::current_device();
+  std::string name = fmt::format("GPU {}", index);
+  for (const auto& d : cuda::devices())
+    if (d.index == index)
+      name = fmt::format("{} (GPU {})", d.name, index);
+  r.device = nranks == 1 ? name : fmt::format("one GPU per rank; rank 0: {}", name);
+  r.rows = args.rows;
+  r.cols = args.cols;
+  r.dtype = args.dtype;
+  r.ranks = nranks;
+  r.repeat = args.repeat;
+  r.warmup = args.warmup;
+  r.memory = args.memory == Memory::Device ? "device" : "host";
+  return r;
+}
+
+void finish_rates(BenchReport& r, const std::vector<double>& kernel,
+                  const std::vector<double>& reference, double reference_bytes) {
+  r.time = summarize(kernel);
+  r.gbps = r.time.median > 0 ? r.bytes_total / r.time.median * 1e-9 : 0.0;
+  r.gbps_per_rank = r.gbps / r.ranks;
+  const double ref_median = summarize(reference).median;
+  r.reference_gbps = ref_median > 0 ? reference_bytes / ref_median * 1e-9 : 0.0;
+  r.fraction = r.reference_gbps > 0 ? r.gbps / r.reference_gbps : 0.0;
+}
+
+} // namespace tessera::app::bench_cuda

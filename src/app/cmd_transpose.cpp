@@ -36,7 +36,7 @@ Command add_transpose(CLI::App& app, const Context& ctx) {
   c.sub->add_option("output", args->out, "Output dataset FILE.h5:/path (the file is replaced)")
       ->required();
   c.sub->add_option("--backend", args->backend, "auto, cpu or cuda")->capture_default_str();
-  c.sub->add_option("--exchange", args->exchange, "auto, alltoallv, pairwise or pipelined")
+  c.sub->add_option("--exchange", args->exchange, "auto, alltoallv, pairwise, pipelined or nccl")
       ->capture_default_str();
   c.sub->add_option("--memory-limit", args->memory_limit,
                     "Host memory per rank for the matrix blocks, e.g. 2GiB; when they do not "

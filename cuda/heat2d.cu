@@ -33,6 +33,147 @@ __global__ void boundary_kernel(double* lines, i64 rows, i64 n, double hg) {
   }
 }
 
+// c + h * ((before + after) - 2 c), rounded step by step as on the CPU.
+__device__ __forceinline__ double stencil(double c, double before, double after, double h) {
+  return __dadd_rn(c, __dmul_rn(h, __dsub_rn(__dadd_rn(before, after), __dmul_rn(2.0, c))));
+}
+
+__global__ void explicit_columns_kernel(const double* __restrict__ src, double* __restrict__ dst,
+                                        i64 n, i64 m, double h, bool periodic, double g) {
+  const i64 total = n * m;
+  for (i64 k = blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x; k < total;
+       k += static_cast<i64>(gridDim.x) * blockDim.x) {
+    const i64 i = k / m, s = k - i * m;
+    const double before = i > 0 ? src[k - m] : (periodic ? src[(n - 1) * m + s] : g);
+    const double after = i < n - 1 ? src[k + m] : (periodic ? src[s] : g);
+    dst[k] = stencil(src[k], before, after, h);
+  }
+}
+
+// Values loaded ahead of the sequential recurrences: the loads of a chunk do not depend on the
+// recurrence, so they are all in flight at once (one thread per line gives few threads).
+constexpr int kChunk = 16;
+
+// One thread per line s: cpu::ConstTridiag's const_sweep (same operations, same order; the
+// library builds with --fmad=false) with AdiLine::solve's boundary terms before it and
+// AdiLine's explicit half after it, computed from the solution values as they come out.
+__global__ void __launch_bounds__(64)
+    solve_columns_kernel(double* __restrict__ x, double* __restrict__ out, i64 n, i64 m,
+                         DeviceTridiag::Factors f, double h, double g, double hg, bool add_bc,
+                         bool keep) {
+  const i64 s = blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x;
+  if (s >= m)
+    return;
+  double* X = x + s;
+  double* O = out + s;
+  const double* __restrict__ inv = f.inv;
+  const double* __restrict__ upper = f.upper;
+  // Forward sweep (with the boundary terms: x[0] += hg, then x[n-1] += hg).
+  double v = X[0];
+  if (add_bc) {
+    v = v + hg;
+    if (n == 1)
+      v = v + hg;
+  }
+  double prev = v * inv[0];
+  X[0] = prev;
+  for (i64 i0 = 1; i0 < n; i0 += kChunk) {
+    double r[kChunk];
+#pragma unroll
+    for (int k = 0; k < kChunk; ++k)
+      if (i0 + k < n)
+        r[k] = X[(i0 + k) * m];
+#pragma unroll
+    for (int k = 0; k < kChunk; ++k) {
+      const i64 i = i0 + k;
+      if (i < n) {
+        double rhs = r[k];
+        if (add_bc && i == n - 1)
+          rhs = rhs + hg;
+        prev = (rhs - f.lower * prev) * inv[i];
+        X[i * m] = prev;
+      }
+    }
+  }
+  if (!f.cyclic) {
+    // Backward sweep; the explicit value at i + 1 is due once the solution at i is known.
+    double cur = prev, right = g; // solution at i + 1, and at i + 2 (g past the end)
+    for (i64 i0 = n - 2; i0 >= 0; i0 -= kChunk) {
+      double r[kChunk];
+#pragma unroll
+      for (int k = 0; k < kChunk; ++k)
+        if (i0 - k >= 0)
+          r[k] = X[(i0 - k) * m];
+#pragma unroll
+      for (int k = 0; k < kChunk; ++k) {
+        const i64 i = i0 - k;
+        if (i >= 0) {
+          const double left = r[k] - upper[i] * cur;
+          if (keep)
+            X[i * m] = left;
+          O[(i + 1) * m] = stencil(cur, left, right, h);
+          right = cur;
+          cur = left;
+        }
+      }
+    }
+    O[0] = stencil(cur, g, right, h);
+    return;
+  }
+  for (i64 i0 = n - 2; i0 >= 0; i0 -= kChunk) {
+    double r[kChunk];
+#pragma unroll
+    for (int k = 0; k < kChunk; ++k)
+      if (i0 - k >= 0)
+        r[k] = X[(i0 - k) * m];
+#pragma unroll
+    for (int k = 0; k < kChunk; ++k) {
+      const i64 i = i0 - k;
+      if (i >= 0) {
+        prev = r[k] - upper[i] * prev;
+        X[i * m] = prev;
+      }
+    }
+  }
+  // The periodic correction x_i - fac z_i, then the explicit half (wrapping), in one pass.
+  const double* __restrict__ z = f.z;
+  const double fac = (prev + f.corner * X[(n - 1) * m]) * f.inv_correction;
+  const double w0 = prev - fac * z[0];
+  const double wl = n == 1 ? w0 : X[(n - 1) * m] - fac * z[n - 1];
+  double before = wl, cur = w0;
+  for (i64 i0 = 0; i0 < n; i0 += kChunk) {
+    double r[kChunk];
+#pragma unroll
+    for (int k = 0; k < kChunk; ++k)
+      if (i0 + k + 1 < n - 1)
+        r[k] = X[(i0 + k + 1) * m];
+#pragma unroll
+    for (int k = 0; k < kChunk; ++k) {
+      const i64 i = i0 + k;
+      if (i < n) {
+        const double next = i + 1 < n - 1 ? r[k] - fac * z[i + 1] : (i + 1 == n - 1 ? wl : w0);
+        if (keep)
+          X[i * m] = cur;
+        O[i * m] = stencil(cur, before, next, h);
+        before = cur;
+        cur = next;
+      }
+    }
+  }
+}
+
+__global__ void sine_error_kernel(const double* __restrict__ u, double* __restrict__ err, i64 rows,
+                                  i64 ny, const double* __restrict__ sx,
+                                  const double* __restrict__ sy, double amp, double offset) {
+  const i64 total = rows * ny;
+  for (i64 k = blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x; k < total;
+       k += static_cast<i64>(gridDim.x) * blockDim.x) {
+    const i64 r = k / ny, j = k - r * ny;
+    const double ax = __dmul_rn(amp, sx[r]);
+    err[k] = __dsub_rn(u[k], __dadd_rn(offset, __dmul_rn(ax, sy[j])));
+  }
+}
+
 int blocks_for(i64 work, int threads) {
   const i64 wanted = (work + threads - 1) / threads;
   const i64 cap = static_cast<i64>(detail::sm_count()) * 32;
@@ -59,6 +200,50 @@ void heat2d_add_boundary(CUstream_st* stream, double* lines, std::int64_t rows, 
     return;
   constexpr int kThreads = 256;
   boundary_kernel<<<blocks_for(rows, kThreads), kThreads, 0, stream>>>(lines, rows, n, hg);
+  CHECK_CUDA_LAUNCH();
+}
+
+void heat2d_explicit_columns(CUstream_st* stream, const double* src, double* dst, std::int64_t n,
+                             std::int64_t lines, double h, bool periodic, double boundary) {
+  TESSERA_CUDA_REQUIRE(n >= 0 && lines >= 0, "heat2d_explicit_columns: negative shape");
+  if (n == 0 || lines == 0)
+    return;
+  constexpr int kThreads = 256;
+  explicit_columns_kernel<<<blocks_for(n * lines, kThreads), kThreads, 0, stream>>>(
+      src, dst, n, lines, h, periodic, boundary);
+  CHECK_CUDA_LAUNCH();
+}
+
+void heat2d_solve_columns(CUstream_st* stream, const DeviceTridiag& tri, double* x,
+                          double* explicit_out, std::int64_t lines, double h, bool periodic,
+                          double boundary, bool keep_solution) {
+  const std::int64_t n = tri.n();
+  TESSERA_CUDA_REQUIRE(lines >= 0, "heat2d_solve_columns: negative shape");
+  const DeviceTridiag::Factors f = tri.factors();
+  TESSERA_CUDA_REQUIRE(f.cyclic == periodic,
+                       "heat2d_solve_columns: the factorization does not match the boundary");
+  if (n == 0 || lines == 0)
+    return;
+  // As AdiLine: the boundary terms only for a nonzero Dirichlet value (adding +0.0 would turn
+  // -0.0 into +0.0), and hg rounded once on the host.
+  const bool add_bc = !periodic && boundary != 0.0;
+  const double g = periodic ? 0.0 : boundary;
+  constexpr int kThreads = 64;
+  const auto blocks = static_cast<unsigned>((lines + kThreads - 1) / kThreads);
+  solve_columns_kernel<<<blocks, kThreads, 0, stream>>>(x, explicit_out, n, lines, f, h, g,
+                                                        h * boundary, add_bc, keep_solution);
+  CHECK_CUDA_LAUNCH();
+}
+
+void heat2d_sine_error(CUstream_st* stream, const double* u, double* err, std::int64_t rows,
+                       std::int64_t ny, const double* sx, const double* sy, double amp,
+                       double offset) {
+  TESSERA_CUDA_REQUIRE(rows >= 0 && ny >= 0, "heat2d_sine_error: negative shape");
+  if (rows == 0 || ny == 0)
+    return;
+  constexpr int kThreads = 256;
+  sine_error_kernel<<<blocks_for(rows * ny, kThreads), kThreads, 0, stream>>>(u, err, rows, ny, sx,
+                                                                              sy, amp, offset);
   CHECK_CUDA_LAUNCH();
 }
 

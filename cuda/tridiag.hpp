@@ -34,6 +34,20 @@ public:
   void solve(CUstream_st* stream, double* x, const cpu::BatchLayout& layout) const;
   std::int64_t n() const noexcept { return n_; }
 
+  // The factorization as kernels outside this file read it (device arrays of n values; z is
+  // meaningful only when cyclic).
+  struct Factors {
+    const double* upper = nullptr;
+    const double* inv = nullptr;
+    const double* z = nullptr;
+    double lower = 0.0, corner = 0.0, inv_correction = 0.0;
+    bool cyclic = false;
+  };
+  Factors factors() const noexcept {
+    const double* base = arrays_.as<double>();
+    return {base, base + n_, base + 2 * n_, lower_, corner_, inv_correction_, cyclic_};
+  }
+
 private:
   std::int64_t n_ = 0;
   bool cyclic_ = false;

@@ -6,7 +6,8 @@
 //   l2_error    sqrt(sum of (u - exact)^2 * dx * dy): the discrete L2 norm over the domain
 //   linf_error  max |u - exact|
 // The sums follow the canonical order (core/reduction.hpp), so the values do not depend on
-// the number of ranks or threads.
+// the number of ranks or threads. With the CUDA backend the field stays on the device: the
+// reductions run there (the same order, the same bits) and only the scalars come back.
 #pragma once
 
 #include <mpi.h>
@@ -17,6 +18,8 @@
 #include <vector>
 
 #include "core/timers.hpp"
+#include "cuda/buffer.hpp"
+#include "cuda/stream.hpp"
 #include "mpi/reduce_plan.hpp"
 #include "solver/fields.hpp"
 #include "solver/solver.hpp"
@@ -45,6 +48,13 @@ private:
   ReducePlan field_, error_;
   std::vector<double> err_;
   PhaseTimers* timers_;
+  // CUDA backend: the exact solution's factors (this rank's x profile, then all of y) and the
+  // error block on the device.
+  bool device_ = false;
+  cuda::unique_stream stream_;
+  cuda::DeviceBuffer profiles_, err_dev_;
+  std::int64_t rows_ = 0, ny_ = 0;
+  double rate_ = 0.0, offset_ = 0.0;
 };
 
 // The time series of diagnostics, as written to /diagnostics/.

@@ -119,6 +119,8 @@ void Solver::step() {
 }
 
 double Solver::bytes_per_step() const noexcept {
+  if (dev_)
+    return device_bytes_per_step();
   return 3.0 * 8.0 * static_cast<double>(local_x_ + local_y_) + to_x_.bytes_moved() +
          to_y_.bytes_moved();
 }

@@ -14,9 +14,10 @@
 // stencils work on whole lines, so every value is computed by the same operations whatever the
 // number of ranks or threads: the fields are bit-identical on any rank count.
 //
-// With Config::backend == Cuda the state lives on the rank's GPU (solver_cuda.cpp): the same step
-// with cuda/heat2d kernels, cuda::DeviceTridiag and device-memory transpose plans, which give the
-// same bits as the CPU. The host views (field_y, get_field_x, …) copy on demand.
+// With Config::backend == Cuda the state lives on the rank's GPU (solver_cuda.cpp): the same
+// operations on every line, with the lines stored as columns so that the line kernels are
+// coalesced, queued on one stream; the same bits as the CPU. The host views (field_y,
+// get_field_x, …) and device_field_y copy on demand.
 #pragma once
 
 #include <mpi.h>
@@ -60,6 +61,9 @@ public:
   // Writable view; writing the state invalidates work cached for the next step (and, with the
   // CUDA backend, is copied to the device before the next step).
   std::span<double> mutable_field_y();
+  // CUDA backend: the state in layout Y on the device (as field_y(), device memory, valid until
+  // the next step), with the work queued so far done. nullptr with the CPU backend.
+  const double* device_field_y() const;
   // Collective: the state from / into layout X (layout_x().rows(rank()) × nx values).
   void set_field_x(const double* block_x);
   void get_field_x(double* block_x);
@@ -86,8 +90,13 @@ private:
   void device_step();
   void device_set_field_x(const double* block_x);
   void device_get_field_x(double* block_x);
-  void device_upload();         // u_ → device state (after mutable_field_y)
-  void device_download() const; // device state → u_
+  void device_upload();                           // u_ → device state (after mutable_field_y)
+  void device_download() const;                   // device state → u_
+  void device_to_x(const double* yt, double* xt); // layout changes of the line blocks
+  void device_to_y(const double* xt, double* yt);
+  // Adds the phase times the device has finished to the timers (all of them when `wait`).
+  void device_collect_times(bool wait) const;
+  double device_bytes_per_step() const noexcept;
 
   Config config_;
   MPI_Comm comm_;

@@ -1,12 +1,27 @@
-// The CUDA backend of the heat2d solver (see solver.hpp): the state, the work block and the
-// layout-X lines stay on the rank's GPU; each half-step is a cuda/heat2d kernel and a
-// cuda::DeviceTridiag solve on one stream, and the transposes are TransposePlans on device
-// memory. Every operation is the CPU's, in the same order, so the fields are the same bits.
+// The CUDA backend of the heat2d solver (see solver.hpp): the state and the line blocks stay on
+// the rank's GPU and a whole step is queued on one stream, with no host synchronisation on one
+// rank (several ranks wait for their stream only where a transpose plan exchanges data).
+//
+// Every line is solved in the layout where the lines are columns (cuda/heat2d.hpp), so
+// consecutive threads touch consecutive addresses. The state is kept as layout Y transposed
+// (Yt: ny × rows_y, y-lines as columns), the x-lines as layout X transposed (Xt: nx × rows_x).
+// One step, with Yt → Xt and Xt → Yt the layout changes:
+//   [first step only: explicit half in y, u → work]
+//   work (Yt) → lines (Xt)                               layout change
+//   x-solve of lines, explicit half in x → work (Xt)     one fused kernel, solution not stored
+//   work (Xt) → u (Yt)                                   layout change
+//   y-solve of u in place, explicit half in y → work     one fused kernel; the next step starts
+// On one rank a layout change is one local transpose (Yt of one rank is layout X). On several
+// it is a local transpose to the rows layout, the distributed TransposePlan, and a local
+// transpose back. Every value is computed by the CPU's operations in the CPU's order (the
+// order within a line does not depend on where the line is stored), so the bits are the CPU's.
 // Without a CUDA build the kernels are stubs and resolve_backend never selects this path.
 #include <algorithm>
 
 #include "cuda/device.hpp"
 #include "cuda/heat2d.hpp"
+#include "cuda/transpose.hpp"
+#include "mpi/communicator.hpp"
 #include "solver/solver_device.hpp"
 
 namespace tessera::heat2d {
@@ -17,63 +32,169 @@ namespace {
 
 constexpr std::size_t kDouble = sizeof(double);
 
-// As AdiLine::solve: boundary terms, the implicit solve in place, then the explicit half into
-// `explicit_out`.
-void solve_lines(CUstream_st* s, const AdiLine& line, const cuda::DeviceTridiag& tri,
-                 const Config& c, double* lines, std::int64_t rows, double* explicit_out) {
-  const double g = c.boundary == Boundary::Dirichlet ? c.boundary_value : 0.0;
-  const bool periodic = c.boundary == Boundary::Periodic;
-  if (c.boundary == Boundary::Dirichlet && g != 0.0)
-    cuda::heat2d_add_boundary(s, lines, rows, line.n(), line.h() * g);
-  tri.solve(s, lines, cpu::BatchLayout::rows(line.n(), rows));
-  cuda::heat2d_explicit(s, lines, explicit_out, rows, line.n(), line.h(), periodic, g);
+double boundary_term(const Config& c) {
+  return c.boundary == Boundary::Dirichlet ? c.boundary_value : 0.0;
 }
 
-void apply_explicit(CUstream_st* s, const AdiLine& line, const Config& c, const double* src,
-                    double* dst, std::int64_t rows) {
-  const double g = c.boundary == Boundary::Dirichlet ? c.boundary_value : 0.0;
-  cuda::heat2d_explicit(s, src, dst, rows, line.n(), line.h(), c.boundary == Boundary::Periodic, g);
-}
+// Queues the phase's start event on construction and its stop event on destruction; the times
+// are read back later (Solver::device_collect_times), so timing never blocks the stream.
+class DevicePhase {
+public:
+  DevicePhase(std::deque<DeviceTimed>& pending, CUstream_st* s, const char* phase, double bytes)
+      : t_(pending.emplace_back(phase, bytes)), s_(s) {
+    t_.start.record(s_);
+  }
+  ~DevicePhase() { t_.stop.record(s_); }
+  DevicePhase(const DevicePhase&) = delete;
+  DevicePhase& operator=(const DevicePhase&) = delete;
+
+private:
+  DeviceTimed& t_;
+  CUstream_st* s_;
+};
+
+// Steps whose phase times may wait unread before a step blocks on the oldest.
+constexpr std::size_t kMaxPendingPhases = 64;
 
 } // namespace
+
+void Solver::device_collect_times(bool wait) const {
+  auto& pending = dev_->pending;
+  while (!pending.empty()) {
+    auto& t = pending.front();
+    if (!wait && pending.size() <= kMaxPendingPhases && !t.stop.done())
+      break;
+    t.stop.synchronize();
+    timers_->add(t.phase, 1e-3 * cuda::Event::elapsed_ms(t.start, t.stop), t.bytes);
+    pending.pop_front();
+  }
+}
 
 void Solver::device_init() {
   cuda::ensure_device_bound();
   auto d = std::make_unique<Device>();
   d->stream = cuda::make_stream();
+  const std::size_t most = std::max(local_x_, local_y_) * kDouble;
   d->u = cuda::DeviceBuffer(local_y_ * kDouble);
-  d->work = cuda::DeviceBuffer(std::max(local_x_, local_y_) * kDouble);
+  d->work = cuda::DeviceBuffer(most);
   d->lines = cuda::DeviceBuffer(local_x_ * kDouble);
   d->tri_x = cuda::DeviceTridiag(line_x_.implicit_matrix());
   d->tri_y = cuda::DeviceTridiag(line_y_.implicit_matrix());
   CUstream_st* s = d->stream.get();
+  cuda::memset_async(s, d->u.data(), 0, d->u.bytes());
   cuda::memset_async(s, d->work.data(), 0, d->work.bytes());
   cuda::memset_async(s, d->lines.data(), 0, d->lines.bytes());
+  d->single_rank = mpi::comm_size(comm_) == 1;
+  if (!d->single_rank) {
+    d->stage = cuda::DeviceBuffer(most);
+    d->stage2 = cuda::DeviceBuffer(most);
+    cuda::memset_async(s, d->stage.data(), 0, d->stage.bytes());
+    cuda::memset_async(s, d->stage2.data(), 0, d->stage2.bytes());
+    cuda::synchronize(s);
+    // The exchange trial (see the constructor), on zeros: the state stays 0 as on the CPU.
+    to_x_.execute(d->stage.as<double>(), d->stage2.as<double>());
+    to_y_.execute(d->stage2.as<double>(), d->stage.as<double>());
+  }
   cuda::synchronize(s);
-  // The exchange trial (see the constructor), on zeros: the state stays 0 as on the CPU.
-  to_x_.execute(d->work.as<double>(), d->lines.as<double>());
-  to_y_.execute(d->lines.as<double>(), d->u.as<double>());
   dev_ = std::move(d);
   host_stale_ = false;
   host_newer_ = false;
 }
 
+// Yt (ny × rows_y) → Xt (nx × rows_x).
+void Solver::device_to_x(const double* yt, double* xt) {
+  Device& d = *dev_;
+  CUstream_st* s = d.stream.get();
+  const std::int64_t rows_x = dist_x_.rows(rank_), rows_y = dist_y_.rows(rank_);
+  if (d.single_rank) {
+    DevicePhase p(d.pending, s, kTransposePhase, 16.0 * static_cast<double>(local_y_));
+    cuda::transpose(s, yt, xt, config_.ny, config_.nx);
+    return;
+  }
+  {
+    DevicePhase p(d.pending, s, kTransposePhase, 16.0 * static_cast<double>(local_y_));
+    cuda::transpose(s, yt, d.stage.as<double>(), config_.ny, rows_y);
+  }
+  cuda::synchronize(s);
+  transpose(to_x_, d.stage.as<double>(), d.stage2.as<double>(), kTransposePhase);
+  DevicePhase p(d.pending, s, kTransposePhase, 16.0 * static_cast<double>(local_x_));
+  cuda::transpose(s, d.stage2.as<double>(), xt, rows_x, config_.nx);
+}
+
+// Xt (nx × rows_x) → Yt (ny × rows_y).
+void Solver::device_to_y(const double* xt, double* yt) {
+  Device& d = *dev_;
+  CUstream_st* s = d.stream.get();
+  const std::int64_t rows_x = dist_x_.rows(rank_), rows_y = dist_y_.rows(rank_);
+  if (d.single_rank) {
+    DevicePhase p(d.pending, s, kTransposePhase, 16.0 * static_cast<double>(local_x_));
+    cuda::transpose(s, xt, yt, config_.nx, config_.ny);
+    return;
+  }
+  {
+    DevicePhase p(d.pending, s, kTransposePhase, 16.0 * static_cast<double>(local_x_));
+    cuda::transpose(s, xt, d.stage.as<double>(), config_.nx, rows_x);
+  }
+  cuda::synchronize(s);
+  transpose(to_y_, d.stage.as<double>(), d.stage2.as<double>(), kTransposePhase);
+  DevicePhase p(d.pending, s, kTransposePhase, 16.0 * static_cast<double>(local_y_));
+  cuda::transpose(s, d.stage2.as<double>(), yt, rows_y, config_.ny);
+}
+
 void Solver::device_upload() {
-  cuda::copy(dev_->u.data(), u_.data(), local_y_ * kDouble);
+  Device& d = *dev_;
+  CUstream_st* s = d.stream.get();
+  // u_ is layout Y (rows_y × ny); the device state is its transpose.
+  if (!d.field.data())
+    d.field = cuda::DeviceBuffer(local_y_ * kDouble);
+  cuda::copy_async(s, d.field.data(), u_.data(), local_y_ * kDouble);
+  cuda::transpose(s, d.field.as<double>(), d.u.as<double>(), dist_y_.rows(rank_), config_.ny);
+  cuda::synchronize(s);
+  d.field_fresh = true;
   host_newer_ = false;
   host_stale_ = false;
   explicit_ready_ = false;
 }
 
+const double* Solver::device_field_y() const {
+  if (!dev_)
+    return nullptr;
+  Device& d = *dev_;
+  CUstream_st* s = d.stream.get();
+  if (!d.field.data())
+    d.field = cuda::DeviceBuffer(local_y_ * kDouble);
+  if (host_newer_) {
+    // The host copy was written and not yet uploaded: it is the state.
+    cuda::copy_async(s, d.field.data(), u_.data(), local_y_ * kDouble);
+  } else if (!d.field_fresh) {
+    cuda::transpose(s, d.u.as<double>(), d.field.as<double>(), config_.ny, dist_y_.rows(rank_));
+    d.field_fresh = true;
+  }
+  cuda::synchronize(s);
+  device_collect_times(true);
+  return d.field.as<double>();
+}
+
 void Solver::device_download() const {
-  cuda::copy(u_.data(), dev_->u.data(), local_y_ * kDouble);
+  const double* field = device_field_y();
+  cuda::copy(u_.data(), field, local_y_ * kDouble);
   host_stale_ = false;
 }
 
 void Solver::device_set_field_x(const double* block_x) {
   Device& d = *dev_;
-  cuda::copy(d.lines.data(), block_x, local_x_ * kDouble);
-  transpose(to_y_, d.lines.as<double>(), d.u.as<double>(), "layout changes");
+  CUstream_st* s = d.stream.get();
+  if (d.single_rank) {
+    // Layout X of one rank is ny × nx: the device state's layout.
+    cuda::copy_async(s, d.u.data(), block_x, local_x_ * kDouble);
+  } else {
+    cuda::copy_async(s, d.stage.data(), block_x, local_x_ * kDouble);
+    cuda::synchronize(s);
+    transpose(to_y_, d.stage.as<double>(), d.stage2.as<double>(), "layout changes");
+    cuda::transpose(s, d.stage2.as<double>(), d.u.as<double>(), dist_y_.rows(rank_), config_.ny);
+  }
+  cuda::synchronize(s);
+  d.field_fresh = false;
   host_stale_ = true;
   host_newer_ = false;
   explicit_ready_ = false;
@@ -83,8 +204,17 @@ void Solver::device_get_field_x(double* block_x) {
   if (host_newer_)
     device_upload();
   Device& d = *dev_;
-  transpose(to_x_, d.u.as<double>(), d.lines.as<double>(), "layout changes");
-  cuda::copy(block_x, d.lines.data(), local_x_ * kDouble);
+  CUstream_st* s = d.stream.get();
+  if (d.single_rank) {
+    cuda::copy_async(s, block_x, d.u.data(), local_x_ * kDouble);
+  } else {
+    cuda::transpose(s, d.u.as<double>(), d.stage.as<double>(), config_.ny, dist_y_.rows(rank_));
+    cuda::synchronize(s);
+    transpose(to_x_, d.stage.as<double>(), d.stage2.as<double>(), "layout changes");
+    cuda::copy_async(s, block_x, d.stage2.data(), local_x_ * kDouble);
+  }
+  cuda::synchronize(s);
+  device_collect_times(true);
 }
 
 void Solver::device_step() {
@@ -92,34 +222,45 @@ void Solver::device_step() {
     device_upload();
   Device& d = *dev_;
   CUstream_st* s = d.stream.get();
+  device_collect_times(false);
   double* u = d.u.as<double>();
   double* work = d.work.as<double>();
   double* lines = d.lines.as<double>();
   const std::int64_t rows_x = dist_x_.rows(rank_), rows_y = dist_y_.rows(rank_);
-  const double bytes_x = 8.0 * static_cast<double>(local_x_);
-  const double bytes_y = 8.0 * static_cast<double>(local_y_);
-  // Each phase ends with its stream synchronised: the plans run on their own streams, and the
-  // phase times are then the GPU's.
+  const bool periodic = config_.boundary == Boundary::Periodic;
+  const double g = boundary_term(config_);
+  const double cells_x = static_cast<double>(local_x_), cells_y = static_cast<double>(local_y_);
   if (!explicit_ready_) {
-    ScopedPhase p(*timers_, kYLinesPhase, 2 * bytes_y);
-    apply_explicit(s, line_y_, config_, u, work, rows_y);
-    cuda::synchronize(s);
+    DevicePhase p(d.pending, s, kYLinesPhase, 16.0 * cells_y);
+    cuda::heat2d_explicit_columns(s, u, work, config_.ny, rows_y, line_y_.h(), periodic, g);
   }
-  transpose(to_x_, work, lines, kTransposePhase);
+  device_to_x(work, lines);
   {
-    ScopedPhase p(*timers_, kXLinesPhase, 3 * bytes_x);
-    solve_lines(s, line_x_, d.tri_x, config_, lines, rows_x, work);
-    cuda::synchronize(s);
+    DevicePhase p(d.pending, s, kXLinesPhase,
+                  cuda::heat2d_solve_columns_bytes(periodic, false) * cells_x);
+    cuda::heat2d_solve_columns(s, d.tri_x, lines, work, rows_x, line_x_.h(), periodic, g, false);
   }
-  transpose(to_y_, work, u, kTransposePhase);
+  device_to_y(work, u);
   {
-    ScopedPhase p(*timers_, kYLinesPhase, 3 * bytes_y);
-    solve_lines(s, line_y_, d.tri_y, config_, u, rows_y, work);
-    cuda::synchronize(s);
+    DevicePhase p(d.pending, s, kYLinesPhase,
+                  cuda::heat2d_solve_columns_bytes(periodic, true) * cells_y);
+    cuda::heat2d_solve_columns(s, d.tri_y, u, work, rows_y, line_y_.h(), periodic, g, true);
   }
+  d.field_fresh = false;
   explicit_ready_ = true;
   host_stale_ = true;
   ++steps_;
+}
+
+double Solver::device_bytes_per_step() const noexcept {
+  const bool periodic = config_.boundary == Boundary::Periodic;
+  const double cells_x = static_cast<double>(local_x_), cells_y = static_cast<double>(local_y_);
+  double bytes = cuda::heat2d_solve_columns_bytes(periodic, false) * cells_x +
+                 cuda::heat2d_solve_columns_bytes(periodic, true) * cells_y;
+  if (dev_->single_rank)
+    return bytes + 16.0 * (cells_x + cells_y);
+  // Two local transposes around each plan.
+  return bytes + 32.0 * (cells_x + cells_y) + to_x_.bytes_moved() + to_y_.bytes_moved();
 }
 
 } // namespace tessera::heat2d

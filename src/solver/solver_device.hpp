@@ -1,7 +1,13 @@
 // The device state of the heat2d solver's CUDA backend (Solver::Device; solver_cuda.cpp uses
-// it): the state, the work block and the layout-X lines on the rank's GPU, the factorised line
-// matrices and the stream the line work runs on. Plain C++: no CUDA headers.
+// it): the state and the line blocks on the rank's GPU, the factorised line matrices, the stream
+// the step is queued on and the timing events of the phases not yet read back. Plain C++: no CUDA
+// headers.
+//
+// The line blocks are kept with the lines of the direction at hand as columns (the coalesced
+// layout of the line kernels): the state is layout Y transposed, ny × rows_y.
 #pragma once
+
+#include <deque>
 
 #include "cuda/buffer.hpp"
 #include "cuda/stream.hpp"
@@ -10,12 +16,26 @@
 
 namespace tessera::heat2d {
 
+// A phase queued on the device stream, timed by two events and read back once done.
+struct DeviceTimed {
+  DeviceTimed(const char* p, double b) : phase(p), bytes(b) {}
+  cuda::Event start, stop;
+  const char* phase;
+  double bytes;
+};
+
 struct Solver::Device {
   cuda::unique_stream stream;
-  cuda::DeviceBuffer u;     // the state, layout Y
-  cuda::DeviceBuffer work;  // the explicit half, input of the next transpose
-  cuda::DeviceBuffer lines; // layout X lines being solved
+  cuda::DeviceBuffer u;      // the state: ny × rows_y, y-lines as columns
+  cuda::DeviceBuffer work;   // an explicit half (lines as columns), input of the next layout change
+  cuda::DeviceBuffer lines;  // nx × rows_x, x-lines as columns: right-hand sides of the x-solves
+  cuda::DeviceBuffer stage;  // several ranks: transpose plan input (rows layout)
+  cuda::DeviceBuffer stage2; // several ranks: transpose plan output (rows layout)
+  cuda::DeviceBuffer field;  // the state in layout Y, made on demand (device_field_y)
+  bool field_fresh = false;  // `field` holds the current state
   cuda::DeviceTridiag tri_x, tri_y;
+  bool single_rank = true;         // layout changes are local transposes, no plan
+  std::deque<DeviceTimed> pending; // phases not yet read back, oldest first
 };
 
 } // namespace tessera::heat2d

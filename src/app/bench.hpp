@@ -81,7 +81,8 @@ struct BenchReport {
   std::vector<std::string> notes;
   std::string memory;    // "host" or "device": where the benchmarked data lives
   std::string algorithm; // distributed transpose: the exchange algorithm used ("" otherwise)
-  // Further named figures of the run (JSON fields, table lines): "geam_gbps", "cub_gbps", …
+  // Further named figures of the run, as JSON fields ("geam_gbps", "cub_gbps", …); the table
+  // shows them through the notes.
   std::vector<std::pair<std::string, double>> extras;
 };
 

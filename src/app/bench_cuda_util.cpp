@@ -14,6 +14,7 @@
 #include "cpu/reference.hpp"
 #include "cuda/buffer.hpp"
 #include "cuda/device.hpp"
+#include "mpi/communicator.hpp"
 
 namespace tessera::app::bench_cuda {
 
@@ -197,7 +198,16 @@ BenchReport base_report(const BenchArgs& args, int nranks) {
   for (const auto& d : cuda::devices())
     if (d.index == index)
       name = fmt::format("{} (GPU {})", d.name, index);
-  r.device = nranks == 1 ? name : fmt::format("one GPU per rank; rank 0: {}", name);
+  if (nranks == 1) {
+    r.device = name;
+  } else {
+    // Ranks of a node share its GPUs round-robin when there are more ranks than GPUs.
+    const mpi::Communicator comm(args.comm);
+    const int local = comm.node_local_size();
+    const int gpus = std::min(local, std::max(1, cuda::device_count()));
+    r.device = fmt::format("{} rank{} on {} GPU{} of rank 0's node; rank 0: {}", local,
+                           local == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s", name);
+  }
   r.rows = args.rows;
   r.cols = args.cols;
   r.dtype = args.dtype;

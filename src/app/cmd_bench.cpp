@@ -117,8 +117,6 @@ std::string to_table(const BenchReport& r) {
   const std::string ref_name = reference_label(r.reference);
   s += fmt::format("\n  {:<18} {:.2f} GB/s (same bytes, this run)\n", ref_name, r.reference_gbps);
   s += fmt::format("  fraction           {:.0f}% of {}\n", 100.0 * r.fraction, ref_name);
-  for (const auto& [name, value] : r.extras)
-    s += fmt::format("  {:<18} {:.4g}\n", name, value);
   if (!r.phases.empty()) {
     s += fmt::format("  {:<24} {:>12} {:>8} {:>9}\n", "phase (max over ranks)", "s/execute",
                      "share", "GB/s");

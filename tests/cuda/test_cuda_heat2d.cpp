@@ -1,7 +1,8 @@
 // The heat2d solver on the GPU against the CPU backend: the same fields, bit for bit (the line
 // kernels, the tridiagonal solves and the transposes replay the CPU's operations), for Dirichlet
-// and periodic boundaries on awkward shapes, through Solver directly and through a whole run
-// (diagnostics, snapshots into the output file, a restart). Ranks skip together without a GPU.
+// and periodic boundaries on awkward shapes, through the fused column kernels alone, through
+// Solver directly, through the device diagnostics and through a whole run (diagnostics,
+// snapshots into the output file, a restart). Ranks skip together without a GPU.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -10,7 +11,15 @@
 #include <vector>
 
 #include "../mpi/test_heat2d_support.hpp"
+#include "cuda/buffer.hpp"
+#include "cuda/heat2d.hpp"
+#include "cuda/stream.hpp"
+#include "cuda/transpose.hpp"
+#include "cuda/tridiag.hpp"
 #include "cuda_test_util.hpp"
+#include "solver/adi_line.hpp"
+#include "solver/diagnostics.hpp"
+#include "solver/fields.hpp"
 #include "solver/run.hpp"
 #include "solver/solver.hpp"
 
@@ -20,7 +29,8 @@ namespace {
 using heat2d::Boundary;
 using heat2d::Config;
 
-Config config(std::int64_t nx, std::int64_t ny, Boundary b, Backend backend) {
+Config config(std::int64_t nx, std::int64_t ny, Boundary b, Backend backend,
+              double boundary_value = 0.25) {
   Config c;
   c.nx = nx;
   c.ny = ny;
@@ -29,7 +39,7 @@ Config config(std::int64_t nx, std::int64_t ny, Boundary b, Backend backend) {
   c.alpha = 0.9;
   c.dt = 3e-4;
   c.boundary = b;
-  c.boundary_value = b == Boundary::Dirichlet ? 0.25 : 0.0;
+  c.boundary_value = b == Boundary::Dirichlet ? boundary_value : 0.0;
   c.backend = backend;
   return c;
 }
@@ -54,7 +64,12 @@ TEST(CudaHeat2d, SolverMatchesCpuBitForBit) {
   const int rank = heat2d_test::rank_of();
   const std::uint64_t seed = test::fresh_seed();
   for (Boundary b : {Boundary::Dirichlet, Boundary::Periodic})
-    for (auto [nx, ny] : {std::pair<std::int64_t, std::int64_t>{37, 29}, {2, 53}, {64, 64}}) {
+    for (auto [nx, ny] : {std::pair<std::int64_t, std::int64_t>{37, 29},
+                          {2, 53},
+                          {64, 64},
+                          {31, 33},
+                          {33, 31},
+                          {3, 2}}) {
       SCOPED_TRACE(std::string(heat2d::boundary_name(b)) + " " + std::to_string(nx) + "x" +
                    std::to_string(ny) + " seed " + std::to_string(seed));
       heat2d::Solver cpu(config(nx, ny, b, Backend::Cpu), MPI_COMM_WORLD);
@@ -94,6 +109,143 @@ TEST(CudaHeat2d, SolverMatchesCpuBitForBit) {
     }
 }
 
+// Columns block (n × lines, line s at x[i * lines + s]) from rows (lines × n) and back.
+std::vector<double> to_columns(const std::vector<double>& rows, std::int64_t lines,
+                               std::int64_t n) {
+  std::vector<double> c(rows.size());
+  for (std::int64_t s = 0; s < lines; ++s)
+    for (std::int64_t i = 0; i < n; ++i)
+      c[static_cast<std::size_t>(i * lines + s)] = rows[static_cast<std::size_t>(s * n + i)];
+  return c;
+}
+
+std::vector<double> download(const cuda::DeviceBuffer& b, std::size_t count) {
+  std::vector<double> v(count);
+  cuda::copy(v.data(), b.data(), count * sizeof(double));
+  return v;
+}
+
+// The fused column kernels alone against AdiLine on the rows: every boundary kind (Dirichlet
+// with a zero and a nonzero value, periodic), short and odd lines, with and without the
+// solution stored.
+TEST(CudaHeat2d, ColumnKernelsMatchAdiLine) {
+  TESSERA_REQUIRE_GPU();
+  const std::uint64_t seed = test::fresh_seed();
+  test::Rng r{seed};
+  struct Case {
+    Boundary b;
+    double g;
+  };
+  for (Case k : {Case{Boundary::Dirichlet, 0.0}, Case{Boundary::Dirichlet, -0.75},
+                 Case{Boundary::Periodic, 0.0}})
+    for (std::int64_t n : {1, 2, 3, 17, 31, 33, 40})
+      for (std::int64_t lines : {1, 5, 63, 64, 65, 130}) {
+        const bool periodic = k.b == Boundary::Periodic;
+        if (periodic && n < 2)
+          continue; // the periodic factorization needs two unknowns
+        SCOPED_TRACE(std::string(heat2d::boundary_name(k.b)) + " g " + std::to_string(k.g) + " n " +
+                     std::to_string(n) + " lines " + std::to_string(lines) + " seed " +
+                     std::to_string(seed));
+        const heat2d::AdiLine line(n, 0.37, k.b, k.g);
+        const auto count = static_cast<std::size_t>(n * lines);
+        std::vector<double> rows(count);
+        for (double& v : rows)
+          v = r.wide();
+        if (n > 2)
+          rows[1] = -0.0; // signed zeros survive as on the CPU
+        std::vector<double> expl(count), solved = rows, solved_expl(count);
+        line.apply_explicit(rows.data(), expl.data(), lines);
+        line.solve(solved.data(), lines, solved_expl.data());
+
+        const cuda::DeviceTridiag tri(line.implicit_matrix());
+        const cuda::unique_stream stream = cuda::make_stream();
+        CUstream_st* s = stream.get();
+        const std::vector<double> cols = to_columns(rows, lines, n);
+        const std::size_t bytes = count * sizeof(double);
+        cuda::DeviceBuffer x(bytes), out(bytes);
+        cuda::copy(x.data(), cols.data(), bytes);
+        cuda::heat2d_explicit_columns(s, x.as<double>(), out.as<double>(), n, lines, line.h(),
+                                      periodic, k.g);
+        cuda::synchronize(s);
+        EXPECT_EQ(compare(download(out, count), to_columns(expl, lines, n)).count, 0u)
+            << "explicit half";
+        for (bool keep : {false, true}) {
+          cuda::copy(x.data(), cols.data(), bytes);
+          cuda::heat2d_solve_columns(s, tri, x.as<double>(), out.as<double>(), lines, line.h(),
+                                     periodic, k.g, keep);
+          cuda::synchronize(s);
+          EXPECT_EQ(compare(download(out, count), to_columns(solved_expl, lines, n)).count, 0u)
+              << "explicit half after the solve, keep " << keep;
+          if (keep) {
+            EXPECT_EQ(compare(download(x, count), to_columns(solved, lines, n)).count, 0u)
+                << "solution";
+          }
+        }
+      }
+}
+
+// The device diagnostics against the CPU's: the reductions of the Sum family give the same
+// bits on both backends, and the exact solution is evaluated with the same operations.
+TEST(CudaHeat2d, DiagnosticsMatchCpuBitForBit) {
+  TESSERA_REQUIRE_GPU();
+  const int rank = heat2d_test::rank_of();
+  for (Boundary b : {Boundary::Dirichlet, Boundary::Periodic})
+    for (auto kind : {heat2d::InitialKind::Sine, heat2d::InitialKind::Gaussian})
+      for (auto [nx, ny] : {std::pair<std::int64_t, std::int64_t>{31, 33}, {70, 9}}) {
+        SCOPED_TRACE(std::string(heat2d::boundary_name(b)) + " " + std::to_string(nx) + "x" +
+                     std::to_string(ny) + (kind == heat2d::InitialKind::Sine ? " sine" : " gauss"));
+        heat2d::Initial init;
+        init.kind = kind;
+        heat2d::Solver cpu(config(nx, ny, b, Backend::Cpu), MPI_COMM_WORLD);
+        heat2d::Solver gpu(config(nx, ny, b, Backend::Cuda), MPI_COMM_WORLD);
+        heat2d::fill_initial(cpu.config(), init, cpu.layout_y(), rank,
+                             cpu.mutable_field_y().data());
+        heat2d::fill_initial(gpu.config(), init, gpu.layout_y(), rank,
+                             gpu.mutable_field_y().data());
+        const heat2d::Exact exact(cpu.config(), init, cpu.layout_y(), rank);
+        heat2d::DiagnosticsPlan dc(cpu, exact), dg(gpu, exact);
+        for (int step = 0; step <= 6; ++step) {
+          if (step % 3 == 0) {
+            const heat2d::Diagnostics a = dc.compute(cpu), g = dg.compute(gpu);
+            EXPECT_TRUE(test::same_bits(a.total, g.total)) << a.total << " " << g.total;
+            EXPECT_TRUE(test::same_bits(a.min, g.min)) << a.min << " " << g.min;
+            EXPECT_TRUE(test::same_bits(a.max, g.max)) << a.max << " " << g.max;
+            EXPECT_TRUE(test::same_bits(a.l2_error, g.l2_error)) << a.l2_error << " " << g.l2_error;
+            EXPECT_TRUE(test::same_bits(a.linf_error, g.linf_error))
+                << a.linf_error << " " << g.linf_error;
+          }
+          cpu.step();
+          gpu.step();
+        }
+      }
+}
+
+// The phases of a device step reach the timers with their bytes, once the work is done.
+TEST(CudaHeat2d, StepPhasesAreTimedWithBytes) {
+  TESSERA_REQUIRE_GPU();
+  PhaseTimers timers;
+  heat2d::Solver gpu(config(40, 24, Boundary::Periodic, Backend::Cuda), MPI_COMM_WORLD, &timers);
+  timers.clear();
+  constexpr int kSteps = 5;
+  for (int step = 0; step < kSteps; ++step)
+    gpu.step();
+  (void)gpu.field_y(); // waits for the device and collects the phase times
+  const auto& phases = timers.phases();
+  double bytes = 0.0;
+  for (const char* name : {heat2d::kXLinesPhase, heat2d::kYLinesPhase, heat2d::kTransposePhase}) {
+    const auto it = phases.find(name);
+    ASSERT_NE(it, phases.end()) << name;
+    EXPECT_GT(it->second.bytes, 0.0) << name;
+    EXPECT_GE(it->second.seconds, 0.0) << name;
+    bytes += it->second.bytes;
+  }
+  EXPECT_EQ(phases.at(heat2d::kXLinesPhase).calls, kSteps);
+  // Every device phase is in bytes_per_step, plus the first step's explicit half in y (16 bytes
+  // per value of the rank's state).
+  const double first = 16.0 * static_cast<double>(gpu.layout_y().local_size(gpu.rank()));
+  EXPECT_DOUBLE_EQ(bytes, kSteps * gpu.bytes_per_step() + first);
+}
+
 TEST(CudaHeat2d, RunMatchesCpuWithOutputAndRestart) {
   TESSERA_REQUIRE_GPU();
   heat2d_test::TempDir dir;
@@ -117,6 +269,7 @@ TEST(CudaHeat2d, RunMatchesCpuWithOutputAndRestart) {
   EXPECT_EQ(cpu.diagnostics.min, gpu.diagnostics.min);
   EXPECT_EQ(cpu.diagnostics.max, gpu.diagnostics.max);
   EXPECT_EQ(cpu.diagnostics.l2_error, gpu.diagnostics.l2_error);
+  EXPECT_EQ(cpu.diagnostics.linf_error, gpu.diagnostics.linf_error);
   // The GPU run continued from its step-20 checkpoint ends where both runs ended.
   heat2d::RunSettings again = settings(Backend::Cuda, "gpu-restart");
   again.restart_file = gpu.checkpoint;

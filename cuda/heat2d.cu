@@ -59,8 +59,8 @@ constexpr int kChunk = 16;
 // AdiLine's explicit half after it, computed from the solution values as they come out.
 __global__ void __launch_bounds__(64)
     solve_columns_kernel(double* __restrict__ x, double* __restrict__ out, i64 n, i64 m,
-                         DeviceTridiag::Factors f, double h, double g, double hg, bool add_bc,
-                         bool keep) {
+                         DeviceTridiag::Factors f, double h, double g, double hg, bool periodic,
+                         bool add_bc, bool keep) {
   const i64 s = blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x;
   if (s >= m)
     return;
@@ -94,6 +94,18 @@ __global__ void __launch_bounds__(64)
         X[i * m] = prev;
       }
     }
+  }
+  if (!f.cyclic && periodic) {
+    // A periodic line of 1 or 2 values: the factorization folds the wrap into the matrix
+    // (cpu::ConstTridiag), and the explicit half wraps around both ends.
+    const double wl = prev;
+    const double w0 = n == 1 ? prev : X[0] - upper[0] * prev;
+    if (keep)
+      X[0] = w0;
+    O[0] = stencil(w0, wl, n == 1 ? w0 : wl, h);
+    if (n == 2)
+      O[m] = stencil(wl, w0, w0, h);
+    return;
   }
   if (!f.cyclic) {
     // Backward sweep; the explicit value at i + 1 is due once the solution at i is known.
@@ -220,8 +232,8 @@ void heat2d_solve_columns(CUstream_st* stream, const DeviceTridiag& tri, double*
   const std::int64_t n = tri.n();
   TESSERA_CUDA_REQUIRE(lines >= 0, "heat2d_solve_columns: negative shape");
   const DeviceTridiag::Factors f = tri.factors();
-  TESSERA_CUDA_REQUIRE(f.cyclic == periodic,
-                       "heat2d_solve_columns: the factorization does not match the boundary");
+  TESSERA_CUDA_REQUIRE(!f.cyclic || periodic,
+                       "heat2d_solve_columns: a periodic factorization for a Dirichlet line");
   if (n == 0 || lines == 0)
     return;
   // As AdiLine: the boundary terms only for a nonzero Dirichlet value (adding +0.0 would turn
@@ -230,8 +242,8 @@ void heat2d_solve_columns(CUstream_st* stream, const DeviceTridiag& tri, double*
   const double g = periodic ? 0.0 : boundary;
   constexpr int kThreads = 64;
   const auto blocks = static_cast<unsigned>((lines + kThreads - 1) / kThreads);
-  solve_columns_kernel<<<blocks, kThreads, 0, stream>>>(x, explicit_out, n, lines, f, h, g,
-                                                        h * boundary, add_bc, keep_solution);
+  solve_columns_kernel<<<blocks, kThreads, 0, stream>>>(
+      x, explicit_out, n, lines, f, h, g, h * boundary, periodic, add_bc, keep_solution);
   CHECK_CUDA_LAUNCH();
 }
 

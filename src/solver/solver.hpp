@@ -114,7 +114,7 @@ private:
   std::int64_t steps_ = 0;
   std::unique_ptr<Device> dev_;     // CUDA backend only
   mutable bool host_stale_ = false; // CUDA: u_ is older than the device state
-  bool host_newer_ = false;         // CUDA: u_ was written through mutable_field_y()
+  mutable bool host_newer_ = false; // CUDA: u_ was written through mutable_field_y()
 };
 
 } // namespace tessera::heat2d

@@ -164,8 +164,12 @@ const double* Solver::device_field_y() const {
   if (!d.field.data())
     d.field = cuda::DeviceBuffer(local_y_ * kDouble);
   if (host_newer_) {
-    // The host copy was written and not yet uploaded: it is the state.
+    // The host copy was written and not yet uploaded: upload it now (as device_upload; the
+    // explicit half was invalidated when it was written), so the next step need not.
     cuda::copy_async(s, d.field.data(), u_.data(), local_y_ * kDouble);
+    cuda::transpose(s, d.field.as<double>(), d.u.as<double>(), dist_y_.rows(rank_), config_.ny);
+    d.field_fresh = true;
+    host_newer_ = false;
   } else if (!d.field_fresh) {
     cuda::transpose(s, d.u.as<double>(), d.field.as<double>(), config_.ny, dist_y_.rows(rank_));
     d.field_fresh = true;

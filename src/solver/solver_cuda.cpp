@@ -1,6 +1,7 @@
 // The CUDA backend of the heat2d solver (see solver.hpp): the state and the line blocks stay on
-// the rank's GPU and a whole step is queued on one stream, with no host synchronisation on one
-// rank (several ranks wait for their stream only where a transpose plan exchanges data).
+// the rank's GPU and a whole step is queued on one stream, with no host synchronisation inside
+// it on one rank (several ranks wait for their stream where a transpose plan exchanges data);
+// step() waits once, at its end, so that its host time is the step's time.
 //
 // Every line is solved in the layout where the lines are columns (cuda/heat2d.hpp), so
 // consecutive threads touch consecutive addresses. The state is kept as layout Y transposed
@@ -250,6 +251,10 @@ void Solver::device_step() {
                   cuda::heat2d_solve_columns_bytes(periodic, true) * cells_y);
     cuda::heat2d_solve_columns(s, d.tri_y, u, work, rows_y, line_y_.h(), periodic, g, true);
   }
+  // One wait per step, after all of it is queued (no gaps between its kernels): callers time
+  // step() on the host (the run loop's time per step), which must then be the device's time.
+  cuda::synchronize(s);
+  device_collect_times(false);
   d.field_fresh = false;
   explicit_ready_ = true;
   host_stale_ = true;

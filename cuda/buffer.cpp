@@ -136,4 +136,13 @@ bool is_pinned_host_pointer(const void* p) {
   return memory_type(p) == cudaMemoryTypeHost;
 }
 
+void* device_view_of_host(void* p) {
+  cudaPointerAttributes a{};
+  if (p == nullptr || cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  return a.type == cudaMemoryTypeHost ? a.devicePointer : nullptr;
+}
+
 } // namespace tessera::cuda

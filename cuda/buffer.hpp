@@ -75,5 +75,8 @@ void memset_async(CUstream_st* s, void* dst, int byte, std::size_t bytes);
 bool is_device_pointer(const void* p);
 // True when `p` is page-locked host memory (cudaMallocHost or cudaHostRegister).
 bool is_pinned_host_pointer(const void* p);
+// The address at which kernels on the current device reach the pinned host memory at `p`
+// (the same address under unified addressing); null when `p` is not mapped into the device.
+void* device_view_of_host(void* p);
 
 } // namespace tessera::cuda

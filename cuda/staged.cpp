@@ -9,10 +9,11 @@
 
 namespace tessera::cuda {
 
-StagedTranspose::StagedTranspose(StreamPool& pool, std::size_t chunk_bytes)
-    : pool_(pool), chunk_bytes_(std::max<std::size_t>(chunk_bytes, 1)) {}
+StagedTranspose::StagedTranspose(StreamPool& pool, std::size_t chunk_bytes, StagedOutput output)
+    : pool_(pool), chunk_bytes_(std::max<std::size_t>(chunk_bytes, 1)), output_(output) {}
 
-StagedTranspose::Plan StagedTranspose::prepare(DType t, std::int64_t rows, std::int64_t cols) {
+StagedTranspose::Plan StagedTranspose::prepare(DType t, void* host_out, std::int64_t rows,
+                                               std::int64_t cols) {
   TESSERA_REQUIRE(rows >= 0 && cols >= 0, InputError, "staged transpose: negative shape {}x{}",
                   rows, cols);
   Plan p{};
@@ -21,13 +22,21 @@ StagedTranspose::Plan StagedTranspose::prepare(DType t, std::int64_t rows, std::
   p.panel_rows = std::max<std::int64_t>(
       1, std::min<std::int64_t>(rows, static_cast<std::int64_t>(chunk_bytes_ / row_bytes)));
   p.chunks = rows == 0 || cols == 0 ? 0 : (rows + p.panel_rows - 1) / p.panel_rows;
+  p.direct_out = nullptr;
+  if (output_ != StagedOutput::Copy)
+    p.direct_out = static_cast<unsigned char*>(device_view_of_host(host_out));
+  TESSERA_REQUIRE(
+      output_ != StagedOutput::Direct || p.direct_out != nullptr || p.chunks == 0, InputError,
+      "staged transpose: direct output needs pinned host memory mapped into the device");
   const std::size_t slot = static_cast<std::size_t>(p.panel_rows) * row_bytes;
+  const std::size_t slots = static_cast<std::size_t>(pool_.size());
   if (slot > slot_bytes_ || !in_.data()) {
-    const std::size_t slots = static_cast<std::size_t>(pool_.size());
     in_ = DeviceBuffer(slot * slots);
-    out_ = DeviceBuffer(slot * slots);
+    out_ = DeviceBuffer();
     slot_bytes_ = slot;
   }
+  if (p.direct_out == nullptr && out_.bytes() < slot_bytes_ * slots)
+    out_ = DeviceBuffer(slot_bytes_ * slots);
   return p;
 }
 
@@ -42,13 +51,19 @@ void StagedTranspose::h2d(int slot, const Plan& p, const void* host_in, std::int
 void StagedTranspose::kernel(int slot, const Plan& p, DType t, std::int64_t k, std::int64_t rows,
                              std::int64_t cols, CUstream_st* s) {
   const std::int64_t r0 = k * p.panel_rows, n = std::min(p.panel_rows, rows - r0);
-  transpose(s, t, static_cast<unsigned char*>(in_.data()) + slot * slot_bytes_,
-            static_cast<unsigned char*>(out_.data()) + slot * slot_bytes_, n, cols, cols, n);
+  const auto* src = static_cast<const unsigned char*>(in_.data()) + slot * slot_bytes_;
+  if (p.direct_out != nullptr) // columns [r0, r0 + n) of every output row, over the link
+    transpose(s, t, src, p.direct_out + r0 * p.elem, n, cols, cols, rows);
+  else
+    transpose(s, t, src, static_cast<unsigned char*>(out_.data()) + slot * slot_bytes_, n, cols,
+              cols, n);
 }
 
 void StagedTranspose::d2h(int slot, const Plan& p, void* host_out, std::int64_t k,
                           std::int64_t rows, std::int64_t cols, CUstream_st* s) {
   // The panel's transpose is cols × n; it lands in columns [r0, r0 + n) of every output row.
+  if (p.direct_out != nullptr)
+    return; // the kernel wrote it there
   const std::int64_t r0 = k * p.panel_rows, n = std::min(p.panel_rows, rows - r0);
   copy_2d_async(s, static_cast<unsigned char*>(host_out) + r0 * p.elem, rows * p.elem,
                 static_cast<unsigned char*>(out_.data()) + slot * slot_bytes_, n * p.elem,
@@ -57,9 +72,10 @@ void StagedTranspose::d2h(int slot, const Plan& p, void* host_out, std::int64_t 
 
 StagedTimes StagedTranspose::run(DType t, const void* host_in, void* host_out, std::int64_t rows,
                                  std::int64_t cols) {
-  const Plan p = prepare(t, rows, cols);
+  const Plan p = prepare(t, host_out, rows, cols);
   StagedTimes times;
   times.chunks = static_cast<int>(p.chunks);
+  times.direct = p.direct_out != nullptr;
   Event start, stop;
   start.record(pool_[0]);
   // Every stream starts after `start`, so the total covers the whole pipeline.
@@ -85,9 +101,10 @@ StagedTimes StagedTranspose::run(DType t, const void* host_in, void* host_out, s
 
 StagedTimes StagedTranspose::phases(DType t, const void* host_in, void* host_out, std::int64_t rows,
                                     std::int64_t cols) {
-  const Plan p = prepare(t, rows, cols);
+  const Plan p = prepare(t, host_out, rows, cols);
   StagedTimes times;
   times.chunks = static_cast<int>(p.chunks);
+  times.direct = p.direct_out != nullptr;
   CUstream_st* s = pool_[0];
   Event e0, e1, e2, e3;
   // One slot per chunk would need the whole matrix on the device: each phase reuses the slots,

@@ -2,6 +2,13 @@
 // transposed, chunk k+1 is copied in and chunk k-1 copied out, each on its own stream, so the
 // H2D copy, the kernel and the D2H copy overlap. Host memory must be pinned (PinnedBuffer or
 // cudaHostRegister) for the copies to overlap; pageable memory works, but each copy then blocks.
+//
+// A transposed row panel is a column block of the output: cols rows of n elements, `rows`
+// elements apart. As a 2-D copy it leaves the device at about 60 % of the speed of a 1-D copy
+// and does not overlap the H2D copies well (bench/RESULTS.md). When the output is pinned host
+// memory mapped into the device's address space, the kernel instead writes the panel straight
+// into place over the link (StagedOutput::Direct): no D2H copy, no device output panel, and the
+// link carries writes in one direction while the copy engine reads in the other.
 #pragma once
 
 #include <cstddef>
@@ -13,19 +20,28 @@
 
 namespace tessera::cuda {
 
+// How transposed panels reach host memory.
+enum class StagedOutput {
+  Auto,  // Direct when the output is pinned host memory the device can write, else Copy
+  Copy,  // the kernel fills a device panel; a 2-D D2H copy moves it into place
+  Direct // the kernel writes into the mapped host output (needs pinned memory)
+};
+
 // Seconds, from CUDA events.
 struct StagedTimes {
-  double total = 0.0; // the whole pipelined run
-  double h2d = 0.0;   // phase times measured alone (phases() only)
-  double kernel = 0.0;
-  double d2h = 0.0;
+  double total = 0.0;  // the whole pipelined run
+  double h2d = 0.0;    // phase times measured alone (phases() only)
+  double kernel = 0.0; // with Direct output: the kernel writing into host memory
+  double d2h = 0.0;    // 0 with Direct output
   int chunks = 0;
+  bool direct = false; // whether the panels were written into host memory by the kernel
 };
 
 class StagedTranspose {
 public:
   // `chunk_bytes`: input bytes per chunk (row panels of the input, at least one row).
-  explicit StagedTranspose(StreamPool& pool, std::size_t chunk_bytes = std::size_t{64} << 20);
+  explicit StagedTranspose(StreamPool& pool, std::size_t chunk_bytes = std::size_t{64} << 20,
+                           StagedOutput output = StagedOutput::Auto);
 
   // host_out (cols × rows) = host_in (rows × cols)ᵀ. Returns when the result is in host_out.
   StagedTimes run(DType t, const void* host_in, void* host_out, std::int64_t rows,
@@ -40,8 +56,9 @@ private:
   struct Plan {
     std::int64_t panel_rows, chunks;
     std::size_t elem;
+    unsigned char* direct_out; // device view of host_out (Direct), else null
   };
-  Plan prepare(DType t, std::int64_t rows, std::int64_t cols);
+  Plan prepare(DType t, void* host_out, std::int64_t rows, std::int64_t cols);
   void h2d(int slot, const Plan& p, const void* host_in, std::int64_t k, std::int64_t rows,
            std::int64_t cols, CUstream_st* s);
   void kernel(int slot, const Plan& p, DType t, std::int64_t k, std::int64_t rows,
@@ -51,6 +68,7 @@ private:
 
   StreamPool& pool_;
   std::size_t chunk_bytes_;
+  StagedOutput output_;
   DeviceBuffer in_, out_; // one input and one output panel per stream
   std::size_t slot_bytes_ = 0;
 };

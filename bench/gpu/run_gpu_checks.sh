@@ -22,7 +22,8 @@ source "$(dirname "$0")/steps.sh"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,clocks.mem \
   --format=csv >"$out/gpu.txt" 2>&1
 cat "$out/gpu.txt"
-tests=(test_cuda_runtime test_cuda_transpose test_cuda_reduce test_cuda_tridiag test_cuda_plans)
+# Every CUDA test program (tests/cuda/test_*.cpp).
+mapfile -t tests < <(cd tests/cuda && ls test_*.cpp | sed 's/\.cpp$//')
 step configure 120 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CUDA_ARCHITECTURES="${CMAKE_CUDA_ARCHITECTURES:-90}" || { tail -30 "$out/configure.log"; exit 1; }
 step build_bench 300 cmake --build "$build" -j"$(nproc)" --target gpu_bench ||
@@ -44,7 +45,7 @@ if [[ " $steps " == *" sanitize "* ]]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   small='-*Large*:*Staged*:*Nvml*:*Huge*:*Events*'
   for tool in memcheck racecheck synccheck; do
-    for t in test_cuda_transpose test_cuda_reduce test_cuda_tridiag; do
+    for t in test_cuda_transpose test_cuda_reduce test_cuda_tridiag test_cuda_heat2d; do
       step "san_${tool}_${t#test_cuda_}" 120 compute-sanitizer --tool "$tool" --error-exitcode 9 \
         "$build/tests/$t" --gtest_filter="$small" --gtest_brief=1
     done

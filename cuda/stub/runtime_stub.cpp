@@ -91,9 +91,12 @@ bool is_device_pointer(const void*) {
 bool is_pinned_host_pointer(const void*) {
   return false;
 }
+void* device_view_of_host(void*) {
+  return nullptr;
+}
 
-StagedTranspose::StagedTranspose(StreamPool& pool, std::size_t chunk_bytes)
-    : pool_(pool), chunk_bytes_(chunk_bytes) {
+StagedTranspose::StagedTranspose(StreamPool& pool, std::size_t chunk_bytes, StagedOutput output)
+    : pool_(pool), chunk_bytes_(chunk_bytes), output_(output) {
   not_compiled("the staged GPU transpose");
 }
 StagedTimes StagedTranspose::run(DType, const void*, void*, std::int64_t, std::int64_t) {

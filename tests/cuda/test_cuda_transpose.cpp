@@ -105,26 +105,38 @@ TYPED_TEST(CudaTranspose, PaddedAndMisalignedLayoutsEveryTileVariant) {
 TYPED_TEST(CudaTranspose, StagedHostPipelineMatchesReference) {
   TESSERA_REQUIRE_GPU();
   cuda::StreamPool pool;
-  // Small chunks: many panels, several per stream, and a short last one.
-  cuda::StagedTranspose staged(pool, 7 * 999 * sizeof(TypeParam));
   const Case shapes[] = {{1, 1}, {1000, 999}, {33, 4097}};
-  for (const Case& c : shapes) {
-    const std::uint64_t seed = test::fresh_seed();
-    SCOPED_TRACE(::testing::Message() << c.rows << "x" << c.cols << " seed " << seed);
-    const auto n = static_cast<std::size_t>(c.rows * c.cols);
-    auto in = random_vector<TypeParam>(n, seed);
-    std::vector<TypeParam> want(n);
-    reference::transpose(in.data(), want.data(), c.rows, c.cols);
-    // Pinned (overlapping copies) and pageable host memory.
-    cuda::PinnedBuffer pin(n * sizeof(TypeParam)), pout(n * sizeof(TypeParam));
-    std::memcpy(pin.data(), in.data(), n * sizeof(TypeParam));
-    const cuda::StagedTimes t =
-        staged.run(dtype_of<TypeParam>, pin.data(), pout.data(), c.rows, c.cols);
-    EXPECT_GT(t.chunks, 0);
-    ASSERT_TRUE(same_elements(pout.as<TypeParam>(), want.data(), n));
-    std::vector<TypeParam> out(n);
-    staged.run(dtype_of<TypeParam>, in.data(), out.data(), c.rows, c.cols);
-    ASSERT_TRUE(same_elements(out.data(), want.data(), n));
+  for (const cuda::StagedOutput output :
+       {cuda::StagedOutput::Auto, cuda::StagedOutput::Copy, cuda::StagedOutput::Direct}) {
+    // Small chunks: many panels, several per stream, and a short last one.
+    cuda::StagedTranspose staged(pool, 7 * 999 * sizeof(TypeParam), output);
+    for (const Case& c : shapes) {
+      const std::uint64_t seed = test::fresh_seed();
+      SCOPED_TRACE(::testing::Message() << c.rows << "x" << c.cols << " output "
+                                        << static_cast<int>(output) << " seed " << seed);
+      const auto n = static_cast<std::size_t>(c.rows * c.cols);
+      auto in = random_vector<TypeParam>(n, seed);
+      std::vector<TypeParam> want(n);
+      reference::transpose(in.data(), want.data(), c.rows, c.cols);
+      // Pinned (overlapping copies, or written by the kernel) and pageable host memory.
+      cuda::PinnedBuffer pin(n * sizeof(TypeParam)), pout(n * sizeof(TypeParam));
+      std::memcpy(pin.data(), in.data(), n * sizeof(TypeParam));
+      const cuda::StagedTimes t =
+          staged.run(dtype_of<TypeParam>, pin.data(), pout.data(), c.rows, c.cols);
+      EXPECT_GT(t.chunks, 0);
+      EXPECT_EQ(t.direct, output != cuda::StagedOutput::Copy);
+      ASSERT_TRUE(same_elements(pout.as<TypeParam>(), want.data(), n));
+      std::vector<TypeParam> out(n);
+      if (output == cuda::StagedOutput::Direct) {
+        EXPECT_THROW(staged.run(dtype_of<TypeParam>, in.data(), out.data(), c.rows, c.cols),
+                     InputError);
+        continue;
+      }
+      const cuda::StagedTimes pageable =
+          staged.run(dtype_of<TypeParam>, in.data(), out.data(), c.rows, c.cols);
+      EXPECT_FALSE(pageable.direct);
+      ASSERT_TRUE(same_elements(out.data(), want.data(), n));
+    }
   }
 }
 

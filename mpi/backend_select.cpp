@@ -42,7 +42,7 @@ Backend resolve_backend(Backend requested, MPI_Comm comm) {
   if (requested == Backend::Cuda) {
     collectively(comm, [&] {
       if (!usable_here())
-        TESSERA_THROW(InputError, "the CUDA backend was requested but there is no usable GPU: {}",
+        TESSERA_THROW(InputError, "the CUDA backend was requested but cannot run here: {}",
                       cuda::unavailable_reason());
     });
     return Backend::Cuda;

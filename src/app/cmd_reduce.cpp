@@ -130,6 +130,7 @@ Command add_reduce(CLI::App& app, const Context& ctx) {
       o.memory_limit = limit;
       o.staging_depth = args->staging_depth;
       o.io_cpu = args->io_cpu;
+      o.backend = backend;
       o.timers = &timers;
       io::OutOfCoreReport report;
       r = io::reduce_out_of_core(in, ops, axis, o, ctx.comm, &report);
@@ -137,7 +138,7 @@ Command add_reduce(CLI::App& app, const Context& ctx) {
       const io::DatasetInfo info = io::inspect_dataset(probe, in.path);
       shape = info.shape;
       dtype = info.dtype;
-      used = Backend::Cpu; // chunks are reduced by the CPU kernels
+      used = report.backend;
       log::info("reduced {} out of core: {} chunks of {} rows, {} of buffers per rank", in.str(),
                 report.chunks, report.chunk_rows, format_bytes(double(report.buffer_bytes)));
     } else {

@@ -54,7 +54,9 @@ struct OutOfCoreOptions {
   // ResourceError when the chunks this gives do not fit memory_limit.
   std::int64_t chunk_rows = 0;
 
-  Backend backend = Backend::Auto;        // transpose kernels (chunks stay in host memory)
+  // Kernels of the transpose and the reductions. Chunks stay in host memory; with the CUDA
+  // backend each goes through the GPU (host -> device -> host) as it is computed.
+  Backend backend = Backend::Auto;
   Exchange exchange = Exchange::Auto;     // transpose exchange algorithm
   WriteOptions write{};                   // output layout: chunked, deflate
   const Provenance* provenance = nullptr; // written on the output's root when set
@@ -90,6 +92,7 @@ struct OutOfCoreReport {
   double compute_seconds = 0.0;   // compute and exchange (delays included)
   double compute_waited_io = 0.0; // compute blocked on the queues from the I/O thread
   double io_waited_compute = 0.0; // the I/O thread blocked on the queues from compute
+  Backend backend = Backend::Cpu; // the kernels that computed the chunks (resolved)
 };
 
 // Collective. Writes the transpose of `in` (M×N) to `out` (N×M, same element type), creating

@@ -15,6 +15,10 @@
 // a multiple of 64 rows when the memory limit allows it, so blocks rarely straddle two slabs;
 // when one does, its rows are continued one at a time, which keeps the order exact. The
 // finished columns are gathered at the end.
+//
+// The per-chunk kernels come from a ReduceEngine of the options' backend: with the CUDA backend
+// each chunk goes from its host buffer through the GPU's streams and only the row values or
+// column partials come back, in the same canonical order as the CPU kernels.
 #include <mpi.h>
 
 #include <algorithm>
@@ -27,6 +31,8 @@
 #include "io/out_of_core.hpp"
 #include "io/out_of_core_pipeline.hpp"
 #include "mpi/agreement.hpp"
+#include "mpi/backend_select.hpp"
+#include "mpi/reduce_engine.hpp"
 
 namespace tessera::io {
 
@@ -214,7 +220,7 @@ void io_side(Shared& s) {
 
 // Folds one chunk into the accumulators.
 template <class T>
-void reduce_chunk(const Geometry& g, std::int64_t c, int rank, const T* data,
+void reduce_chunk(const Geometry& g, std::int64_t c, int rank, const T* data, ReduceEngine& engine,
                   std::vector<Accumulator>& acc, MPI_Comm comm, PhaseTimers& timers) {
   if (g.axis == Axis::Cols) {
     const double t0 = wall_seconds();
@@ -236,23 +242,23 @@ void reduce_chunk(const Geometry& g, std::int64_t c, int rank, const T* data,
       };
       // One row at a time: f of each element, combined into the open fold in row order.
       for (std::int64_t i = row0; i < head_end; ++i) {
-        cpu::reduce_col_groups(a.op, data + (i - row0) * w, 1, w, parts.data());
+        engine.reduce_col_groups(a.op, data + (i - row0) * w, 1, w, parts.data());
         for (std::int64_t j = 0; j < w; ++j)
           a.open[j] = cpu::combine(a.op, a.open[j], parts[j]);
       }
       if (head_end > row0 && (head_end % kReduceBlockRows == 0 || head_end == g.shape.rows))
         close_block();
       if (blocks > 0) {
-        cpu::reduce_col_groups(a.op, data + (head_end - row0) * w, body_end - head_end, w,
-                               parts.data());
+        engine.reduce_col_groups(a.op, data + (head_end - row0) * w, body_end - head_end, w,
+                                 parts.data());
         for (std::int64_t b = 0; b < blocks; ++b)
           for (std::int64_t j = 0; j < w; ++j)
             a.values[j] = cpu::combine(a.op, a.values[j], parts[b * w + j]);
       }
       if (end > body_end) {
         // The block is open (identity): its fold from the start is a group of its own.
-        cpu::reduce_col_groups(a.op, data + (body_end - row0) * w, end - body_end, w,
-                               a.open.data());
+        engine.reduce_col_groups(a.op, data + (body_end - row0) * w, end - body_end, w,
+                                 a.open.data());
         if (end == g.shape.rows)
           close_block();
       }
@@ -265,7 +271,7 @@ void reduce_chunk(const Geometry& g, std::int64_t c, int rank, const T* data,
   std::vector<double> mine(static_cast<std::size_t>(d.rows(rank))), all;
   for (Accumulator& a : acc) {
     double t0 = wall_seconds();
-    cpu::reduce_rows(a.op, data, d.rows(rank), g.shape.cols, mine.data());
+    engine.reduce_rows(a.op, data, d.rows(rank), g.shape.cols, mine.data());
     timers.add("compute", wall_seconds() - t0);
     t0 = wall_seconds();
     allgather(comm, mine, counts, all);
@@ -314,6 +320,14 @@ ReduceResult compute_side(Shared& s, const std::vector<Op>& ops, Axis axis,
     log::info("reduce out of core: {} {} along {} in {} chunks of {} rows, {} of buffers per rank",
               g.shape.str(), dtype_name(g.dtype), axis_name(axis), g.chunks, g.height,
               detail::format_bytes(static_cast<double>(report.buffer_bytes)));
+  // Collective, and every rank must agree before the I/O thread starts reading.
+  const Backend backend = mpi::resolve_backend(ctx.options.backend, comm);
+  report.backend = backend;
+  std::unique_ptr<ReduceEngine> engine;
+  mpi::collectively(comm, [&] {
+    if (g.chunks > 0)
+      engine = make_reduce_engine(backend, {.dtype = g.dtype, .memory = Memory::Host});
+  });
   mpi::collectively(comm, [&] { s.go.push(g); });
 
   std::vector<Accumulator> acc;
@@ -343,7 +357,7 @@ ReduceResult compute_side(Shared& s, const std::vector<Op>& ops, Axis axis,
     });
     dispatch_real_dtype(g.dtype, [&](auto tag) {
       using T = decltype(tag);
-      reduce_chunk(g, c, rank, static_cast<const T*>(slot.buffer->data()), acc, comm,
+      reduce_chunk(g, c, rank, static_cast<const T*>(slot.buffer->data()), *engine, acc, comm,
                    ctx.compute_timers);
     });
     const double t0 = wall_seconds();

@@ -298,8 +298,10 @@ void compute_side(Shared& s, OutOfCoreReport& report) {
                                            g.dtype, comm, ctx.options.backend, topt);
     plan_rows = rows;
   };
-  if (g.chunks > 0)
+  if (g.chunks > 0) {
     make_plan(g.height);
+    report.backend = plan->backend();
+  }
   ctx.compute_timers.add("plan", wall_seconds() - t0);
   mpi::collectively(comm, [&] { s.go.push(g); });
 

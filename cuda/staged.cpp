@@ -23,7 +23,7 @@ StagedTranspose::Plan StagedTranspose::prepare(DType t, void* host_out, std::int
       1, std::min<std::int64_t>(rows, static_cast<std::int64_t>(chunk_bytes_ / row_bytes)));
   p.chunks = rows == 0 || cols == 0 ? 0 : (rows + p.panel_rows - 1) / p.panel_rows;
   p.direct_out = nullptr;
-  if (output_ != StagedOutput::Copy)
+  if (output_ == StagedOutput::Direct)
     p.direct_out = static_cast<unsigned char*>(device_view_of_host(host_out));
   TESSERA_REQUIRE(
       output_ != StagedOutput::Direct || p.direct_out != nullptr || p.chunks == 0, InputError,

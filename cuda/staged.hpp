@@ -4,11 +4,13 @@
 // cudaHostRegister) for the copies to overlap; pageable memory works, but each copy then blocks.
 //
 // A transposed row panel is a column block of the output: cols rows of n elements, `rows`
-// elements apart. As a 2-D copy it leaves the device at about 60 % of the speed of a 1-D copy
-// and does not overlap the H2D copies well (bench/RESULTS.md). When the output is pinned host
-// memory mapped into the device's address space, the kernel instead writes the panel straight
-// into place over the link (StagedOutput::Direct): no D2H copy, no device output panel, and the
-// link carries writes in one direction while the copy engine reads in the other.
+// elements apart. By default (StagedOutput::Copy) it leaves the device as a 2-D copy. With
+// StagedOutput::Direct, when the output is pinned host memory mapped into the device's address
+// space, the kernel writes the panel straight into place over the link instead: no D2H copy and
+// no device output panel. Measured on an H200 (bench/RESULTS.md), Direct overlaps better (total
+// 1.10 x its slowest phase against 1.54) but is slower overall, because the kernel's writes
+// cross the link at 42 GB/s where the 2-D copies run at 32 GB/s without overlapping the H2D
+// copies and still finish sooner (51 ms against 56 ms for 1 GiB): so Copy is the default.
 #pragma once
 
 #include <cstddef>
@@ -22,9 +24,8 @@ namespace tessera::cuda {
 
 // How transposed panels reach host memory.
 enum class StagedOutput {
-  Auto,  // Direct when the output is pinned host memory the device can write, else Copy
   Copy,  // the kernel fills a device panel; a 2-D D2H copy moves it into place
-  Direct // the kernel writes into the mapped host output (needs pinned memory)
+  Direct // the kernel writes into the mapped host output (InputError unless it is pinned)
 };
 
 // Seconds, from CUDA events.
@@ -41,7 +42,7 @@ class StagedTranspose {
 public:
   // `chunk_bytes`: input bytes per chunk (row panels of the input, at least one row).
   explicit StagedTranspose(StreamPool& pool, std::size_t chunk_bytes = std::size_t{64} << 20,
-                           StagedOutput output = StagedOutput::Auto);
+                           StagedOutput output = StagedOutput::Copy);
 
   // host_out (cols × rows) = host_in (rows × cols)ᵀ. Returns when the result is in host_out.
   StagedTimes run(DType t, const void* host_in, void* host_out, std::int64_t rows,

@@ -24,7 +24,7 @@ export HDF5_USE_FILE_LOCKING=FALSE OMP_NUM_THREADS=1
 run() { if [ "$NP" = 0 ]; then "$TESSERA" "$@"; else mpirun -np "$NP" "$TESSERA" "$@"; fi; }
 now() { date +%s.%N; }
 
-echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)," \
+echo "# machine: $(nproc --all) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)," \
      "load $(cut -d' ' -f1-3 /proc/loadavg); disk: $(df -h . | tail -1 | awk '{print $1, $2}')"
 
 # --- overlap ---------------------------------------------------------------------------------

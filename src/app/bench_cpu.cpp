@@ -14,6 +14,7 @@
 #include <string>
 
 #include "app/bench.hpp"
+#include "app/bench_common.hpp"
 #include "core/block_distribution.hpp"
 #include "core/throw.hpp"
 #include "core/timers.hpp"
@@ -28,6 +29,14 @@ namespace tessera::app {
 
 namespace {
 
+using bench::all_ranks;
+using bench::gather_phases;
+using bench::max_over_ranks;
+using bench::op_list;
+using bench::sum_over_ranks;
+using bench::value;
+using bench::zero_parallel;
+
 // 64-byte aligned, uninitialised storage; pages are first touched by the threads that use them.
 struct FreeDeleter {
   void operator()(void* p) const noexcept { std::free(p); }
@@ -41,17 +50,6 @@ Buffer allocate(std::size_t bytes) {
   return Buffer(p);
 }
 
-// Element (i, j) of the benchmark matrix: cheap, exactly representable, different everywhere.
-template <class T>
-T value(std::int64_t i, std::int64_t j) {
-  const auto h = static_cast<std::uint64_t>(i) * 1000003u + static_cast<std::uint64_t>(j) * 7919u;
-  const double v = static_cast<double>(h % 65521u) - 32760.0;
-  if constexpr (std::is_floating_point_v<T>)
-    return static_cast<T>(v);
-  else
-    return T(static_cast<typename T::value_type>(v), static_cast<typename T::value_type>(-v));
-}
-
 // Rows [row0, row0 + nrows) of the global matrix, in parallel (first touch by the OpenMP threads).
 template <class T>
 void fill_rows(T* a, std::int64_t row0, std::int64_t nrows, std::int64_t cols) {
@@ -59,16 +57,6 @@ void fill_rows(T* a, std::int64_t row0, std::int64_t nrows, std::int64_t cols) {
   for (std::int64_t i = 0; i < nrows; ++i)
     for (std::int64_t j = 0; j < cols; ++j)
       a[i * cols + j] = value<T>(row0 + i, j);
-}
-
-void zero_parallel(void* p, std::size_t bytes) {
-  auto* b = static_cast<unsigned char*>(p);
-  const auto lines = static_cast<std::int64_t>((bytes + 4095) / 4096);
-#pragma omp parallel for schedule(static)
-  for (std::int64_t k = 0; k < lines; ++k) {
-    const auto begin = static_cast<std::size_t>(k) * 4096;
-    std::memset(b + begin, 0, std::min<std::size_t>(4096, bytes - begin));
-  }
 }
 
 // Checks `samples` random elements of rows [row0, row0 + nrows) of the transposed (cols x rows)
@@ -88,20 +76,6 @@ bool transposed_rows_match(const T* out, std::int64_t row0, std::int64_t nrows,
       return false;
   }
   return true;
-}
-
-double max_over_ranks(MPI_Comm comm, double v) {
-  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, comm);
-  return v;
-}
-double sum_over_ranks(MPI_Comm comm, double v) {
-  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_SUM, comm);
-  return v;
-}
-bool all_ranks(MPI_Comm comm, bool ok) {
-  int v = ok ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MIN, comm);
-  return v == 1;
 }
 
 // Times `kernel` and `reference` alternately, so that a machine whose load changes during the run
@@ -129,36 +103,6 @@ PairTimes time_pair(MPI_Comm comm, int warmup, int repeat, const Kernel& kernel,
     t.kernel.push_back(timed(kernel));
   }
   return t;
-}
-
-// Per-execute phase times (max over ranks) and bytes (sum over ranks), matched by name.
-std::vector<BenchPhase> gather_phases(MPI_Comm comm, const PhaseTimers& timers, int repeat) {
-  std::string mine;
-  for (const auto& [name, stats] : timers.phases())
-    mine += name + '\n';
-  int nranks = 1;
-  MPI_Comm_size(comm, &nranks);
-  int len = static_cast<int>(mine.size());
-  std::vector<int> lens(static_cast<std::size_t>(nranks)), offs(lens.size());
-  MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, comm);
-  int total = 0;
-  for (std::size_t r = 0; r < lens.size(); ++r) {
-    offs[r] = total;
-    total += lens[r];
-  }
-  std::string all(static_cast<std::size_t>(total), '\0');
-  MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), offs.data(), MPI_CHAR, comm);
-  std::set<std::string> names;
-  for (std::size_t b = 0, e; (e = all.find('\n', b)) != std::string::npos; b = e + 1)
-    names.insert(all.substr(b, e - b));
-  std::vector<BenchPhase> out;
-  for (const auto& name : names) { // the same sorted order on every rank
-    const auto it = timers.phases().find(name);
-    const double s = it == timers.phases().end() ? 0.0 : it->second.seconds;
-    const double b = it == timers.phases().end() ? 0.0 : it->second.bytes;
-    out.push_back({name, max_over_ranks(comm, s) / repeat, sum_over_ranks(comm, b) / repeat});
-  }
-  return out;
 }
 
 BenchReport base_report(const BenchArgs& args, int nranks) {
@@ -322,16 +266,6 @@ std::vector<double> local_reduce(Op op, Axis axis, const T* a, std::int64_t rows
   for (auto& x : v)
     x = cpu::finalize(op, x, static_cast<double>(rows));
   return v;
-}
-
-std::string op_list(const std::vector<Op>& ops) {
-  std::string s;
-  for (Op op : ops) {
-    if (!s.empty())
-      s += ',';
-    s += op_name(op);
-  }
-  return s;
 }
 
 // Compares results with the serial reference on the whole matrix, regenerated on rank 0 (when it

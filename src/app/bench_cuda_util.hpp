@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "app/bench.hpp"
+#include "app/bench_common.hpp"
 #include "core/timers.hpp"
 #include "cuda/stream.hpp"
 
@@ -20,17 +21,13 @@ struct CUstream_st;
 
 namespace tessera::app::bench_cuda {
 
-// Element (i, j) of the benchmark matrix: cheap, exactly representable, different everywhere
-// (the same matrix as the CPU benchmark's).
-template <class T>
-T value(std::int64_t i, std::int64_t j) {
-  const auto h = static_cast<std::uint64_t>(i) * 1000003u + static_cast<std::uint64_t>(j) * 7919u;
-  const double v = static_cast<double>(h % 65521u) - 32760.0;
-  if constexpr (std::is_floating_point_v<T>)
-    return static_cast<T>(v);
-  else
-    return T(static_cast<typename T::value_type>(v), static_cast<typename T::value_type>(-v));
-}
+using bench::all_ranks;
+using bench::gather_phases;
+using bench::max_over_ranks;
+using bench::op_list;
+using bench::sum_over_ranks;
+using bench::value;
+using bench::zero_parallel;
 
 // Writes rows [row0, row0 + nrows) of the benchmark matrix (cols wide) to `dst`, device or host
 // memory, through a host panel of at most 64 MiB.
@@ -42,8 +39,6 @@ extern template void upload_rows<std::complex<float>>(void*, std::int64_t, std::
                                                       std::int64_t);
 extern template void upload_rows<std::complex<double>>(void*, std::int64_t, std::int64_t,
                                                        std::int64_t);
-
-void zero_parallel(void* p, std::size_t bytes);
 
 // What a sampled check of a transpose looked at.
 struct Sample {
@@ -76,15 +71,6 @@ public:
 private:
   cuda::Event start_, stop_;
 };
-
-double max_over_ranks(MPI_Comm comm, double v);
-double sum_over_ranks(MPI_Comm comm, double v);
-bool all_ranks(MPI_Comm comm, bool ok);
-
-// Per-execute phase times (max over ranks) and bytes (sum over ranks), matched by name.
-std::vector<BenchPhase> gather_phases(MPI_Comm comm, const PhaseTimers& timers, int repeat);
-
-std::string op_list(const std::vector<Op>& ops);
 
 // Backend, device name, shape and repeat counts filled in.
 BenchReport base_report(const BenchArgs& args, int nranks);

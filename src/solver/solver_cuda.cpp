@@ -102,44 +102,39 @@ void Solver::device_init() {
   host_newer_ = false;
 }
 
-// Yt (ny × rows_y) → Xt (nx × rows_x).
-void Solver::device_to_x(const double* yt, double* xt) {
+// A transposed line block (n_from × rows_from, `from_cells` on this rank) → the other one
+// (n_to × rows_to): one local transpose on one rank; with several, the plan between two local
+// transposes, since the plans work on the untransposed layouts.
+void Solver::device_relayout(TransposePlan& plan, const double* in, double* out,
+                             std::int64_t n_from, std::int64_t rows_from, std::int64_t from_cells,
+                             std::int64_t n_to, std::int64_t rows_to, std::int64_t to_cells) {
   Device& d = *dev_;
   CUstream_st* s = d.stream.get();
-  const std::int64_t rows_x = dist_x_.rows(rank_), rows_y = dist_y_.rows(rank_);
   if (d.single_rank) {
-    DevicePhase p(d.pending, s, kTransposePhase, 16.0 * static_cast<double>(local_y_));
-    cuda::transpose(s, yt, xt, config_.ny, config_.nx);
+    DevicePhase p(d.pending, s, kTransposePhase, 16.0 * static_cast<double>(from_cells));
+    cuda::transpose(s, in, out, n_from, n_to);
     return;
   }
   {
-    DevicePhase p(d.pending, s, kTransposePhase, 16.0 * static_cast<double>(local_y_));
-    cuda::transpose(s, yt, d.stage.as<double>(), config_.ny, rows_y);
+    DevicePhase p(d.pending, s, kTransposePhase, 16.0 * static_cast<double>(from_cells));
+    cuda::transpose(s, in, d.stage.as<double>(), n_from, rows_from);
   }
   cuda::synchronize(s);
-  transpose(to_x_, d.stage.as<double>(), d.stage2.as<double>(), kTransposePhase);
-  DevicePhase p(d.pending, s, kTransposePhase, 16.0 * static_cast<double>(local_x_));
-  cuda::transpose(s, d.stage2.as<double>(), xt, rows_x, config_.nx);
+  transpose(plan, d.stage.as<double>(), d.stage2.as<double>(), kTransposePhase);
+  DevicePhase p(d.pending, s, kTransposePhase, 16.0 * static_cast<double>(to_cells));
+  cuda::transpose(s, d.stage2.as<double>(), out, rows_to, n_to);
+}
+
+// Yt (ny × rows_y) → Xt (nx × rows_x).
+void Solver::device_to_x(const double* yt, double* xt) {
+  device_relayout(to_x_, yt, xt, config_.ny, dist_y_.rows(rank_), local_y_, config_.nx,
+                  dist_x_.rows(rank_), local_x_);
 }
 
 // Xt (nx × rows_x) → Yt (ny × rows_y).
 void Solver::device_to_y(const double* xt, double* yt) {
-  Device& d = *dev_;
-  CUstream_st* s = d.stream.get();
-  const std::int64_t rows_x = dist_x_.rows(rank_), rows_y = dist_y_.rows(rank_);
-  if (d.single_rank) {
-    DevicePhase p(d.pending, s, kTransposePhase, 16.0 * static_cast<double>(local_x_));
-    cuda::transpose(s, xt, yt, config_.nx, config_.ny);
-    return;
-  }
-  {
-    DevicePhase p(d.pending, s, kTransposePhase, 16.0 * static_cast<double>(local_x_));
-    cuda::transpose(s, xt, d.stage.as<double>(), config_.nx, rows_x);
-  }
-  cuda::synchronize(s);
-  transpose(to_y_, d.stage.as<double>(), d.stage2.as<double>(), kTransposePhase);
-  DevicePhase p(d.pending, s, kTransposePhase, 16.0 * static_cast<double>(local_y_));
-  cuda::transpose(s, d.stage2.as<double>(), yt, rows_y, config_.ny);
+  device_relayout(to_y_, xt, yt, config_.nx, dist_x_.rows(rank_), local_x_, config_.ny,
+                  dist_y_.rows(rank_), local_y_);
 }
 
 void Solver::device_upload() {

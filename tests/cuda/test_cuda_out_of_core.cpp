@@ -57,10 +57,10 @@ void check_transpose(Shape shape) {
   const DatasetRef in{dir.file("a.h5"), "/A"};
   write_matrix<T>(in, shape, seed);
   const DatasetRef cpu{dir.file("cpu.h5"), "/AT"}, gpu{dir.file("gpu.h5"), "/AT"};
-  const OutOfCoreReport rc = transpose_out_of_core(in, cpu, small_chunks(Backend::Cpu),
-                                                   MPI_COMM_WORLD);
-  const OutOfCoreReport rg = transpose_out_of_core(in, gpu, small_chunks(Backend::Cuda),
-                                                   MPI_COMM_WORLD);
+  const OutOfCoreReport rc =
+      transpose_out_of_core(in, cpu, small_chunks(Backend::Cpu), MPI_COMM_WORLD);
+  const OutOfCoreReport rg =
+      transpose_out_of_core(in, gpu, small_chunks(Backend::Cuda), MPI_COMM_WORLD);
   EXPECT_EQ(rc.backend, Backend::Cpu);
   EXPECT_EQ(rg.backend, Backend::Cuda);
   EXPECT_GT(rg.chunks, 1);
@@ -79,8 +79,8 @@ void check_reduce(Shape shape, Axis axis) {
                                   << axis_name(axis) << " seed " << seed);
   const DatasetRef in{dir.file("a.h5"), "/A"};
   write_matrix<T>(in, shape, seed);
-  const std::vector<Op> ops = {Op::Sum, Op::Min, Op::Max, Op::Mean, Op::Norm1, Op::Norm2,
-                               Op::NormInf};
+  const std::vector<Op> ops = {Op::Sum,   Op::Min,   Op::Max,    Op::Mean,
+                               Op::Norm1, Op::Norm2, Op::NormInf};
   OutOfCoreReport rc, rg;
   const ReduceResult want =
       reduce_out_of_core(in, ops, axis, small_chunks(Backend::Cpu), MPI_COMM_WORLD, &rc);

@@ -43,6 +43,8 @@ void heat2d_schema(DeckSchema& s) {
   s.add("output.snapshot_queue", std::int64_t{2},
         "snapshots waiting for the I/O thread before stepping waits");
   s.add("restart.file", std::string(""), "continue from this checkpoint (\"\": start afresh)");
+  s.add("transpose.exchange", std::string("auto"), "auto, alltoallv, pairwise, pipelined, nccl",
+        {"auto", "alltoallv", "pairwise", "pipelined", "nccl"});
 }
 
 namespace {
@@ -58,6 +60,7 @@ heat2d::RunSettings settings_from(const Deck& deck, const Context& ctx) {
   c.dt = deck.get<double>("time.dt");
   c.boundary = heat2d::parse_boundary(deck.get<std::string>("boundary.kind"));
   c.boundary_value = deck.get<double>("boundary.value");
+  c.exchange = parse_exchange(deck.get<std::string>("transpose.exchange"));
   if (const auto bad = heat2d::find_invalid(c, ctx.nranks))
     deck.fail(bad->key, "{}", bad->message);
   const auto initial = deck.get<std::string>("initial.kind");

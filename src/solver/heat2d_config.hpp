@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "core/backend.hpp"
+#include "mpi/transpose_plan.hpp"
 
 namespace tessera::heat2d {
 
@@ -26,6 +27,8 @@ struct Config {
   // Cpu: the state in host memory, OpenMP line work. Cuda: the state on each rank's GPU, the
   // line work in CUDA kernels, the transposes through the GPU exchange (same bits as Cpu).
   Backend backend = Backend::Cpu;
+  // How the transposes cross ranks (Auto: a timed trial at start-up picks one).
+  Exchange exchange = Exchange::Auto;
 };
 
 // The first setting that is out of range, named by its deck key (grid.nx, time.dt, …), with

@@ -48,6 +48,7 @@ Solver::Solver(const Config& config, MPI_Comm comm, PhaseTimers* timers)
 
 TransposeOptions Solver::plan_options() const {
   TransposeOptions o;
+  o.algorithm = config_.exchange;
   o.timers = timers_;
   o.memory = config_.backend == Backend::Cuda ? Memory::Device : Memory::Host;
   return o;

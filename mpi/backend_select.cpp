@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <string>
+#include <string_view>
 
 #include "core/check.hpp"
 #include "core/log.hpp"
@@ -41,9 +42,14 @@ Backend resolve_backend(Backend requested, MPI_Comm comm) {
 
   if (requested == Backend::Cuda) {
     collectively(comm, [&] {
-      if (!usable_here())
-        TESSERA_THROW(InputError, "the CUDA backend was requested but cannot run here: {}",
-                      cuda::unavailable_reason());
+      if (!usable_here()) {
+        std::string why = cuda::unavailable_reason();
+        constexpr std::string_view said = "no usable GPU: "; // said once is enough
+        if (why.starts_with(said))
+          why.erase(0, said.size());
+        TESSERA_THROW(InputError, "the CUDA backend was requested but there is no usable GPU: {}",
+                      why);
+      }
     });
     return Backend::Cuda;
   }

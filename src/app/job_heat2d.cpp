@@ -157,7 +157,14 @@ int run_heat2d_job(const Deck& deck, const Context& ctx) {
             "threads ({})",
             c.nx, c.ny, heat2d::boundary_name(c.boundary), heat2d::initial_name(s.initial), c.dt,
             s.steps, ctx.nranks, s.provenance.threads, s.provenance.backend);
+  heat2d::StopSignals::catch_until_exit();
   const heat2d::RunResult r = heat2d::run(s, ctx.comm);
+  // A stop signal that came after the last step found nothing left to stop: the run is complete,
+  // no checkpoint was written and the exit status stays 0 (jobs/heat2d-requeue.sbatch tells this
+  // case from a stop by the missing checkpoint).
+  if (!r.interrupted && heat2d::StopSignals::pending() != 0)
+    log::info("{} arrived after the last step: the run is complete",
+              heat2d::signal_name(heat2d::StopSignals::pending()));
 
   if (r.interrupted) {
     log::info("stopped by {} at step {} of {}: checkpoint written to '{}'; continue with\n  {} "

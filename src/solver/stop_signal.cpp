@@ -32,6 +32,11 @@ StopSignals::StopSignals() {
   install(SIGUSR1, &old_usr1_);
 }
 
+void StopSignals::catch_until_exit() {
+  install(SIGTERM, nullptr);
+  install(SIGUSR1, nullptr);
+}
+
 StopSignals::~StopSignals() {
   sigaction(SIGTERM, &old_term_, nullptr);
   sigaction(SIGUSR1, &old_usr1_, nullptr);

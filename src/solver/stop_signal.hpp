@@ -24,6 +24,11 @@ public:
   StopSignals(const StopSignals&) = delete;
   StopSignals& operator=(const StopSignals&) = delete;
 
+  // Catches both signals from now until the process ends (nothing is restored): a signal that
+  // arrives after the last step, while the output is closed and MPI shuts down, then only sets
+  // the flag instead of killing a run that has finished. Programs call it before run().
+  static void catch_until_exit();
+
   // The signal that asked this process to stop, 0 when none did.
   static int pending() noexcept;
   // What the handler does (also for tests and embedding programs).

@@ -226,6 +226,32 @@ TEST(Heat2dRestart, FromAPeriodicCheckpoint) {
   EXPECT_EQ(y.step, (std::vector<std::int64_t>{15, 16, 20, 23}));
 }
 
+// What `tessera run` does: the handlers stay until the process ends, so a signal that comes after
+// the last step (Slurm's time-limit warning racing the end of the run) leaves a finished run
+// finished, with no checkpoint, instead of killing the process.
+TEST(Heat2dRestart, ASignalAfterTheLastStepLeavesTheRunFinished) {
+  struct sigaction old_term {
+  }, old_usr1{};
+  sigaction(SIGTERM, nullptr, &old_term);
+  sigaction(SIGUSR1, nullptr, &old_usr1);
+  heat2d_test::TempDir dir;
+  RunSettings s = base_settings(dir.file("late.h5"), Boundary::Periodic, "gaussian");
+  StopSignals::catch_until_exit();
+  const RunResult r = run(s, MPI_COMM_WORLD);
+  EXPECT_FALSE(r.interrupted);
+  if (rank_of() == 0)
+    std::raise(SIGUSR1); // with the default action this would end the test process
+  EXPECT_EQ(StopSignals::pending(), rank_of() == 0 ? SIGUSR1 : 0);
+  StopSignals::clear();
+  sigaction(SIGTERM, &old_term, nullptr);
+  sigaction(SIGUSR1, &old_usr1, nullptr);
+  MPI_Barrier(MPI_COMM_WORLD);
+  const OutputContents c = read_output(s.output_file, false);
+  EXPECT_EQ(c.finished, 1);
+  EXPECT_EQ(c.steps_done, s.steps);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("late.ckpt.h5")));
+}
+
 TEST(Heat2dRestart, RefusesACheckpointOfAnotherProblem) {
   heat2d_test::TempDir dir;
   RunSettings first = base_settings(dir.file("a.h5"), Boundary::Dirichlet, "sine");

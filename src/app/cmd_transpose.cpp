@@ -22,6 +22,7 @@ Command add_transpose(CLI::App& app, const Context& ctx) {
     std::string backend = "auto";
     std::string exchange = "auto";
     std::string memory_limit;
+    std::string chunk_shape = "columns";
     int repeat = 1;
     std::int64_t chunk_rows = 0;
     int deflate = 0;
@@ -47,6 +48,12 @@ Command add_transpose(CLI::App& app, const Context& ctx) {
       ->add_option("--staging-depth", args->staging_depth,
                    "Out of core: chunks read ahead and written behind (>= 1)")
       ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  c.sub
+      ->add_option("--chunk-shape", args->chunk_shape,
+                   "Out of core: chunks of whole input rows (contiguous reads) or of whole "
+                   "input columns (contiguous writes)")
+      ->check(CLI::IsMember({"rows", "columns"}))
       ->capture_default_str();
   c.sub->add_option("--io-cpu", args->io_cpu, "Out of core: pin the I/O thread to this CPU")
       ->check(CLI::Range(0, 1 << 20));
@@ -101,6 +108,7 @@ Command add_transpose(CLI::App& app, const Context& ctx) {
       o.memory_limit = limit;
       o.staging_depth = args->staging_depth;
       o.io_cpu = args->io_cpu;
+      o.chunk_shape = io::parse_chunk_shape(args->chunk_shape);
       o.backend = backend;
       o.exchange = exchange;
       o.write = {args->chunk_rows, 0, args->deflate};
@@ -108,10 +116,10 @@ Command add_transpose(CLI::App& app, const Context& ctx) {
       o.dataset_attributes = {{"transpose_of", in.str()}};
       o.timers = &timers;
       const io::OutOfCoreReport r = io::transpose_out_of_core(in, out, o, ctx.comm);
-      log::info("wrote {}: {} {} = transpose of {} (out of core: {} chunks of {} rows, {} of "
-                "buffers per rank, {:.3f} s)",
+      log::info("wrote {}: {} {} = transpose of {} (out of core: {}, {} of buffers per rank, "
+                "{:.3f} s)",
                 out.str(), info.shape.transposed().str(), dtype_name(info.dtype), in.str(),
-                r.chunks, r.chunk_rows, format_bytes(double(r.buffer_bytes)), r.seconds);
+                r.chunks_str(), format_bytes(double(r.buffer_bytes)), r.seconds);
       print_timing_table(timers, ctx);
       return 0;
     }

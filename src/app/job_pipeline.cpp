@@ -44,6 +44,9 @@ void pipeline_schema(DeckSchema& s) {
   s.add("staging.out_of_core", false, "stream matrix.input out of core even when it fits");
   s.add("staging.depth", std::int64_t{1}, "out of core: chunks read ahead and written behind", 1,
         64);
+  s.add("staging.chunk_shape", std::string("columns"),
+        "out of core: chunks of whole input \"rows\" (contiguous reads) or \"columns\" "
+        "(contiguous writes)");
   s.add("staging.io_cpu", std::int64_t{-1}, "out of core: pin the I/O thread to this CPU (-1: no)",
         -1);
 }
@@ -67,6 +70,7 @@ struct PipelineSettings {
   std::size_t memory_limit = 0; // 0: none
   bool out_of_core = false;
   int staging_depth = 1;
+  io::ChunkShape chunk_shape = io::ChunkShape::ColumnPanels;
   int io_cpu = -1;
 };
 
@@ -111,6 +115,11 @@ PipelineSettings read_settings(const Deck& deck) {
   s.out_of_core = deck.get<bool>("staging.out_of_core");
   s.staging_depth = static_cast<int>(deck.get<std::int64_t>("staging.depth"));
   s.io_cpu = static_cast<int>(deck.get<std::int64_t>("staging.io_cpu"));
+  try {
+    s.chunk_shape = io::parse_chunk_shape(deck.get<std::string>("staging.chunk_shape"));
+  } catch (const InputError& e) {
+    deck.fail("staging.chunk_shape", "{}", e.what());
+  }
   if (s.input && !s.output.empty() && same_file(s.input->file, s.output))
     deck.fail("output.file", "'{}' is also the input file; choose another output file", s.output);
   return s;
@@ -173,6 +182,7 @@ int run_out_of_core(const Deck& deck, const PipelineSettings& s, Backend backend
   o.memory_limit = s.memory_limit;
   o.staging_depth = s.staging_depth;
   o.io_cpu = s.io_cpu;
+  o.chunk_shape = s.chunk_shape;
   o.backend = backend;
   o.exchange = s.exchange;
   o.write = s.write;
@@ -208,8 +218,8 @@ int run_out_of_core(const Deck& deck, const PipelineSettings& s, Backend backend
     written.push_back("/transpose " + info.shape.transposed().str());
     const io::OutOfCoreReport rep =
         io::transpose_out_of_core(*s.input, {s.output, "/transpose"}, o, ctx.comm);
-    log::info("transpose: {} -> {} out of core, {} chunks of {} rows, {:.3f} s", info.shape.str(),
-              info.shape.transposed().str(), rep.chunks, rep.chunk_rows, rep.seconds);
+    log::info("transpose: {} -> {} out of core, {}, {:.3f} s", info.shape.str(),
+              info.shape.transposed().str(), rep.chunks_str(), rep.seconds);
   } else if (!s.output.empty()) {
     if (s.transpose)
       log::info("pipeline: the transpose is not stored (output.write_transpose = false); out of "

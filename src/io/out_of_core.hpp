@@ -43,6 +43,14 @@ namespace tessera::io {
 
 inline constexpr std::size_t kDefaultMemoryLimit = std::size_t{256} << 20;
 
+// How an out-of-core transpose cuts the M × N input into chunks. Either way one side of the
+// file I/O is one contiguous stretch per chunk and the other is a run per row of the chunk:
+//   RowSlabs      H whole input rows: contiguous reads; the output's column block, N runs of H.
+//   ColumnPanels  W whole input columns: M runs of W read; the output's rows, contiguous writes.
+enum class ChunkShape { RowSlabs, ColumnPanels };
+const char* chunk_shape_name(ChunkShape s) noexcept; // "rows", "columns"
+ChunkShape parse_chunk_shape(const std::string& s);  // InputError naming the choices
+
 struct OutOfCoreOptions {
   // Host memory per rank for the chunk buffers in flight and the transpose's exchange buffers.
   // 0: kDefaultMemoryLimit. The chunk size follows from it unless chunk_rows is set.
@@ -53,6 +61,11 @@ struct OutOfCoreOptions {
   // Input rows per chunk, over all ranks together; 0: as many as memory_limit allows.
   // ResourceError when the chunks this gives do not fit memory_limit.
   std::int64_t chunk_rows = 0;
+  // Transpose: the chunk shape, and with column panels the input columns per chunk (0: as many
+  // as memory_limit allows). Column panels by default: contiguous writes measured faster than
+  // contiguous reads (docs/performance.md).
+  ChunkShape chunk_shape = ChunkShape::ColumnPanels;
+  std::int64_t chunk_cols = 0;
 
   // Kernels of the transpose and the reductions. Chunks stay in host memory; with the CUDA
   // backend each goes through the GPU (host -> device -> host) as it is computed.
@@ -83,7 +96,9 @@ struct OutOfCoreOptions {
 // What a run did on this rank (the pipeline's own view; timers hold the per-phase detail).
 struct OutOfCoreReport {
   std::int64_t chunks = 0;
+  ChunkShape chunk_shape = ChunkShape::RowSlabs;
   std::int64_t chunk_rows = 0;    // input rows per chunk, all ranks together
+  std::int64_t chunk_cols = 0;    // input columns per chunk
   std::size_t buffer_bytes = 0;   // chunk and exchange buffers allocated on this rank
   double seconds = 0.0;           // wall time of the whole call
   double bytes_read = 0.0;        // by this rank
@@ -93,6 +108,9 @@ struct OutOfCoreReport {
   double compute_waited_io = 0.0; // compute blocked on the queues from the I/O thread
   double io_waited_compute = 0.0; // the I/O thread blocked on the queues from compute
   Backend backend = Backend::Cpu; // the kernels that computed the chunks (resolved)
+
+  // "32 chunks of 256 rows" (row slabs) or "32 chunks of 256 columns" (column panels).
+  std::string chunks_str() const;
 };
 
 // Collective. Writes the transpose of `in` (M×N) to `out` (N×M, same element type), creating

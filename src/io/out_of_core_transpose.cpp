@@ -1,13 +1,15 @@
-// Out-of-core transpose: slabs of full input rows are read (contiguous in the file), transposed
-// across the ranks by a TransposePlan, and written as column blocks of the output.
-//
-// Chunk c is the slab of input rows [c·H, c·H + h_c) (h_c = H but for the last). Its rows are
-// spread over the ranks as BlockDistribution({h_c, N}, P), so the ranks' reads together cover
-// one contiguous stretch of the file. The plan turns it into BlockDistribution({N, h_c}, P):
-// rank r ends up with output rows [b'_r, e'_r) restricted to columns [c·H, c·H + h_c), which it
-// writes as one hyperslab; together the ranks write the output's column block c, N runs of
-// h_c elements each. H is the largest height whose buffers fit the memory limit, because the
-// runs written grow with it (docs/performance.md "Out-of-core I/O" has the measurements).
+// Out-of-core transpose: chunks of the input are read, transposed across the ranks by a
+// TransposePlan, and written to the output. A chunk is either
+//   a column panel (default): input columns [c·W, c·W + w_c) of all M rows. The ranks read their
+//     rows of it (M runs of w_c elements together) and write its transpose, output rows
+//     [c·W, c·W + w_c) — one contiguous stretch of the output;
+//   a row slab: input rows [c·H, c·H + h_c), one contiguous stretch of the input; its transpose
+//     is the output's column block c, N runs of h_c elements.
+// Either way the chunk's block B (M × w_c or h_c × N) is spread over the ranks as
+// BlockDistribution(B, P), and the plan turns it into BlockDistribution(Bᵀ, P): each rank reads
+// and writes one hyperslab per chunk. W (or H) is the largest extent whose buffers fit the
+// memory limit, because the strided side's runs grow with it (docs/performance.md "Out-of-core
+// I/O" has the measurements behind both choices).
 //
 // The I/O thread works through steps s = 0, 1, …: read chunk s, then write chunk s − depth.
 // Compute transposes chunk c as soon as it has been read and an output buffer is free. With
@@ -38,44 +40,57 @@ struct Geometry {
   Shape shape; // input M × N
   DType dtype = DType::f64;
   int nranks = 1;
-  std::int64_t height = 0; // H: input rows per chunk
+  ChunkShape kind = ChunkShape::RowSlabs;
+  std::int64_t extent = 0; // H input rows (row slabs) or W input columns (column panels) per chunk
   std::int64_t chunks = 0;
 
-  std::int64_t row0(std::int64_t c) const { return c * height; }
-  std::int64_t rows(std::int64_t c) const { return std::min(height, shape.rows - row0(c)); }
-  BlockDistribution slab(std::int64_t c) const { return {{rows(c), shape.cols}, nranks}; }
+  bool panels() const { return kind == ChunkShape::ColumnPanels; }
+  // The input columns M × [start, start + size) or rows [start, start + size) × N of chunk c.
+  std::int64_t start(std::int64_t c) const { return c * extent; }
+  std::int64_t size(std::int64_t c) const {
+    return std::min(extent, (panels() ? shape.cols : shape.rows) - start(c));
+  }
+  std::int64_t row0(std::int64_t c) const { return panels() ? 0 : start(c); }
+  std::int64_t col0(std::int64_t c) const { return panels() ? start(c) : 0; }
+  // The input block of chunk c: the matrix one TransposePlan transposes.
+  Shape block(std::int64_t c) const {
+    return panels() ? Shape{shape.rows, size(c)} : Shape{size(c), shape.cols};
+  }
+  BlockDistribution slab(std::int64_t c) const { return {block(c), nranks}; }
+  // Rank r reads its rows of the block and, after the plan, writes its rows of the block's
+  // transpose: output rows col0 + [b', e') × output columns [row0, row0 + block rows).
   Hyperslab read_slab(std::int64_t c, int rank) const {
     const BlockDistribution d = slab(c);
-    return {row0(c) + d.begin(rank), d.rows(rank), 0, shape.cols};
+    return {row0(c) + d.begin(rank), d.rows(rank), col0(c), d.global().cols};
   }
   Hyperslab write_slab(std::int64_t c, int rank) const {
     const BlockDistribution d = slab(c).transposed();
-    return {d.begin(rank), d.rows(rank), row0(c), rows(c)};
+    return {col0(c) + d.begin(rank), d.rows(rank), row0(c), d.global().cols};
   }
 };
 
-// Bytes one rank needs for chunks of `h` rows: depth + 1 input and output buffers, plus the
-// plan's send and receive buffers (mpi/transpose_layout.hpp).
+// Bytes one rank needs for chunks of input `block` shape: depth + 1 input and output buffers,
+// plus the plan's send and receive buffers (mpi/transpose_layout.hpp).
 struct Footprint {
   std::size_t in = 0, out = 0, exchange = 0;
   std::size_t total(int buffers) const { return buffers * (in + out) + exchange; }
 };
 
-Footprint footprint(Shape shape, std::int64_t h, int nranks, int rank, std::size_t es) {
-  const TransposeLayout layout(BlockDistribution({h, shape.cols}, nranks), rank);
+Footprint footprint(Shape block, int nranks, int rank, std::size_t es) {
+  const TransposeLayout layout(BlockDistribution(block, nranks), rank);
   Footprint f;
-  f.in = static_cast<std::size_t>(layout.my_rows() * shape.cols) * es;
-  f.out = static_cast<std::size_t>(layout.my_cols() * h) * es;
+  f.in = static_cast<std::size_t>(layout.my_rows() * block.cols) * es;
+  f.out = static_cast<std::size_t>(layout.my_cols() * block.rows) * es;
   if (nranks > 1)
     f.exchange = static_cast<std::size_t>(layout.send_elements() + layout.recv_elements()) * es;
   return f;
 }
 
-std::size_t worst_total(Shape shape, std::int64_t h, int nranks, int buffers, std::size_t es) {
+std::size_t worst_total(Shape block, int nranks, int buffers, std::size_t es) {
   std::size_t worst = 0;
   // Rank 0 holds the most rows and columns; the last rank the largest exchange buffers.
   for (int r : {0, nranks - 1})
-    worst = std::max(worst, footprint(shape, h, nranks, r, es).total(buffers));
+    worst = std::max(worst, footprint(block, nranks, r, es).total(buffers));
   return worst;
 }
 
@@ -84,36 +99,38 @@ Geometry plan_geometry(const DatasetInfo& info, int nranks, const detail::Pipeli
   g.shape = info.shape;
   g.dtype = info.dtype;
   g.nranks = nranks;
+  g.kind = ctx.options.chunk_shape;
   if (g.shape.empty())
     return g; // nothing to stream: the output is created empty
   const std::size_t es = dtype_size(g.dtype);
   const int buffers = ctx.depth + 1;
-  const std::int64_t M = g.shape.rows;
-  const auto fits = [&](std::int64_t h) {
-    return worst_total(g.shape, h, nranks, buffers, es) <= ctx.memory_limit;
+  const std::int64_t whole = g.panels() ? g.shape.cols : g.shape.rows;
+  const char* unit = g.panels() ? "columns" : "rows";
+  const auto need = [&](std::int64_t e) {
+    const Shape block = g.panels() ? Shape{g.shape.rows, e} : Shape{e, g.shape.cols};
+    return worst_total(block, nranks, buffers, es);
   };
-  if (ctx.options.chunk_rows > 0) {
-    g.height = std::min(ctx.options.chunk_rows, M);
-    // An explicit chunk height is checked against an explicit limit only.
-    if (ctx.options.memory_limit != 0 && !fits(g.height))
+  const auto fits = [&](std::int64_t e) { return need(e) <= ctx.memory_limit; };
+  const std::int64_t asked = g.panels() ? ctx.options.chunk_cols : ctx.options.chunk_rows;
+  if (asked > 0) {
+    g.extent = std::min(asked, whole);
+    // An explicit chunk size is checked against an explicit limit only.
+    if (ctx.options.memory_limit != 0 && !fits(g.extent))
       TESSERA_THROW(ResourceError,
-                    "chunks of {} rows of the {} {} matrix need {} per rank with staging depth "
+                    "chunks of {} {} of the {} {} matrix need {} per rank with staging depth "
                     "{}, more than the memory limit of {}",
-                    g.height, g.shape.str(), dtype_name(g.dtype),
-                    detail::format_bytes(
-                        static_cast<double>(worst_total(g.shape, g.height, nranks, buffers, es))),
-                    ctx.depth, detail::format_bytes(static_cast<double>(ctx.memory_limit)));
+                    g.extent, unit, g.shape.str(), dtype_name(g.dtype),
+                    detail::format_bytes(static_cast<double>(need(g.extent))), ctx.depth,
+                    detail::format_bytes(static_cast<double>(ctx.memory_limit)));
   } else {
     if (!fits(1))
-      TESSERA_THROW(
-          ResourceError,
-          "the memory limit of {} per rank is too small to transpose the {} {} "
-          "matrix: chunks of one row already need {} with staging depth {}",
-          detail::format_bytes(static_cast<double>(ctx.memory_limit)), g.shape.str(),
-          dtype_name(g.dtype),
-          detail::format_bytes(static_cast<double>(worst_total(g.shape, 1, nranks, buffers, es))),
-          ctx.depth);
-    std::int64_t lo = 1, hi = M; // fits(lo); find the largest fitting height
+      TESSERA_THROW(ResourceError,
+                    "the memory limit of {} per rank is too small to transpose the {} {} "
+                    "matrix: chunks of one {} already need {} with staging depth {}",
+                    detail::format_bytes(static_cast<double>(ctx.memory_limit)), g.shape.str(),
+                    dtype_name(g.dtype), g.panels() ? "column" : "row",
+                    detail::format_bytes(static_cast<double>(need(1))), ctx.depth);
+    std::int64_t lo = 1, hi = whole; // fits(lo); find the largest fitting extent
     while (lo < hi) {
       const std::int64_t mid = lo + (hi - lo + 1) / 2;
       if (fits(mid))
@@ -121,9 +138,9 @@ Geometry plan_geometry(const DatasetInfo& info, int nranks, const detail::Pipeli
       else
         hi = mid - 1;
     }
-    g.height = lo;
+    g.extent = lo;
   }
-  g.chunks = (M + g.height - 1) / g.height;
+  g.chunks = (whole + g.extent - 1) / g.extent;
   return g;
 }
 
@@ -139,18 +156,27 @@ void require_distinct_files(const DatasetRef& in, const DatasetRef& out) {
                   out.str(), in.str());
 }
 
-// The output's HDF5 layout. A chunked layout whose chunks are as wide as a column block (H
-// columns) has every chunk written whole, exactly once: no chunk is read back, decompressed and
-// rewritten when the next column block arrives. So unless the chunk width is given, chunked
-// (or compressed) output gets chunks H wide, and about 1 MiB when no height is given either.
+// The output's HDF5 layout. A chunked layout whose HDF5 chunks tile the part of the output one
+// staging chunk writes has every HDF5 chunk written whole, exactly once: none is read back,
+// decompressed and rewritten when the next staging chunk arrives. So unless the HDF5 chunk's
+// shape is given, chunked (or compressed) output gets HDF5 chunks H columns wide (row slabs) or
+// W rows tall (column panels), about 1 MiB when the other side is not given either.
 WriteOptions output_layout(const Geometry& g, const OutOfCoreOptions& o) {
   WriteOptions w = o.write;
-  if ((w.chunk_rows > 0 || w.deflate > 0) && w.chunk_cols == 0 && g.chunks > 0) {
-    w.chunk_cols = g.height;
-    if (w.chunk_rows == 0) {
-      const std::int64_t row_bytes = g.height * static_cast<std::int64_t>(dtype_size(g.dtype));
-      w.chunk_rows = std::clamp<std::int64_t>((std::int64_t{1} << 20) / row_bytes, 1, g.shape.cols);
-    }
+  if (!(w.chunk_rows > 0 || w.chunk_cols > 0 || w.deflate > 0) || g.chunks == 0)
+    return w;
+  const auto es = static_cast<std::int64_t>(dtype_size(g.dtype));
+  const Shape out = g.shape.transposed();
+  if (!g.panels() && w.chunk_cols == 0) {
+    w.chunk_cols = g.extent;
+    if (w.chunk_rows == 0)
+      w.chunk_rows =
+          std::clamp<std::int64_t>((std::int64_t{1} << 20) / (g.extent * es), 1, out.rows);
+  } else if (g.panels() && w.chunk_rows == 0) {
+    w.chunk_rows = g.extent;
+    if (w.chunk_cols == 0)
+      w.chunk_cols =
+          std::clamp<std::int64_t>((std::int64_t{1} << 20) / (g.extent * es), 1, out.cols);
   }
   return w;
 }
@@ -218,8 +244,9 @@ void io_side(Shared& s) {
       });
       const Hyperslab h = g.read_slab(step, rank);
       t0 = wall_seconds();
-      detail::with_context(fmt::format("reading {} rows [{}, {})", s.in.str(), g.row0(step),
-                                       g.row0(step) + g.rows(step)),
+      detail::with_context(fmt::format("reading {} {} [{}, {})", s.in.str(),
+                                       g.panels() ? "columns" : "rows", g.start(step),
+                                       g.start(step) + g.size(step)),
                            [&] { read_block(fin, s.in.path, h, g.dtype, in.buffer->data()); });
       detail::delay_ms(ctx.io_delay_ms);
       ctx.io_timers.add("read", wall_seconds() - t0, static_cast<double>(h.size() * es));
@@ -238,11 +265,12 @@ void io_side(Shared& s) {
     if (write) {
       const Hyperslab h = g.write_slab(wc, rank);
       t0 = wall_seconds();
-      detail::with_context(fmt::format("writing {} columns [{}, {})", s.out.str(), g.row0(wc),
-                                       g.row0(wc) + g.rows(wc)),
+      detail::with_context(fmt::format("writing {} {} [{}, {})", s.out.str(),
+                                       g.panels() ? "rows" : "columns", g.start(wc),
+                                       g.start(wc) + g.size(wc)),
                            [&] { write_block(fout, s.out.path, h, g.dtype, out.buffer->data()); });
       ctx.io_timers.add("write", wall_seconds() - t0, static_cast<double>(h.size() * es));
-      progress.add(static_cast<double>(g.rows(wc) * g.shape.cols) * static_cast<double>(es));
+      progress.add(static_cast<double>(g.block(wc).size()) * static_cast<double>(es));
       written = out;
     }
   }
@@ -276,30 +304,33 @@ void compute_side(Shared& s, OutOfCoreReport& report) {
     g = plan_geometry(info, ctx.compute.size(), ctx);
     if (g.chunks == 0)
       return;
-    const Footprint f = footprint(g.shape, g.height, g.nranks, rank, dtype_size(g.dtype));
+    const Footprint f = footprint(g.block(0), g.nranks, rank, dtype_size(g.dtype));
     s.in_ring.allocate(f.in);
     s.out_ring.allocate(f.out);
     report.buffer_bytes = s.in_ring.allocated_bytes() + s.out_ring.allocated_bytes() + f.exchange;
   });
   report.chunks = g.chunks;
-  report.chunk_rows = g.height;
+  report.chunk_shape = g.kind;
+  report.chunk_rows = g.chunks > 0 ? g.block(0).rows : 0;
+  report.chunk_cols = g.chunks > 0 ? g.block(0).cols : 0;
   if (rank == 0 && g.chunks > 0)
-    log::info("transpose out of core: {} {} in {} chunks of {} rows, {} of buffers per rank",
-              g.shape.str(), dtype_name(g.dtype), g.chunks, g.height,
+    log::info("transpose out of core: {} {} in {} chunks of {} {}, {} of buffers per rank",
+              g.shape.str(), dtype_name(g.dtype), g.chunks, g.extent,
+              g.panels() ? "columns" : "rows",
               detail::format_bytes(static_cast<double>(report.buffer_bytes)));
 
   PhaseTimers plan_timers;
   TransposeOptions topt{.algorithm = ctx.options.exchange, .timers = &plan_timers};
   std::unique_ptr<TransposePlan> plan;
-  std::int64_t plan_rows = -1;
-  const auto make_plan = [&](std::int64_t rows) {
+  Shape plan_block{-1, -1};
+  const auto make_plan = [&](Shape block) {
     plan.reset(); // one plan's exchange buffers at a time
-    plan = std::make_unique<TransposePlan>(BlockDistribution({rows, g.shape.cols}, g.nranks),
-                                           g.dtype, comm, ctx.options.backend, topt);
-    plan_rows = rows;
+    plan = std::make_unique<TransposePlan>(BlockDistribution(block, g.nranks), g.dtype, comm,
+                                           ctx.options.backend, topt);
+    plan_block = block;
   };
   if (g.chunks > 0) {
-    make_plan(g.height);
+    make_plan(g.block(0));
     report.backend = plan->backend();
   }
   ctx.compute_timers.add("plan", wall_seconds() - t0);
@@ -326,10 +357,10 @@ void compute_side(Shared& s, OutOfCoreReport& report) {
       out = detail::pop_chunk(s.out_ring.free, -1, "free write-buffer");
       detail::inject_fault(ctx.fault, FaultSite::Compute, rank, c);
     });
-    if (g.rows(c) != plan_rows) {
-      // The last, shorter slab: keep the exchange algorithm the first plan settled on.
+    if (g.block(c) != plan_block) {
+      // The last, smaller chunk: keep the exchange algorithm the first plan settled on.
       topt.algorithm = plan->algorithm();
-      make_plan(g.rows(c));
+      make_plan(g.block(c));
     }
     const double x0 = exchange_seconds();
     const double c0 = wall_seconds();

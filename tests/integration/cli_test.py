@@ -321,7 +321,7 @@ BAD = {
     "memory_limit": (lambda r: (make_h5(r), ["transpose", "in.h5:/A", "out.h5:/AT",
                                              "--memory-limit", "64B"])[1],
                      r"memory limit of 64 B per rank is too small to transpose .* chunks of "
-                     r"one row already need"),
+                     r"one (row|column) already need"),
     "bad_size": (lambda r: (make_h5(r), ["transpose", "in.h5:/A", "out.h5:/AT",
                                          "--memory-limit", "lots"])[1],
                  r"--memory-limit: 'lots' is not a size"),

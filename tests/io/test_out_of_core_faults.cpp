@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -23,7 +24,7 @@ namespace {
 
 using test::TempDir;
 
-const Shape kShape{120, 50}; // 12 chunks of 10 rows
+const Shape kShape{120, 50}; // 12 chunks of 10 rows, 5 of 10 columns
 
 void write_matrix(const DatasetRef& ref, std::uint64_t seed, const WriteOptions& w = {}) {
   const int rank = test::rank_of();
@@ -38,6 +39,7 @@ void write_matrix(const DatasetRef& ref, std::uint64_t seed, const WriteOptions&
 OutOfCoreOptions options_with_fault(const std::string& fault) {
   OutOfCoreOptions o;
   o.chunk_rows = 10;
+  o.chunk_cols = 10;
   o.staging_depth = 2;
   o.progress = false;
   o.fault = fault;
@@ -57,17 +59,25 @@ void expect_transpose_fails(const std::string& fault, const char* what) {
   TempDir dir;
   const DatasetRef in{dir.file("a.h5"), "/A"}, out{dir.file("at.h5"), "/AT"};
   write_matrix(in, test::shared_seed());
-  SCOPED_TRACE("fault " + fault);
-  test::expect_error<E>(
-      [&] { transpose_out_of_core(in, out, options_with_fault(fault), MPI_COMM_WORLD); },
-      {"injected fault", fault, what, "chunk 3"});
-  MPI_Barrier(MPI_COMM_WORLD);
-  EXPECT_FALSE(test::exists(out.file)) << "a failed transpose left its output";
-  EXPECT_FALSE(test::exists(out.file + ".partial")) << "a failed transpose left NAME.partial";
+  for (ChunkShape shape : {ChunkShape::ColumnPanels, ChunkShape::RowSlabs}) {
+    SCOPED_TRACE(std::string("fault ") + fault + ", chunks of " + chunk_shape_name(shape));
+    OutOfCoreOptions o = options_with_fault(fault);
+    o.chunk_shape = shape;
+    test::expect_error<E>([&] { transpose_out_of_core(in, out, o, MPI_COMM_WORLD); },
+                          {"injected fault", fault, what, "chunk 3"});
+    MPI_Barrier(MPI_COMM_WORLD);
+    EXPECT_FALSE(test::exists(out.file)) << "a failed transpose left its output";
+    EXPECT_FALSE(test::exists(out.file + ".partial")) << "a failed transpose left NAME.partial";
 
-  // The same processes run the next transpose normally.
-  transpose_out_of_core(in, out, options_with_fault(""), MPI_COMM_WORLD);
-  EXPECT_TRUE(test::exists(out.file));
+    // The same processes run the next transpose normally.
+    o.fault.clear();
+    transpose_out_of_core(in, out, o, MPI_COMM_WORLD);
+    EXPECT_TRUE(test::exists(out.file));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (test::rank_of() == 0)
+      std::filesystem::remove(out.file);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
 }
 
 TEST(OutOfCoreFaults, AReadFailureOnAnyRankStopsTheTransposeEverywhere) {

@@ -47,9 +47,11 @@ OutOfCoreReport check_transpose(Shape shape, OutOfCoreOptions o, const std::stri
   TempDir dir;
   const std::uint64_t seed = test::shared_seed();
   SCOPED_TRACE(testing::Message() << "dtype " << dtype_name(dtype_of<T>) << ", shape "
-                                  << shape.str() << ", depth " << o.staging_depth << ", chunk_rows "
-                                  << o.chunk_rows << ", memory_limit " << o.memory_limit
-                                  << ", mode '" << mode << "', seed " << seed);
+                                  << shape.str() << ", chunks of "
+                                  << chunk_shape_name(o.chunk_shape) << ", depth "
+                                  << o.staging_depth << ", chunk_rows " << o.chunk_rows
+                                  << ", chunk_cols " << o.chunk_cols << ", memory_limit "
+                                  << o.memory_limit << ", mode '" << mode << "', seed " << seed);
   const DatasetRef in{dir.file("a.h5"), "/data/A"}, out{dir.file("at.h5"), "/AT"};
   write_matrix<T>(in, shape, seed);
 
@@ -91,61 +93,82 @@ OutOfCoreReport check_transpose(Shape shape, OutOfCoreOptions o, const std::stri
   return report;
 }
 
-using Case = std::tuple<DType, Shape, int>;
+using Case = std::tuple<DType, Shape, int, ChunkShape>;
 class OutOfCoreTranspose : public testing::TestWithParam<Case> {};
 
-// Chunks of about a seventh of the rows: several chunks even for small matrices.
+// Chunks of about a seventh of the rows or columns: several chunks even for small matrices.
 TEST_P(OutOfCoreTranspose, MatchesTheInMemoryResultBitForBit) {
-  const auto& [dtype, shape, depth] = GetParam();
+  const auto& [dtype, shape, depth, chunks] = GetParam();
   OutOfCoreOptions o;
   o.staging_depth = depth;
+  o.chunk_shape = chunks;
   o.chunk_rows = std::max<std::int64_t>(1, shape.rows / 7);
+  o.chunk_cols = std::max<std::int64_t>(1, shape.cols / 7);
   o.backend = Backend::Cpu;
   o.exchange = depth == 1 ? Exchange::Alltoallv : Exchange::Pipelined;
   dispatch_dtype(dtype, [&](auto tag) {
     const auto r = check_transpose<decltype(tag)>(shape, o);
-    EXPECT_EQ(r.chunks, (shape.rows + o.chunk_rows - 1) / o.chunk_rows);
+    if (chunks == ChunkShape::RowSlabs) {
+      EXPECT_EQ(r.chunks, (shape.rows + o.chunk_rows - 1) / o.chunk_rows);
+      EXPECT_EQ(r.chunk_cols, shape.cols);
+    } else {
+      EXPECT_EQ(r.chunks, (shape.cols + o.chunk_cols - 1) / o.chunk_cols);
+      EXPECT_EQ(r.chunk_rows, shape.rows);
+    }
+    EXPECT_EQ(r.chunk_shape, chunks);
   });
 }
 
 const Shape shapes[] = {{1, 1}, {1, 37}, {41, 1}, {2, 5}, {17, 31}, {97, 89}, {256, 64}};
 
 std::string case_name(const testing::TestParamInfo<Case>& info) {
-  const auto& [dtype, shape, depth] = info.param;
+  const auto& [dtype, shape, depth, chunks] = info.param;
   return std::string(dtype_name(dtype)) + "_" + std::to_string(shape.rows) + "x" +
-         std::to_string(shape.cols) + "_depth" + std::to_string(depth);
+         std::to_string(shape.cols) + "_depth" + std::to_string(depth) + "_" +
+         chunk_shape_name(chunks);
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, OutOfCoreTranspose,
-                         testing::Combine(testing::Values(DType::f32, DType::f64, DType::c64,
-                                                          DType::c128),
-                                          testing::ValuesIn(shapes), testing::Values(1, 3)),
-                         case_name);
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, OutOfCoreTranspose,
+    testing::Combine(testing::Values(DType::f32, DType::f64, DType::c64, DType::c128),
+                     testing::ValuesIn(shapes), testing::Values(1, 3),
+                     testing::Values(ChunkShape::ColumnPanels, ChunkShape::RowSlabs)),
+    case_name);
 
-// The chunk height follows from a memory limit a sixteenth of the dataset, and the buffers
-// stay within it.
+// The chunk size follows from a memory limit a sixteenth of the dataset, and the buffers stay
+// within it, for both chunk shapes.
 TEST(OutOfCoreTransposeLimits, ChunksFollowTheMemoryLimit) {
   const Shape shape{1000, 999};
   const std::size_t bytes = static_cast<std::size_t>(shape.size()) * sizeof(double);
-  OutOfCoreOptions o;
-  o.memory_limit = bytes / 16;
-  const auto r = check_transpose<double>(shape, o);
-  EXPECT_GT(r.chunks, 1);
-  EXPECT_LE(r.buffer_bytes, o.memory_limit);
-  EXPECT_GT(r.buffer_bytes, o.memory_limit / 2) << "the chunks could have been larger";
+  for (ChunkShape chunks : {ChunkShape::ColumnPanels, ChunkShape::RowSlabs}) {
+    OutOfCoreOptions o;
+    o.memory_limit = bytes / 16;
+    o.chunk_shape = chunks;
+    const auto r = check_transpose<double>(shape, o);
+    EXPECT_GT(r.chunks, 1);
+    EXPECT_LE(r.buffer_bytes, o.memory_limit);
+    EXPECT_GT(r.buffer_bytes, o.memory_limit / 2) << "the chunks could have been larger";
+  }
 }
 
+// One row of 10 x 4000 (or one column of 4000 x 10) is 32000 bytes.
 TEST(OutOfCoreTransposeLimits, TooSmallALimitIsAResourceErrorOnEveryRank) {
-  TempDir dir;
-  const DatasetRef in{dir.file("a.h5"), "/A"}, out{dir.file("at.h5"), "/AT"};
-  write_matrix<double>(in, {10, 4000}, test::shared_seed());
-  OutOfCoreOptions o;
-  o.memory_limit = 4096; // one row alone is 32000 bytes
-  o.progress = false;
-  test::expect_error<ResourceError>([&] { transpose_out_of_core(in, out, o, MPI_COMM_WORLD); },
-                                    {"memory limit", "10x4000"});
-  EXPECT_FALSE(test::exists(out.file));
-  EXPECT_FALSE(test::exists(out.file + ".partial"));
+  for (ChunkShape chunks : {ChunkShape::ColumnPanels, ChunkShape::RowSlabs}) {
+    const bool panels = chunks == ChunkShape::ColumnPanels;
+    const Shape shape = panels ? Shape{4000, 10} : Shape{10, 4000};
+    TempDir dir;
+    const DatasetRef in{dir.file("a.h5"), "/A"}, out{dir.file("at.h5"), "/AT"};
+    write_matrix<double>(in, shape, test::shared_seed());
+    OutOfCoreOptions o;
+    o.memory_limit = 4096;
+    o.chunk_shape = chunks;
+    o.progress = false;
+    test::expect_error<ResourceError>(
+        [&] { transpose_out_of_core(in, out, o, MPI_COMM_WORLD); },
+        {"memory limit", shape.str(), panels ? "one column" : "one row"});
+    EXPECT_FALSE(test::exists(out.file));
+    EXPECT_FALSE(test::exists(out.file + ".partial"));
+  }
 }
 
 TEST(OutOfCoreTransposeLimits, RefusesToWriteIntoItsInput) {
@@ -160,10 +183,14 @@ TEST(OutOfCoreTransposeLimits, RefusesToWriteIntoItsInput) {
 }
 
 TEST(OutOfCoreTransposeModes, SerialHdf5TakesTurnsWithTheSameResult) {
-  OutOfCoreOptions o;
-  o.chunk_rows = 5;
-  o.staging_depth = 2;
-  check_transpose<std::complex<double>>({23, 19}, o, "serial");
+  for (ChunkShape chunks : {ChunkShape::ColumnPanels, ChunkShape::RowSlabs}) {
+    OutOfCoreOptions o;
+    o.chunk_shape = chunks;
+    o.chunk_rows = 5;
+    o.chunk_cols = 4;
+    o.staging_depth = 2;
+    check_transpose<std::complex<double>>({23, 19}, o, "serial");
+  }
 }
 
 TEST(OutOfCoreTransposeModes, EmptyMatricesGiveEmptyOutputs) {

@@ -12,6 +12,12 @@
 #   same bytes on the same disk. Like for like with `conv=fsync`, tessera's figure is its
 #   write phase plus its commit (the flush that ends on the disk: MPI_File_sync) from the timing
 #   table, so the bytes are on the disk in both; the whole command + `sync` is shown as well.
+#   Each timed writer (tessera or dd) starts WRITE_SETTLE_S seconds (default 5) after the
+#   previous file was deleted: on virtual machines that hand freed memory back to the host, the
+#   first writes into the page cache after that cost several times more than writes into
+#   memory just freed, and without the pause dd (started right after a delete) would get the
+#   cheap memory and tessera (whose writes begin seconds into its run) the dear one.
+#   CHUNK_SHAPES (default "columns rows") are the out-of-core chunk shapes measured.
 set -euo pipefail
 TESSERA=$(realpath "$1")
 WORK=$2
@@ -63,36 +69,39 @@ run -q generate w.h5:/A --rows "$WROWS" --cols "$WCOLS" >/dev/null
 sync
 echo "write: ${WROWS}x${WCOLS} f64 = $BYTES bytes, --memory-limit $WLIMIT, np $NP"
 COUNT=$((BYTES / (16 << 20)))
+SETTLE=${WRITE_SETTLE_S:-5}
+settle() { rm -f wt.h5 dd.bin; sync; sleep "$SETTLE"; }
 for k in $(seq "$REPEATS"); do
-  rm -f wt.h5 dd.bin
-  sync
-  t0=$(now)
-  run transpose w.h5:/A wt.h5:/AT --memory-limit "$WLIMIT" >transpose.log
-  sync
-  t1=$(now)
-  wphase=$(awk '$1 == "write" {print $0}' transpose.log | head -1)
-  # write + commit seconds (column 3 of the timing table)
-  tw=$(awk '$1 == "write" || $1 == "commit" {s += $3} END {print s}' transpose.log)
-  rm -f wt.h5
-  sync
+  for shape in ${CHUNK_SHAPES:-columns rows}; do
+    settle
+    t0=$(now)
+    run transpose w.h5:/A wt.h5:/AT --memory-limit "$WLIMIT" --chunk-shape "$shape" >transpose.log
+    sync
+    t1=$(now)
+    tt=$(echo "$t1 - $t0" | bc -l)
+    # write + commit seconds (column 3 of the timing table)
+    tw=$(awk '$1 == "write" || $1 == "commit" {s += $3} END {print s}' transpose.log)
+    tr=$(awk '$1 == "read" {print $3}' transpose.log)
+    printf 'write run %d, chunks of %s: whole transpose + sync %.3f s; read %.3f s; write + commit %.3f s (%.3f GB/s)\n' \
+      "$k" "$shape" "$tt" "$tr" "$tw" "$(echo "$BYTES / $tw / 1000000000" | bc -l)"
+    eval "tw_$shape=$tw"
+  done
+  settle
   t2=$(now)
   dd if=/dev/zero of=dd.bin bs=16M count="$COUNT" conv=fsync status=none
   t3=$(now)
-  rm -f dd.bin
-  sync
+  settle
   t4=$(now)
   dd if=/dev/zero of=dd.bin bs=16M count="$COUNT" oflag=direct status=none
   t5=$(now)
-  rm -f dd.bin
-  tt=$(echo "$t1 - $t0" | bc -l)
   td=$(echo "$t3 - $t2" | bc -l)
   tdd=$(echo "$t5 - $t4" | bc -l)
-  printf 'write run %d: tessera transpose+sync %.3f s (%.2f GB/s written)  dd fsync %.3f s (%.2f GB/s)  dd direct %.3f s (%.2f GB/s)  ratio vs fsync %.2f  vs direct %.2f\n' \
-    "$k" "$tt" "$(echo "$BYTES / $tt / 1000000000" | bc -l)" "$td" "$(echo "$BYTES / $td / 1000000000" | bc -l)" \
-    "$tdd" "$(echo "$BYTES / $tdd / 1000000000" | bc -l)" "$(echo "$td / $tt" | bc -l)" "$(echo "$tdd / $tt" | bc -l)"
-  echo "  tessera write phase: $wphase"
-  printf '  tessera write + commit %.3f s (%.3f GB/s): %.2f of dd fsync, %.2f of dd direct\n' \
-    "$tw" "$(echo "$BYTES / $tw / 1000000000" | bc -l)" "$(echo "$td / $tw" | bc -l)" \
-    "$(echo "$tdd / $tw" | bc -l)"
+  printf 'write run %d: dd conv=fsync %.3f s (%.3f GB/s), dd oflag=direct %.3f s (%.3f GB/s)\n' \
+    "$k" "$td" "$(echo "$BYTES / $td / 1000000000" | bc -l)" "$tdd" "$(echo "$BYTES / $tdd / 1000000000" | bc -l)"
+  for shape in ${CHUNK_SHAPES:-columns rows}; do
+    eval "tw=\$tw_$shape"
+    printf '  chunks of %s: tessera write + commit = %.2f of dd conv=fsync, %.2f of dd oflag=direct\n' \
+      "$shape" "$(echo "$td / $tw" | bc -l)" "$(echo "$tdd / $tw" | bc -l)"
+  done
 done
 rm -f w.h5 wt.h5 transpose.log

@@ -8,6 +8,7 @@
 #include "app/commands.hpp"
 #include "app/host_matrix.hpp"
 #include "app/run_info.hpp"
+#include "app/staging_args.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
 #include "io/out_of_core.hpp"
@@ -55,10 +56,7 @@ Command add_reduce(CLI::App& app, const Context& ctx) {
     std::string axis = "all";
     std::string backend = "auto";
     bool json = false;
-    std::string memory_limit;
-    int staging_depth = 1;
-    int io_cpu = -1;
-    bool out_of_core = false;
+    StagingArgs staging;
   };
   auto args = std::make_shared<Args>();
   Command c;
@@ -71,18 +69,7 @@ Command add_reduce(CLI::App& app, const Context& ctx) {
       ->capture_default_str();
   c.sub->add_option("--backend", args->backend, "auto, cpu or cuda")->capture_default_str();
   c.sub->add_flag("--json", args->json, "Print one JSON object with results and timings");
-  c.sub->add_option("--memory-limit", args->memory_limit,
-                    "Host memory per rank, e.g. 2GiB; when the matrix rows do not fit, the "
-                    "dataset streams through buffers within it (out of core)");
-  c.sub->add_flag("--out-of-core", args->out_of_core,
-                  "Stream through bounded buffers even when the matrix fits in memory");
-  c.sub
-      ->add_option("--staging-depth", args->staging_depth,
-                   "Out of core: chunks read ahead of compute (>= 1)")
-      ->check(CLI::Range(1, 64))
-      ->capture_default_str();
-  c.sub->add_option("--io-cpu", args->io_cpu, "Out of core: pin the I/O thread to this CPU")
-      ->check(CLI::Range(0, 1 << 20));
+  args->staging.add_to(c.sub, "reduction", false);
   c.run = [args, &ctx]() -> int {
     const double t0 = wall_seconds();
     // Argument checks see the same values on every rank; agreed, the error is reported once.
@@ -93,8 +80,8 @@ Command add_reduce(CLI::App& app, const Context& ctx) {
     std::size_t limit = 0;
     mpi::collectively(ctx.comm, [&] {
       in = io::DatasetRef::parse(args->in);
-      if (!args->memory_limit.empty())
-        limit = parse_byte_size(args->memory_limit, "--memory-limit");
+      args->staging.parse();
+      limit = args->staging.limit();
       ops = parse_ops(args->ops);
       if (ops.empty())
         TESSERA_THROW(InputError, "--op: no operation given (e.g. --op sum,norm2,max)");
@@ -103,7 +90,7 @@ Command add_reduce(CLI::App& app, const Context& ctx) {
     });
     PhaseTimers timers;
     const Backend backend = mpi::resolve_backend(requested, ctx.comm);
-    bool out_of_core = args->out_of_core;
+    bool out_of_core = args->staging.out_of_core;
     if (limit > 0 && !out_of_core) {
       io::DatasetInfo info;
       {
@@ -127,9 +114,7 @@ Command add_reduce(CLI::App& app, const Context& ctx) {
     ReduceResult r;
     if (out_of_core) {
       io::OutOfCoreOptions o;
-      o.memory_limit = limit;
-      o.staging_depth = args->staging_depth;
-      o.io_cpu = args->io_cpu;
+      args->staging.apply(o);
       o.backend = backend;
       o.timers = &timers;
       io::OutOfCoreReport report;

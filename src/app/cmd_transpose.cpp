@@ -7,6 +7,7 @@
 #include "app/commands.hpp"
 #include "app/host_matrix.hpp"
 #include "app/run_info.hpp"
+#include "app/staging_args.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
 #include "io/out_of_core.hpp"
@@ -21,14 +22,10 @@ Command add_transpose(CLI::App& app, const Context& ctx) {
     std::string in, out;
     std::string backend = "auto";
     std::string exchange = "auto";
-    std::string memory_limit;
-    std::string chunk_shape = "columns";
     int repeat = 1;
     std::int64_t chunk_rows = 0;
     int deflate = 0;
-    int staging_depth = 1;
-    int io_cpu = -1;
-    bool out_of_core = false;
+    StagingArgs staging;
   };
   auto args = std::make_shared<Args>();
   Command c;
@@ -39,24 +36,7 @@ Command add_transpose(CLI::App& app, const Context& ctx) {
   c.sub->add_option("--backend", args->backend, "auto, cpu or cuda")->capture_default_str();
   c.sub->add_option("--exchange", args->exchange, "auto, alltoallv, pairwise, pipelined or nccl")
       ->capture_default_str();
-  c.sub->add_option("--memory-limit", args->memory_limit,
-                    "Host memory per rank for the matrix blocks, e.g. 2GiB; when they do not "
-                    "fit, the transpose runs out of core within it");
-  c.sub->add_flag("--out-of-core", args->out_of_core,
-                  "Stream through bounded buffers even when the matrix fits in memory");
-  c.sub
-      ->add_option("--staging-depth", args->staging_depth,
-                   "Out of core: chunks read ahead and written behind (>= 1)")
-      ->check(CLI::Range(1, 64))
-      ->capture_default_str();
-  c.sub
-      ->add_option("--chunk-shape", args->chunk_shape,
-                   "Out of core: chunks of whole input rows (contiguous reads) or of whole "
-                   "input columns (contiguous writes)")
-      ->check(CLI::IsMember({"rows", "columns"}))
-      ->capture_default_str();
-  c.sub->add_option("--io-cpu", args->io_cpu, "Out of core: pin the I/O thread to this CPU")
-      ->check(CLI::Range(0, 1 << 20));
+  args->staging.add_to(c.sub, "transpose", true);
   c.sub->add_option("--repeat", args->repeat, "Executions of the plan (timing)")
       ->check(CLI::Range(1, 1 << 30));
   c.sub->add_option("--chunk-rows", args->chunk_rows, "HDF5 chunk rows of the output");
@@ -72,8 +52,8 @@ Command add_transpose(CLI::App& app, const Context& ctx) {
       out = io::DatasetRef::parse(args->out);
       requested = parse_backend(args->backend);
       exchange = parse_exchange(args->exchange);
-      if (!args->memory_limit.empty())
-        limit = parse_byte_size(args->memory_limit, "--memory-limit");
+      args->staging.parse();
+      limit = args->staging.limit();
       if (same_file(in.file, out.file))
         TESSERA_THROW(InputError,
                       "the output file {} is also the input file; write the transpose to "
@@ -95,8 +75,8 @@ Command add_transpose(CLI::App& app, const Context& ctx) {
     const double need = (double(d.rows(0)) * double(info.shape.cols) +
                          double(d.transposed().rows(0)) * double(info.shape.rows)) *
                         double(dtype_size(info.dtype));
-    if (args->out_of_core || (limit > 0 && need > double(limit))) {
-      if (!args->out_of_core)
+    if (args->staging.out_of_core || (limit > 0 && need > double(limit))) {
+      if (!args->staging.out_of_core)
         log::info("transposing {} ({} {}) in memory needs {} per rank, more than --memory-limit "
                   "{}: streaming it out of core",
                   in.str(), info.shape.str(), dtype_name(info.dtype), format_bytes(need),
@@ -105,10 +85,7 @@ Command add_transpose(CLI::App& app, const Context& ctx) {
         log::warn("--repeat {} is ignored out of core: the transpose runs once", args->repeat);
       const io::Provenance provenance = make_provenance(ctx, "", backend);
       io::OutOfCoreOptions o;
-      o.memory_limit = limit;
-      o.staging_depth = args->staging_depth;
-      o.io_cpu = args->io_cpu;
-      o.chunk_shape = io::parse_chunk_shape(args->chunk_shape);
+      args->staging.apply(o);
       o.backend = backend;
       o.exchange = exchange;
       o.write = {args->chunk_rows, 0, args->deflate};

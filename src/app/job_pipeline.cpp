@@ -44,6 +44,9 @@ void pipeline_schema(DeckSchema& s) {
   s.add("staging.out_of_core", false, "stream matrix.input out of core even when it fits");
   s.add("staging.depth", std::int64_t{1}, "out of core: chunks read ahead and written behind", 1,
         64);
+  s.add("staging.chunk_size", std::string(""),
+        "out of core: input bytes per chunk, all ranks together, e.g. \"64MiB\"; \"\": as large "
+        "as staging.memory_limit allows");
   s.add("staging.chunk_shape", std::string("columns"),
         "out of core: chunks of whole input \"rows\" (contiguous reads) or \"columns\" "
         "(contiguous writes)");
@@ -71,6 +74,7 @@ struct PipelineSettings {
   bool out_of_core = false;
   int staging_depth = 1;
   io::ChunkShape chunk_shape = io::ChunkShape::ColumnPanels;
+  std::size_t chunk_bytes = 0; // 0: from the memory limit
   int io_cpu = -1;
 };
 
@@ -110,6 +114,13 @@ PipelineSettings read_settings(const Deck& deck) {
       s.memory_limit = parse_byte_size(limit, "staging.memory_limit");
     } catch (const InputError& e) {
       deck.fail("staging.memory_limit", "{}", e.what());
+    }
+  }
+  if (const auto size = deck.get<std::string>("staging.chunk_size"); !size.empty()) {
+    try {
+      s.chunk_bytes = parse_byte_size(size, "staging.chunk_size");
+    } catch (const InputError& e) {
+      deck.fail("staging.chunk_size", "{}", e.what());
     }
   }
   s.out_of_core = deck.get<bool>("staging.out_of_core");
@@ -183,6 +194,7 @@ int run_out_of_core(const Deck& deck, const PipelineSettings& s, Backend backend
   o.staging_depth = s.staging_depth;
   o.io_cpu = s.io_cpu;
   o.chunk_shape = s.chunk_shape;
+  o.chunk_bytes = s.chunk_bytes;
   o.backend = backend;
   o.exchange = s.exchange;
   o.write = s.write;

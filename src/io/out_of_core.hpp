@@ -66,6 +66,10 @@ struct OutOfCoreOptions {
   // contiguous reads (docs/performance.md).
   ChunkShape chunk_shape = ChunkShape::ColumnPanels;
   std::int64_t chunk_cols = 0;
+  // Input bytes per chunk, all ranks together, when chunk_rows (chunk_cols for column panels)
+  // is 0: the chunk gets as many whole rows (columns) as fit, at least one. 0: as large as
+  // memory_limit allows. ResourceError when such chunks do not fit an explicit memory_limit.
+  std::size_t chunk_bytes = 0;
 
   // Kernels of the transpose and the reductions. Chunks stay in host memory; with the CUDA
   // backend each goes through the GPU (host -> device -> host) as it is computed.

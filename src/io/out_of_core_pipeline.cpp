@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <thread>
@@ -48,6 +49,13 @@ Slot pop_chunk(StagingQueue<Slot>& q, std::int64_t expected_chunk, const char* w
     TESSERA_THROW(InternalError, "the {} queue delivered chunk {} where chunk {} was due", what,
                   s->chunk, expected_chunk);
   return *s;
+}
+
+std::int64_t lines_in(std::size_t bytes, std::int64_t line_elements, std::size_t es,
+                      std::int64_t lines) {
+  const auto line_bytes = static_cast<std::size_t>(std::max<std::int64_t>(line_elements, 1)) * es;
+  return std::clamp<std::int64_t>(static_cast<std::int64_t>(bytes / line_bytes), 1,
+                                  std::max<std::int64_t>(lines, 1));
 }
 
 std::string format_bytes(double bytes) {

@@ -115,6 +115,11 @@ struct PipelineContext {
   PhaseTimers compute_timers; // compute's
 };
 
+// Whole lines (rows or columns) of `line_elements` elements of `es` bytes in a chunk of about
+// `bytes`: at least one, at most `lines`.
+std::int64_t lines_in(std::size_t bytes, std::int64_t line_elements, std::size_t es,
+                      std::int64_t lines);
+
 // Sleeps for `ms` milliseconds when positive (the deliberate delays).
 void delay_ms(double ms);
 

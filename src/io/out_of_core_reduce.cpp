@@ -105,8 +105,15 @@ Geometry plan_geometry(const DatasetInfo& info, Axis axis, int nranks, std::size
   const auto need = [&](std::int64_t h) {
     return detail::format_bytes(static_cast<double>(footprint(g, h, buffers, nops)));
   };
-  if (ctx.options.chunk_rows > 0) {
-    g.height = std::min(ctx.options.chunk_rows, M);
+  std::int64_t asked = ctx.options.chunk_rows;
+  if (asked == 0 && ctx.options.chunk_bytes > 0) {
+    asked = detail::lines_in(ctx.options.chunk_bytes, g.shape.cols, dtype_size(g.dtype), M);
+    // Column folds prefer whole blocks, as below.
+    if (asked >= unit && asked < M)
+      asked = asked / unit * unit;
+  }
+  if (asked > 0) {
+    g.height = std::min(asked, M);
     if (ctx.options.memory_limit != 0 && !fits(g.height))
       TESSERA_THROW(ResourceError,
                     "chunks of {} rows of the {} {} matrix need {} per rank with staging depth "

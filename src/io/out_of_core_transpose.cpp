@@ -111,7 +111,10 @@ Geometry plan_geometry(const DatasetInfo& info, int nranks, const detail::Pipeli
     return worst_total(block, nranks, buffers, es);
   };
   const auto fits = [&](std::int64_t e) { return need(e) <= ctx.memory_limit; };
-  const std::int64_t asked = g.panels() ? ctx.options.chunk_cols : ctx.options.chunk_rows;
+  std::int64_t asked = g.panels() ? ctx.options.chunk_cols : ctx.options.chunk_rows;
+  if (asked == 0 && ctx.options.chunk_bytes > 0)
+    asked = detail::lines_in(ctx.options.chunk_bytes, g.panels() ? g.shape.rows : g.shape.cols, es,
+                             whole);
   if (asked > 0) {
     g.extent = std::min(asked, whole);
     // An explicit chunk size is checked against an explicit limit only.

@@ -131,6 +131,14 @@ def scenario(r, rng):
         expect(int(f.attrs["complete"]) == 1, "the output is not marked complete")
     expect(not os.path.exists(r.path("at.h5.partial")), "a .partial file was left behind")
 
+    # Slabs of whole input rows, sized by --chunk-size: 1 MiB of 2749-column rows is 47 rows.
+    p, _ = r.run(["transpose", "a.h5:/A", "ar.h5:/AT", "--memory-limit", "4MiB", "--chunk-shape",
+               "rows", "--chunk-size", "1MiB"])
+    expect(f"chunks of {MiB // (cols * 8)} rows" in p.stdout + p.stderr,
+           "--chunk-size did not set the rows per chunk")
+    with h5py.File(r.path("ar.h5"), "r") as f:
+        expect(np.array_equal(f["AT"][...], a.T), "the row-slab transpose differs from numpy's")
+
     for axis in ("all", "rows", "cols"):
         got, rss = reduce_json(r, "a.h5:/A", axis, ["--memory-limit", "4MiB"], timed=True)
         check_reductions(got, a, axis)

@@ -153,6 +153,22 @@ TEST(OutOfCoreReduceLimits, ChunksFollowTheMemoryLimit) {
   }
 }
 
+// A chunk size in bytes gives whole rows per chunk (whole 64-row blocks for column folds).
+TEST(OutOfCoreReduceLimits, ChunkSizeSetsRowsPerChunk) {
+  const Shape shape{1000, 50}; // 400 bytes per row
+  for (Axis axis : {Axis::All, Axis::Rows, Axis::Cols}) {
+    OutOfCoreOptions o;
+    o.chunk_bytes = 400 * 100 + 399; // 100 rows and a bit
+    const auto r = check_reduce<double>(shape, axis, o);
+    const std::int64_t rows = axis == Axis::Cols ? 64 : 100;
+    EXPECT_EQ(r.chunk_rows, rows) << axis_name(axis);
+    EXPECT_EQ(r.chunks, (shape.rows + rows - 1) / rows) << axis_name(axis);
+  }
+  OutOfCoreOptions tiny;
+  tiny.chunk_bytes = 1; // less than a row: one row per chunk
+  EXPECT_EQ(check_reduce<double>({9, 50}, Axis::All, tiny).chunks, 9);
+}
+
 TEST(OutOfCoreReduceLimits, NaNPropagatesAsInMemory) {
   OutOfCoreOptions o;
   o.chunk_rows = 64;

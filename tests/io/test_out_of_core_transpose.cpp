@@ -151,6 +151,22 @@ TEST(OutOfCoreTransposeLimits, ChunksFollowTheMemoryLimit) {
   }
 }
 
+// A chunk size in bytes gives whole columns (rows) per chunk.
+TEST(OutOfCoreTransposeLimits, ChunkSizeSetsWholeLinesPerChunk) {
+  const Shape shape{300, 200}; // a column is 2400 bytes, a row 1600
+  for (ChunkShape chunks : {ChunkShape::ColumnPanels, ChunkShape::RowSlabs}) {
+    const bool panels = chunks == ChunkShape::ColumnPanels;
+    OutOfCoreOptions o;
+    o.chunk_shape = chunks;
+    o.chunk_bytes = 24000; // 10 columns or 15 rows
+    const auto r = check_transpose<double>(shape, o);
+    EXPECT_EQ(panels ? r.chunk_cols : r.chunk_rows, panels ? 10 : 15);
+    EXPECT_EQ(r.chunks, 20);
+    o.chunk_bytes = 1; // less than one line: one per chunk
+    EXPECT_EQ(check_transpose<float>({7, 5}, o).chunks, panels ? 5 : 7);
+  }
+}
+
 // One row of 10 x 4000 (or one column of 4000 x 10) is 32000 bytes.
 TEST(OutOfCoreTransposeLimits, TooSmallALimitIsAResourceErrorOnEveryRank) {
   for (ChunkShape chunks : {ChunkShape::ColumnPanels, ChunkShape::RowSlabs}) {

@@ -58,6 +58,18 @@ std::int64_t lines_in(std::size_t bytes, std::int64_t line_elements, std::size_t
                                   std::max<std::int64_t>(lines, 1));
 }
 
+std::int64_t largest_fitting(std::int64_t most, const std::function<bool(std::int64_t)>& fits) {
+  std::int64_t lo = 1, hi = std::max<std::int64_t>(most, 1); // fits(lo)
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo + 1) / 2;
+    if (fits(mid))
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
 std::string format_bytes(double bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
   int u = 0;

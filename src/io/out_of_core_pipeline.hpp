@@ -120,6 +120,9 @@ struct PipelineContext {
 std::int64_t lines_in(std::size_t bytes, std::int64_t line_elements, std::size_t es,
                       std::int64_t lines);
 
+// The largest n in [1, most] with fits(n), given fits(1) and that fits is monotone.
+std::int64_t largest_fitting(std::int64_t most, const std::function<bool(std::int64_t)>& fits);
+
 // Sleeps for `ms` milliseconds when positive (the deliberate delays).
 void delay_ms(double ms);
 

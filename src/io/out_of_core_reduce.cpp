@@ -127,14 +127,7 @@ Geometry plan_geometry(const DatasetInfo& info, Axis axis, int nranks, std::size
                     "along {}: chunks of one row already need {} with staging depth {}",
                     detail::format_bytes(static_cast<double>(ctx.memory_limit)), g.shape.str(),
                     dtype_name(g.dtype), axis_name(axis), need(1), ctx.depth);
-    std::int64_t lo = 1, hi = M; // fits(lo); find the largest fitting height
-    while (lo < hi) {
-      const std::int64_t mid = lo + (hi - lo + 1) / 2;
-      if (fits(mid))
-        lo = mid;
-      else
-        hi = mid - 1;
-    }
+    const std::int64_t lo = detail::largest_fitting(M, fits);
     // Column folds prefer whole blocks: no row then takes the one-at-a-time path.
     g.height = lo >= unit && lo < M ? lo / unit * unit : lo;
   }

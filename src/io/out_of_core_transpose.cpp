@@ -133,15 +133,7 @@ Geometry plan_geometry(const DatasetInfo& info, int nranks, const detail::Pipeli
                     detail::format_bytes(static_cast<double>(ctx.memory_limit)), g.shape.str(),
                     dtype_name(g.dtype), g.panels() ? "column" : "row",
                     detail::format_bytes(static_cast<double>(need(1))), ctx.depth);
-    std::int64_t lo = 1, hi = whole; // fits(lo); find the largest fitting extent
-    while (lo < hi) {
-      const std::int64_t mid = lo + (hi - lo + 1) / 2;
-      if (fits(mid))
-        lo = mid;
-      else
-        hi = mid - 1;
-    }
-    g.extent = lo;
+    g.extent = detail::largest_fitting(whole, fits);
   }
   g.chunks = (whole + g.extent - 1) / g.extent;
   return g;

@@ -22,40 +22,13 @@ mode=${3:-resubmit}
 python=/usr/bin/python3
 target_seconds=${TESSERA_HEAT2D_REQUEUE_SECONDS:-30}
 
-skip() {
-  echo "SKIPPED: $*"
-  exit 77
-}
-fail() {
-  echo "FAILED: $*" >&2
-  exit 1
-}
-
-[[ $(id -u) -eq 0 ]] || skip "the local Slurm cluster needs root (slurmd starts the job steps)"
-for cmd in munged slurmctld slurmd sbatch scontrol; do
-  command -v "$cmd" >/dev/null || skip "$cmd not installed (apt-get install -y slurm-wlm munge)"
-done
-[[ -x $tessera ]] || fail "tessera binary '$tessera' not found"
-$python -c 'import h5py, numpy' 2>/dev/null || fail "$python cannot import h5py and numpy"
+# shellcheck disable=SC1091 # checked on its own (tests/slurm/CMakeLists.txt)
+source "$(dirname "$0")/cluster_common.sh"
+require_slurm munged slurmctld slurmd sbatch scontrol
 
 work=$(mktemp -d /tmp/tessera-heat2d-requeue.XXXXXX)
-export TESSERA_SLURM_DIR=$work/cluster
-TESSERA_SLURM_PORT=$($python - <<'PY'
-import random, socket
-for _ in range(200):
-    p = random.randrange(20000, 60000, 2)
-    try:
-        for q in (p, p + 1):
-            with socket.socket() as s:
-                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-                s.bind(("", q))
-        print(p)
-        break
-    except OSError:
-        pass
-PY
-)
-export TESSERA_SLURM_PORT TESSERA_SLURM_CPUS=2
+private_cluster "$work"
+export TESSERA_SLURM_CPUS=2
 slurm_local=$src/scripts/slurm-local.sh
 passed=0
 cleanup() {

@@ -18,21 +18,9 @@ python=/usr/bin/python3
 here=$(cd "$(dirname "$0")" && pwd)
 job_timeout=${TESSERA_SLURM_JOB_TIMEOUT:-240}
 
-skip() {
-  echo "SKIPPED: $*"
-  exit 77
-}
-fail() {
-  echo "FAILED: $*" >&2
-  exit 1
-}
-
-[[ $(id -u) -eq 0 ]] || skip "the local Slurm cluster needs root (slurmd starts the job steps)"
-for cmd in munged slurmctld slurmd sbatch; do
-  command -v "$cmd" >/dev/null || skip "$cmd not installed (apt-get install -y slurm-wlm munge)"
-done
-[[ -x $tessera ]] || fail "tessera binary '$tessera' not found"
-$python -c 'import h5py, numpy' 2>/dev/null || fail "$python cannot import h5py and numpy"
+# shellcheck disable=SC1091 # checked on its own (tests/slurm/CMakeLists.txt)
+source "$(dirname "$0")/cluster_common.sh"
+require_slurm munged slurmctld slurmd sbatch
 # The commands these jobs need: generate and run. A build whose CLI still lacks them skips.
 if "$tessera" --help 2>&1 | grep -E '^ *(run|generate) ' | grep -q 'not available yet'; then
   echo "SKIPPED: this tessera build has no 'run'/'generate' yet"
@@ -40,24 +28,7 @@ if "$tessera" --help 2>&1 | grep -E '^ *(run|generate) ' | grep -q 'not availabl
 fi
 
 work=$(mktemp -d /tmp/tessera-slurm-test.XXXXXX)
-export TESSERA_SLURM_DIR=$work/cluster
-# Free ports, so that the test runs beside a cluster someone already started.
-TESSERA_SLURM_PORT=$($python - <<'PY'
-import random, socket
-for _ in range(200):
-    p = random.randrange(20000, 60000, 2)
-    try:
-        for q in (p, p + 1):
-            with socket.socket() as s:
-                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-                s.bind(("", q))
-        print(p)
-        break
-    except OSError:
-        pass
-PY
-)
-export TESSERA_SLURM_PORT
+private_cluster "$work"
 # Four CPUs on this node whatever it has, for a real 2 ranks x 2 threads hybrid layout.
 export TESSERA_SLURM_CPUS=4
 slurm_local=$src/scripts/slurm-local.sh

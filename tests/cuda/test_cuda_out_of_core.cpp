@@ -48,27 +48,32 @@ OutOfCoreOptions small_chunks(Backend backend) {
   return o;
 }
 
+// Both chunk shapes: the GPU transposes panels of whole columns (the default) and slabs of
+// whole rows bit for bit as the CPU does.
 template <class T>
 void check_transpose(Shape shape) {
   test::TempDir dir;
   const std::uint64_t seed = test::shared_seed();
-  SCOPED_TRACE(testing::Message() << dtype_name(dtype_of<T>) << " " << shape.str() << " seed "
-                                  << seed);
   const DatasetRef in{dir.file("a.h5"), "/A"};
   write_matrix<T>(in, shape, seed);
-  const DatasetRef cpu{dir.file("cpu.h5"), "/AT"}, gpu{dir.file("gpu.h5"), "/AT"};
-  const OutOfCoreReport rc =
-      transpose_out_of_core(in, cpu, small_chunks(Backend::Cpu), MPI_COMM_WORLD);
-  const OutOfCoreReport rg =
-      transpose_out_of_core(in, gpu, small_chunks(Backend::Cuda), MPI_COMM_WORLD);
-  EXPECT_EQ(rc.backend, Backend::Cpu);
-  EXPECT_EQ(rg.backend, Backend::Cuda);
-  EXPECT_GT(rg.chunks, 1);
-  const auto want = read_block<T>(cpu, shape.transposed());
-  const auto got = read_block<T>(gpu, shape.transposed());
-  ASSERT_EQ(got.size(), want.size());
-  EXPECT_TRUE(got.empty() || std::memcmp(got.data(), want.data(), got.size() * sizeof(T)) == 0)
-      << "rank " << test::rank_of();
+  for (ChunkShape chunks : {ChunkShape::ColumnPanels, ChunkShape::RowSlabs}) {
+    SCOPED_TRACE(testing::Message() << dtype_name(dtype_of<T>) << " " << shape.str() << " seed "
+                                    << seed << ", chunks of " << chunk_shape_name(chunks));
+    const DatasetRef cpu{dir.file("cpu.h5"), "/AT"}, gpu{dir.file("gpu.h5"), "/AT"};
+    OutOfCoreOptions oc = small_chunks(Backend::Cpu), og = small_chunks(Backend::Cuda);
+    oc.chunk_shape = og.chunk_shape = chunks;
+    const OutOfCoreReport rc = transpose_out_of_core(in, cpu, oc, MPI_COMM_WORLD);
+    const OutOfCoreReport rg = transpose_out_of_core(in, gpu, og, MPI_COMM_WORLD);
+    EXPECT_EQ(rc.backend, Backend::Cpu);
+    EXPECT_EQ(rg.backend, Backend::Cuda);
+    EXPECT_EQ(rg.chunk_shape, chunks);
+    EXPECT_GT(rg.chunks, 1);
+    const auto want = read_block<T>(cpu, shape.transposed());
+    const auto got = read_block<T>(gpu, shape.transposed());
+    ASSERT_EQ(got.size(), want.size());
+    EXPECT_TRUE(got.empty() || std::memcmp(got.data(), want.data(), got.size() * sizeof(T)) == 0)
+        << "rank " << test::rank_of();
+  }
 }
 
 template <class T>

@@ -177,7 +177,8 @@ Command add_bench(CLI::App& app, const Context& ctx) {
   sub->add_option("--op", opt->ops, "Reductions, comma-separated (reduce)")->capture_default_str();
   sub->add_option("--axis", opt->axis, "all, rows or cols (reduce)")->capture_default_str();
   sub->add_option("--algorithm", opt->algorithm,
-                  "Exchange algorithm: auto, alltoallv, pairwise, pipelined or shared")
+                  "Exchange algorithm: auto, alltoallv, pairwise, pipelined, shared or nccl "
+                  "(GPU to GPU, --backend cuda)")
       ->capture_default_str();
   sub->add_option("--memory", opt->memory,
                   "Where the data lives with --backend cuda: device (default) or host (pinned, "

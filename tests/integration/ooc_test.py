@@ -10,6 +10,7 @@ resident size of the binary, MPI, HDF5 and the I/O thread without any matrix dat
   ooc_test.py --tessera build/ooc/src/app/tessera --np 3 [--seed S]
 """
 import argparse
+import glob
 import json
 import os
 import random
@@ -44,7 +45,13 @@ class Runner:
 
     def run(self, args, timed=False):
         """Runs tessera; returns (process, [peak RSS in bytes per rank] when timed)."""
-        prog = ["/usr/bin/time", "-v", self.tessera] if timed else [self.tessera]
+        # Each rank's /usr/bin/time report goes to a file of its own: on a shared stderr the
+        # ranks' reports interleave, even within a line.
+        rss_prefix = os.path.join(self.dir, "rss")
+        for old in glob.glob(rss_prefix + ".*"):
+            os.remove(old)
+        prog = ["/bin/sh", "-c", 'exec /usr/bin/time -v -o "$0.${OMPI_COMM_WORLD_RANK:-0}" "$@"',
+                rss_prefix, self.tessera] if timed else [self.tessera]
         cmd = prog + args if self.np == 0 else [self.mpirun, "-np", str(self.np)] + prog + args
         print("$ " + " ".join(cmd), flush=True)
         try:
@@ -59,8 +66,11 @@ class Runner:
         if p.returncode != 0:
             sys.stdout.write(p.stderr)
             raise Failure(f"exit status {p.returncode}: {' '.join(cmd)}")
-        rss = [int(k) * 1024 for k in
-               re.findall(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr)]
+        rss = []
+        for report in sorted(glob.glob(rss_prefix + ".*")):
+            with open(report) as f:
+                rss += [int(k) * 1024 for k in
+                        re.findall(r"Maximum resident set size \(kbytes\): (\d+)", f.read())]
         if timed:
             expect(len(rss) == max(self.np, 1), f"expected one /usr/bin/time report per rank, "
                                                 f"got {len(rss)}")

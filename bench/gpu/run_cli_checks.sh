@@ -9,18 +9,14 @@
 # Environment: BUILD_DIR (default build/release), CMAKE_CUDA_ARCHITECTURES (default 90),
 # SIZE (benchmark and heat2d size, default 16384).
 set -uo pipefail
-out=${1:?usage: run_cli_checks.sh OUTDIR [SECONDS]}
-budget=${2:-570}
+# shellcheck source=bench/gpu/steps.sh
+source "$(dirname "$0")/steps.sh"
+steps_begin "${1:?usage: run_cli_checks.sh OUTDIR [SECONDS]}" "${2:-570}"
 build=${BUILD_DIR:-build/release}
 size=${SIZE:-16384}
-mkdir -p "$out"
-start=$SECONDS
-summary=()
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 tessera=$build/src/app/tessera
 
-# shellcheck source=bench/gpu/steps.sh
-source "$(dirname "$0")/steps.sh"
 
 tests=(test_cuda_runtime test_cuda_transpose test_cuda_reduce test_cuda_tridiag test_cuda_plans
   test_cuda_heat2d)

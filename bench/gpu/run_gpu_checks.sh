@@ -8,22 +8,18 @@
 # Environment: STEPS (default "bench tests sanitize"), BUILD_DIR (default build/release),
 # CMAKE_CUDA_ARCHITECTURES (default 90), BENCH_ARGS (extra gpu_bench arguments).
 set -uo pipefail
-out=${1:?usage: run_gpu_checks.sh OUTDIR [SECONDS]}
-budget=${2:-570}
-steps=${STEPS:-bench tests sanitize}
-build=${BUILD_DIR:-build/release}
-mkdir -p "$out"
-start=$SECONDS
-summary=()
-
 # shellcheck source=bench/gpu/steps.sh
 source "$(dirname "$0")/steps.sh"
+steps_begin "${1:?usage: run_gpu_checks.sh OUTDIR [SECONDS]}" "${2:-570}"
+steps=${STEPS:-bench tests sanitize}
+build=${BUILD_DIR:-build/release}
+
 
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,clocks.mem \
   --format=csv >"$out/gpu.txt" 2>&1
 cat "$out/gpu.txt"
 # Every CUDA test program (tests/cuda/test_*.cpp).
-mapfile -t tests < <(cd tests/cuda && ls test_*.cpp | sed 's/\.cpp$//')
+mapfile -t tests < <(find tests/cuda -maxdepth 1 -name 'test_*.cpp' -printf '%f\n' | sed 's/\.cpp$//')
 step configure 120 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CUDA_ARCHITECTURES="${CMAKE_CUDA_ARCHITECTURES:-90}" || { tail -30 "$out/configure.log"; exit 1; }
 step build_bench 300 cmake --build "$build" -j"$(nproc)" --target gpu_bench ||
@@ -33,6 +29,7 @@ step build_bench 300 cmake --build "$build" -j"$(nproc)" --target gpu_bench ||
  echo $? >"$out/build_tests.rc") &
 builder=$!
 if [[ " $steps " == *" bench "* ]]; then
+  # shellcheck disable=SC2086 # BENCH_ARGS holds several arguments
   step bench 240 "$build/bench/gpu/gpu_bench" --json "$out/gpu_bench.json" ${BENCH_ARGS:-}
   cp "$out/bench.log" "$out/gpu_bench.txt"
 fi

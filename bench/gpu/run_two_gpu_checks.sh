@@ -15,22 +15,17 @@
 # Environment: STEPS (default: all five), BUILD_DIR (default build/release),
 # CMAKE_CUDA_ARCHITECTURES (default 90), SIZE (heat2d size, default 16384).
 set -uo pipefail
-out=${1:?usage: run_two_gpu_checks.sh OUTDIR [SECONDS]}
-budget=${2:-570}
+# shellcheck source=bench/gpu/steps.sh
+source "$(dirname "$0")/steps.sh"
+steps_begin "${1:?usage: run_two_gpu_checks.sh OUTDIR [SECONDS]}" "${2:-570}"
 steps=${STEPS:-build tests cli heat2d exchange}
 build=${BUILD_DIR:-build/release}
 size=${SIZE:-16384}
-mkdir -p "$out"
-start=$SECONDS
-summary=()
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 tessera=$build/src/app/tessera
 mpirun2=(mpirun -np 2 -x NCCL_NVLS_ENABLE -x OMP_NUM_THREADS)
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-8}
 has() { [[ " $steps " == *" $1 "* ]]; }
-
-# shellcheck source=bench/gpu/steps.sh
-source "$(dirname "$0")/steps.sh"
 
 if has build; then
   mapfile -t tests < <(find tests/cuda -maxdepth 1 -name 'test_*.cpp' -printf '%f\n' | sed 's/\.cpp$//')

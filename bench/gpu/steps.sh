@@ -1,6 +1,14 @@
 # Sourced by the bench/gpu scripts: time-boxed steps under an overall budget.
-# Needs: $out (log folder), $budget and $start (seconds), $summary (array).
+# steps_begin sets $out (log folder), $budget and $start (seconds) and $summary (array).
 # shellcheck shell=bash disable=SC2154
+# steps_begin OUTDIR [SECONDS]: the log folder (created) and the overall budget (default 570 s).
+steps_begin() {
+  out=$1
+  budget=${2:-570}
+  mkdir -p "$out"
+  start=$SECONDS
+  summary=()
+}
 left() { echo $((budget - (SECONDS - start))); }
 # step NAME LIMIT CMD…: runs CMD with its output in OUTDIR/NAME.log, at most LIMIT seconds
 # (less when the overall budget runs out).

@@ -70,6 +70,7 @@ sync
 echo "write: ${WROWS}x${WCOLS} f64 = $BYTES bytes, --memory-limit $WLIMIT, np $NP"
 COUNT=$((BYTES / (16 << 20)))
 SETTLE=${WRITE_SETTLE_S:-5}
+declare -A write_commit # chunk shape -> tessera write + commit seconds of this repeat
 settle() { rm -f wt.h5 dd.bin; sync; sleep "$SETTLE"; }
 for k in $(seq "$REPEATS"); do
   for shape in ${CHUNK_SHAPES:-columns rows}; do
@@ -84,7 +85,7 @@ for k in $(seq "$REPEATS"); do
     tr=$(awk '$1 == "read" {print $3}' transpose.log)
     printf 'write run %d, chunks of %s: whole transpose + sync %.3f s; read %.3f s; write + commit %.3f s (%.3f GB/s)\n' \
       "$k" "$shape" "$tt" "$tr" "$tw" "$(echo "$BYTES / $tw / 1000000000" | bc -l)"
-    eval "tw_$shape=$tw"
+    write_commit[$shape]=$tw
   done
   settle
   t2=$(now)
@@ -99,7 +100,7 @@ for k in $(seq "$REPEATS"); do
   printf 'write run %d: dd conv=fsync %.3f s (%.3f GB/s), dd oflag=direct %.3f s (%.3f GB/s)\n' \
     "$k" "$td" "$(echo "$BYTES / $td / 1000000000" | bc -l)" "$tdd" "$(echo "$BYTES / $tdd / 1000000000" | bc -l)"
   for shape in ${CHUNK_SHAPES:-columns rows}; do
-    eval "tw=\$tw_$shape"
+    tw=${write_commit[$shape]}
     printf '  chunks of %s: tessera write + commit = %.2f of dd conv=fsync, %.2f of dd oflag=direct\n' \
       "$shape" "$(echo "$td / $tw" | bc -l)" "$(echo "$tdd / $tw" | bc -l)"
   done

@@ -78,6 +78,18 @@ struct PipelineSettings {
   int io_cpu = -1;
 };
 
+// A byte size deck key ("2GiB"); 0 when empty. A bad size fails naming the key.
+std::size_t byte_size_key(const Deck& deck, const char* key) {
+  const auto text = deck.get<std::string>(key);
+  if (text.empty())
+    return 0;
+  try {
+    return parse_byte_size(text, key);
+  } catch (const InputError& e) {
+    deck.fail(key, "{}", e.what());
+  }
+}
+
 PipelineSettings read_settings(const Deck& deck) {
   PipelineSettings s;
   if (const auto in = deck.get<std::string>("matrix.input"); !in.empty()) {
@@ -109,20 +121,8 @@ PipelineSettings read_settings(const Deck& deck) {
   s.write.chunk_rows = deck.get<std::int64_t>("output.chunk_rows");
   s.write.chunk_cols = deck.get<std::int64_t>("output.chunk_cols");
   s.write.deflate = static_cast<int>(deck.get<std::int64_t>("output.deflate"));
-  if (const auto limit = deck.get<std::string>("staging.memory_limit"); !limit.empty()) {
-    try {
-      s.memory_limit = parse_byte_size(limit, "staging.memory_limit");
-    } catch (const InputError& e) {
-      deck.fail("staging.memory_limit", "{}", e.what());
-    }
-  }
-  if (const auto size = deck.get<std::string>("staging.chunk_size"); !size.empty()) {
-    try {
-      s.chunk_bytes = parse_byte_size(size, "staging.chunk_size");
-    } catch (const InputError& e) {
-      deck.fail("staging.chunk_size", "{}", e.what());
-    }
-  }
+  s.memory_limit = byte_size_key(deck, "staging.memory_limit");
+  s.chunk_bytes = byte_size_key(deck, "staging.chunk_size");
   s.out_of_core = deck.get<bool>("staging.out_of_core");
   s.staging_depth = static_cast<int>(deck.get<std::int64_t>("staging.depth"));
   s.io_cpu = static_cast<int>(deck.get<std::int64_t>("staging.io_cpu"));

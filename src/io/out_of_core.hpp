@@ -53,12 +53,14 @@ ChunkShape parse_chunk_shape(const std::string& s);  // InputError naming the ch
 
 struct OutOfCoreOptions {
   // Host memory per rank for the chunk buffers in flight and the transpose's exchange buffers.
-  // 0: kDefaultMemoryLimit. The chunk size follows from it unless chunk_rows is set.
+  // 0: kDefaultMemoryLimit. The chunk size follows from it unless chunk_rows (chunk_cols for
+  // a transpose in column panels) or chunk_bytes is set.
   std::size_t memory_limit = 0;
   // Chunks in flight per direction besides the one being computed: the read-ahead depth and
   // the write-behind depth (>= 1). Each extra level costs one chunk buffer per direction.
   int staging_depth = 1;
-  // Input rows per chunk, over all ranks together; 0: as many as memory_limit allows.
+  // Input rows per chunk (reductions; transposes in row slabs), over all ranks together; 0: as
+  // many as memory_limit allows.
   // ResourceError when the chunks this gives do not fit memory_limit.
   std::int64_t chunk_rows = 0;
   // Transpose: the chunk shape, and with column panels the input columns per chunk (0: as many

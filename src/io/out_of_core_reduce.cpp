@@ -99,6 +99,10 @@ Geometry plan_geometry(const DatasetInfo& info, Axis axis, int nranks, std::size
   const int buffers = ctx.depth + 1;
   // Column folds need slabs of whole blocks (or one slab of everything).
   const std::int64_t unit = axis == Axis::Cols ? kReduceBlockRows : 1;
+  // Column folds prefer whole blocks: no row then takes the one-at-a-time path.
+  const auto whole_blocks = [&](std::int64_t h) {
+    return h >= unit && h < M ? h / unit * unit : h;
+  };
   const auto fits = [&](std::int64_t h) {
     return footprint(g, h, buffers, nops) <= ctx.memory_limit;
   };
@@ -107,10 +111,8 @@ Geometry plan_geometry(const DatasetInfo& info, Axis axis, int nranks, std::size
   };
   std::int64_t asked = ctx.options.chunk_rows;
   if (asked == 0 && ctx.options.chunk_bytes > 0) {
-    asked = detail::lines_in(ctx.options.chunk_bytes, g.shape.cols, dtype_size(g.dtype), M);
-    // Column folds prefer whole blocks, as below.
-    if (asked >= unit && asked < M)
-      asked = asked / unit * unit;
+    asked = whole_blocks(
+        detail::lines_in(ctx.options.chunk_bytes, g.shape.cols, dtype_size(g.dtype), M));
   }
   if (asked > 0) {
     g.height = std::min(asked, M);
@@ -127,9 +129,7 @@ Geometry plan_geometry(const DatasetInfo& info, Axis axis, int nranks, std::size
                     "along {}: chunks of one row already need {} with staging depth {}",
                     detail::format_bytes(static_cast<double>(ctx.memory_limit)), g.shape.str(),
                     dtype_name(g.dtype), axis_name(axis), need(1), ctx.depth);
-    const std::int64_t lo = detail::largest_fitting(M, fits);
-    // Column folds prefer whole blocks: no row then takes the one-at-a-time path.
-    g.height = lo >= unit && lo < M ? lo / unit * unit : lo;
+    g.height = whole_blocks(detail::largest_fitting(M, fits));
   }
   g.chunks = ceil_div(M, g.height);
   return g;

@@ -52,10 +52,12 @@ struct Geometry {
   }
   std::int64_t row0(std::int64_t c) const { return panels() ? 0 : start(c); }
   std::int64_t col0(std::int64_t c) const { return panels() ? start(c) : 0; }
-  // The input block of chunk c: the matrix one TransposePlan transposes.
-  Shape block(std::int64_t c) const {
-    return panels() ? Shape{shape.rows, size(c)} : Shape{size(c), shape.cols};
+  // The input block of `lines` whole columns (rows); block(c) is chunk c's, the matrix one
+  // TransposePlan transposes.
+  Shape block_of(std::int64_t lines) const {
+    return panels() ? Shape{shape.rows, lines} : Shape{lines, shape.cols};
   }
+  Shape block(std::int64_t c) const { return block_of(size(c)); }
   BlockDistribution slab(std::int64_t c) const { return {block(c), nranks}; }
   // Rank r reads its rows of the block and, after the plan, writes its rows of the block's
   // transpose: output rows col0 + [b', e') × output columns [row0, row0 + block rows).
@@ -105,16 +107,11 @@ Geometry plan_geometry(const DatasetInfo& info, int nranks, const detail::Pipeli
   const std::size_t es = dtype_size(g.dtype);
   const int buffers = ctx.depth + 1;
   const std::int64_t whole = g.panels() ? g.shape.cols : g.shape.rows;
-  const char* unit = g.panels() ? "columns" : "rows";
-  const auto need = [&](std::int64_t e) {
-    const Shape block = g.panels() ? Shape{g.shape.rows, e} : Shape{e, g.shape.cols};
-    return worst_total(block, nranks, buffers, es);
-  };
+  const auto need = [&](std::int64_t e) { return worst_total(g.block_of(e), nranks, buffers, es); };
   const auto fits = [&](std::int64_t e) { return need(e) <= ctx.memory_limit; };
   std::int64_t asked = g.panels() ? ctx.options.chunk_cols : ctx.options.chunk_rows;
   if (asked == 0 && ctx.options.chunk_bytes > 0)
-    asked = detail::lines_in(ctx.options.chunk_bytes, g.panels() ? g.shape.rows : g.shape.cols, es,
-                             whole);
+    asked = detail::lines_in(ctx.options.chunk_bytes, g.block_of(1).size(), es, whole);
   if (asked > 0) {
     g.extent = std::min(asked, whole);
     // An explicit chunk size is checked against an explicit limit only.
@@ -122,7 +119,7 @@ Geometry plan_geometry(const DatasetInfo& info, int nranks, const detail::Pipeli
       TESSERA_THROW(ResourceError,
                     "chunks of {} {} of the {} {} matrix need {} per rank with staging depth "
                     "{}, more than the memory limit of {}",
-                    g.extent, unit, g.shape.str(), dtype_name(g.dtype),
+                    g.extent, chunk_shape_name(g.kind), g.shape.str(), dtype_name(g.dtype),
                     detail::format_bytes(static_cast<double>(need(g.extent))), ctx.depth,
                     detail::format_bytes(static_cast<double>(ctx.memory_limit)));
   } else {
@@ -160,18 +157,20 @@ WriteOptions output_layout(const Geometry& g, const OutOfCoreOptions& o) {
   WriteOptions w = o.write;
   if (!(w.chunk_rows > 0 || w.chunk_cols > 0 || w.deflate > 0) || g.chunks == 0)
     return w;
-  const auto es = static_cast<std::int64_t>(dtype_size(g.dtype));
+  // The other side of an HDF5 chunk g.extent long: about 1 MiB, within `most`.
+  const auto about_1mib = [&](std::int64_t most) {
+    const auto bytes = g.extent * static_cast<std::int64_t>(dtype_size(g.dtype));
+    return std::clamp<std::int64_t>((std::int64_t{1} << 20) / bytes, 1, most);
+  };
   const Shape out = g.shape.transposed();
   if (!g.panels() && w.chunk_cols == 0) {
     w.chunk_cols = g.extent;
     if (w.chunk_rows == 0)
-      w.chunk_rows =
-          std::clamp<std::int64_t>((std::int64_t{1} << 20) / (g.extent * es), 1, out.rows);
+      w.chunk_rows = about_1mib(out.rows);
   } else if (g.panels() && w.chunk_rows == 0) {
     w.chunk_rows = g.extent;
     if (w.chunk_cols == 0)
-      w.chunk_cols =
-          std::clamp<std::int64_t>((std::int64_t{1} << 20) / (g.extent * es), 1, out.cols);
+      w.chunk_cols = about_1mib(out.cols);
   }
   return w;
 }
@@ -240,7 +239,7 @@ void io_side(Shared& s) {
       const Hyperslab h = g.read_slab(step, rank);
       t0 = wall_seconds();
       detail::with_context(fmt::format("reading {} {} [{}, {})", s.in.str(),
-                                       g.panels() ? "columns" : "rows", g.start(step),
+                                       chunk_shape_name(g.kind), g.start(step),
                                        g.start(step) + g.size(step)),
                            [&] { read_block(fin, s.in.path, h, g.dtype, in.buffer->data()); });
       detail::delay_ms(ctx.io_delay_ms);
@@ -309,9 +308,8 @@ void compute_side(Shared& s, OutOfCoreReport& report) {
   report.chunk_rows = g.chunks > 0 ? g.block(0).rows : 0;
   report.chunk_cols = g.chunks > 0 ? g.block(0).cols : 0;
   if (rank == 0 && g.chunks > 0)
-    log::info("transpose out of core: {} {} in {} chunks of {} {}, {} of buffers per rank",
-              g.shape.str(), dtype_name(g.dtype), g.chunks, g.extent,
-              g.panels() ? "columns" : "rows",
+    log::info("transpose out of core: {} {} in {}, {} of buffers per rank", g.shape.str(),
+              dtype_name(g.dtype), report.chunks_str(),
               detail::format_bytes(static_cast<double>(report.buffer_bytes)));
 
   PhaseTimers plan_timers;

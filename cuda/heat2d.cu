@@ -50,13 +50,27 @@ __global__ void explicit_columns_kernel(const double* __restrict__ src, double* 
   }
 }
 
-// Values loaded ahead of the sequential recurrences: the loads of a chunk do not depend on the
-// recurrence, so they are all in flight at once (one thread per line gives few threads).
-constexpr int kChunk = 16;
+// r[k] = p[k * step] for k < count (walking the pointer keeps one address live, not kChunk).
+template <int kChunk>
+__device__ __forceinline__ void load_chunk(double (&r)[kChunk], const double* p, i64 step,
+                                           i64 count) {
+#pragma unroll
+  for (int k = 0; k < kChunk; ++k) {
+    if (k < count)
+      r[k] = *p;
+    p += step;
+  }
+}
 
 // One thread per line s: cpu::ConstTridiag's const_sweep (same operations, same order; the
 // library builds with --fmad=false) with AdiLine::solve's boundary terms before it and
 // AdiLine's explicit half after it, computed from the solution values as they come out.
+//
+// kChunk values are loaded ahead of the sequential recurrences: the loads of a chunk do not
+// depend on the recurrence, so they are all in flight at once. One thread per line gives few
+// warps per multiprocessor (16384 lines: 4 on an H200), so these loads are what keeps enough
+// bytes in flight to cover the memory latency; fewer lines need longer chunks (loads_ahead).
+template <int kChunk>
 __global__ void __launch_bounds__(64)
     solve_columns_kernel(double* __restrict__ x, double* __restrict__ out, i64 n, i64 m,
                          DeviceTridiag::Factors f, double h, double g, double hg, bool periodic,
@@ -79,10 +93,7 @@ __global__ void __launch_bounds__(64)
   X[0] = prev;
   for (i64 i0 = 1; i0 < n; i0 += kChunk) {
     double r[kChunk];
-#pragma unroll
-    for (int k = 0; k < kChunk; ++k)
-      if (i0 + k < n)
-        r[k] = X[(i0 + k) * m];
+    load_chunk(r, X + i0 * m, m, n - i0);
 #pragma unroll
     for (int k = 0; k < kChunk; ++k) {
       const i64 i = i0 + k;
@@ -112,10 +123,7 @@ __global__ void __launch_bounds__(64)
     double cur = prev, right = g; // solution at i + 1, and at i + 2 (g past the end)
     for (i64 i0 = n - 2; i0 >= 0; i0 -= kChunk) {
       double r[kChunk];
-#pragma unroll
-      for (int k = 0; k < kChunk; ++k)
-        if (i0 - k >= 0)
-          r[k] = X[(i0 - k) * m];
+      load_chunk(r, X + i0 * m, -m, i0 + 1);
 #pragma unroll
       for (int k = 0; k < kChunk; ++k) {
         const i64 i = i0 - k;
@@ -134,10 +142,7 @@ __global__ void __launch_bounds__(64)
   }
   for (i64 i0 = n - 2; i0 >= 0; i0 -= kChunk) {
     double r[kChunk];
-#pragma unroll
-    for (int k = 0; k < kChunk; ++k)
-      if (i0 - k >= 0)
-        r[k] = X[(i0 - k) * m];
+    load_chunk(r, X + i0 * m, -m, i0 + 1);
 #pragma unroll
     for (int k = 0; k < kChunk; ++k) {
       const i64 i = i0 - k;
@@ -155,10 +160,7 @@ __global__ void __launch_bounds__(64)
   double before = wl, cur = w0;
   for (i64 i0 = 0; i0 < n; i0 += kChunk) {
     double r[kChunk];
-#pragma unroll
-    for (int k = 0; k < kChunk; ++k)
-      if (i0 + k + 1 < n - 1)
-        r[k] = X[(i0 + k + 1) * m];
+    load_chunk(r, X + (i0 + 1) * m, m, n - 2 - i0);
 #pragma unroll
     for (int k = 0; k < kChunk; ++k) {
       const i64 i = i0 + k;
@@ -190,6 +192,16 @@ int blocks_for(i64 work, int threads) {
   const i64 wanted = (work + threads - 1) / threads;
   const i64 cap = static_cast<i64>(detail::sm_count()) * 32;
   return static_cast<int>(wanted < cap ? (wanted > 0 ? wanted : 1) : cap);
+}
+
+// Values each thread of solve_columns_kernel loads ahead: enough that each multiprocessor keeps
+// about 32 KiB of loads in flight (Little's law: ~4.8 TB/s × ~0.8 µs over 132 SMs is ~29 KiB),
+// i.e. warps per SM × loads × 256 bytes. 16 loads with 8 or more warps per SM, else 32 (more
+// would spill registers; 16384 lines on an H200 are 4 warps per SM).
+int loads_ahead(i64 lines) {
+  const i64 warps = (lines + 31) / 32;
+  const i64 sms = detail::sm_count();
+  return (warps + sms - 1) / sms >= 8 ? 16 : 32;
 }
 
 } // namespace
@@ -242,8 +254,14 @@ void heat2d_solve_columns(CUstream_st* stream, const DeviceTridiag& tri, double*
   const double g = periodic ? 0.0 : boundary;
   constexpr int kThreads = 64;
   const auto blocks = static_cast<unsigned>((lines + kThreads - 1) / kThreads);
-  solve_columns_kernel<<<blocks, kThreads, 0, stream>>>(
-      x, explicit_out, n, lines, f, h, g, h * boundary, periodic, add_bc, keep_solution);
+  const auto launch = [&](auto kernel) {
+    kernel<<<blocks, kThreads, 0, stream>>>(x, explicit_out, n, lines, f, h, g, h * boundary,
+                                            periodic, add_bc, keep_solution);
+  };
+  if (loads_ahead(lines) == 16)
+    launch(solve_columns_kernel<16>);
+  else
+    launch(solve_columns_kernel<32>);
   CHECK_CUDA_LAUNCH();
 }
 

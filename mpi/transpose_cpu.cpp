@@ -1,6 +1,13 @@
 // The OpenMP engine of the distributed transpose: the sender transposes (cache-blocked
 // cpu::transpose with leading dimensions, straight into the send buffer or, for the self piece,
 // into the output), so unpacking a received piece is a strided copy of whole rows.
+//
+// Column-major blocks (TransposeEngineConfig::column_major): the piece for each peer is already
+// a contiguous run of the input (rows [b'_s, e'_s) of the stored N × m_r block), so packing is a
+// copy, and each piece is transposed on arrival into its rows [b_q, e_q) of the stored M × n_r
+// output.
+#include <omp.h>
+
 #include <cstring>
 
 #include "cpu/transpose.hpp"
@@ -14,7 +21,8 @@ namespace {
 class CpuTransposeEngine final : public TransposeEngine {
 public:
   explicit CpuTransposeEngine(const TransposeEngineConfig& c)
-      : layout_(c.layout), dtype_(c.dtype), size_(dtype_size(c.dtype)) {}
+      : layout_(c.layout), dtype_(c.dtype), size_(dtype_size(c.dtype)),
+        column_major_(c.column_major) {}
 
   void prepare(void* send_buffer, bool need_recv) override {
     send_ptr_ = static_cast<char*>(send_buffer);
@@ -35,6 +43,11 @@ public:
 
   void pack(int peer) override {
     const auto& L = layout_;
+    if (column_major_) {
+      copy(send_at(L.send_offsets[peer]), in_ + bytes(L.out.begin(peer) * L.my_rows()),
+           L.out.rows(peer) * L.my_rows());
+      return;
+    }
     cpu::transpose(dtype_, in_ + bytes(L.out.begin(peer)), send_at(L.send_offsets[peer]),
                    L.my_rows(), L.out.rows(peer), L.N(), L.my_rows());
   }
@@ -43,6 +56,12 @@ public:
     // Columns left of the self piece, then right of it: every remote piece in two transposes.
     const auto& L = layout_;
     const std::int64_t left = L.out.begin(L.rank), right_begin = L.out.end(L.rank);
+    if (column_major_) {
+      copy(send_at(0), in_, left * L.my_rows());
+      copy(send_at(left * L.my_rows()), in_ + bytes(right_begin * L.my_rows()),
+           (L.N() - right_begin) * L.my_rows());
+      return;
+    }
     cpu::transpose(dtype_, in_, send_at(0), L.my_rows(), left, L.N(), L.my_rows());
     cpu::transpose(dtype_, in_ + bytes(right_begin), send_at(left * L.my_rows()), L.my_rows(),
                    L.N() - right_begin, L.N(), L.my_rows());
@@ -50,6 +69,12 @@ public:
 
   void transpose_self() override {
     const auto& L = layout_;
+    if (column_major_) {
+      cpu::transpose(dtype_, in_ + bytes(L.out.begin(L.rank) * L.my_rows()),
+                     out_ + bytes(L.in.begin(L.rank) * L.my_cols()), L.my_cols(), L.my_rows(),
+                     L.my_rows(), L.my_cols());
+      return;
+    }
     cpu::transpose(dtype_, in_ + bytes(L.out.begin(L.rank)), out_ + bytes(L.in.begin(L.rank)),
                    L.my_rows(), L.my_cols(), L.N(), L.M());
   }
@@ -57,6 +82,10 @@ public:
   void unpack(int peer, const void* piece) override {
     const auto& L = layout_;
     const std::int64_t n = L.my_cols(), m = L.in.rows(peer), col = L.in.begin(peer);
+    if (column_major_) {
+      cpu::transpose(dtype_, piece, out_ + bytes(col * n), n, m, m, n);
+      return;
+    }
     const auto* src = static_cast<const char*>(piece);
 #pragma omp parallel for schedule(static)
     for (std::int64_t j = 0; j < n; ++j)
@@ -68,6 +97,12 @@ public:
     // front to back.
     const auto& L = layout_;
     const int p = L.nranks();
+    if (column_major_) {
+      for (int q = 0; q < p; ++q)
+        if (q != L.rank)
+          unpack(q, pieces[q]);
+      return;
+    }
 #pragma omp parallel for schedule(static)
     for (std::int64_t j = 0; j < L.my_cols(); ++j) {
       char* row = out_ + bytes(j * L.M());
@@ -89,6 +124,13 @@ public:
   void transpose_from(int peer, const void* peer_in) override {
     // Peer's rows [b_q, e_q), columns [b'_r, e'_r) → output columns [b_q, e_q).
     const auto& L = layout_;
+    if (column_major_) {
+      // Peer's stored rows [b'_r, e'_r) (n_r × m_q) → stored output rows [b_q, e_q).
+      const std::int64_t m = L.in.rows(peer);
+      cpu::transpose(dtype_, static_cast<const char*>(peer_in) + bytes(L.out.begin(L.rank) * m),
+                     out_ + bytes(L.in.begin(peer) * L.my_cols()), L.my_cols(), m, m, L.my_cols());
+      return;
+    }
     cpu::transpose(dtype_, static_cast<const char*>(peer_in) + bytes(L.out.begin(L.rank)),
                    out_ + bytes(L.in.begin(peer)), L.in.rows(peer), L.my_cols(), L.N(), L.M());
   }
@@ -100,10 +142,22 @@ private:
   char* send_at(std::int64_t element) const noexcept {
     return send_ptr_ + bytes(element);
   }
+  // `elements` from src to dst, split over the OpenMP threads (one memcpy per thread).
+  void copy(char* dst, const char* src, std::int64_t elements) const {
+    const std::int64_t total = static_cast<std::int64_t>(bytes(elements));
+#pragma omp parallel
+    {
+      const std::int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
+      const std::int64_t begin = total * t / threads, end = total * (t + 1) / threads;
+      if (end > begin)
+        std::memcpy(dst + begin, src + begin, static_cast<std::size_t>(end - begin));
+    }
+  }
 
   TransposeLayout layout_;
   DType dtype_;
   std::size_t size_;
+  bool column_major_ = false;
   char* send_ptr_ = nullptr; // send_, or the plan's shared-memory window
   mpi::HostBuffer send_, recv_;
   const char* in_ = nullptr;

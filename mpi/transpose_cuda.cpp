@@ -15,6 +15,12 @@
 // transfers run on the copy stream, after the pack (an event), so that the self transpose on
 // the compute stream overlaps them; the unpack waits for them (another event). The host queues
 // all of it and waits only in end().
+//
+// Column-major blocks (TransposeEngineConfig::column_major): each remote piece is a contiguous
+// run of the input, so nothing is transposed before sending. NCCL sends straight from the
+// input; the MPI exchanges copy each run to the send buffer. A received piece is transposed
+// into its rows of the output, from the device receive buffer (after an H2D copy when it
+// arrived in host memory).
 #include <mpi.h>
 #if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>
@@ -48,7 +54,8 @@ class CudaTransposeEngine final : public TransposeEngine {
 public:
   explicit CudaTransposeEngine(const TransposeEngineConfig& c)
       : layout_(c.layout), dtype_(c.dtype), size_(dtype_size(c.dtype)), memory_(c.memory),
-        device_exchange_(c.device_exchange), host_exchange_(c.host_exchange) {
+        device_exchange_(c.device_exchange), host_exchange_(c.host_exchange),
+        column_major_(c.column_major) {
     cuda::ensure_device_bound();
     compute_ = cuda::make_stream();
     copies_ = cuda::make_stream();
@@ -60,15 +67,21 @@ public:
     }
     transposed_.emplace_back(false);
     exchanged_.emplace_back(false);
-    for (int q = 0; q < L.nranks(); ++q)
+    for (int q = 0; q < L.nranks(); ++q) {
       piece_ready_.emplace_back(false);
+      // Column-major: where the piece for q starts in the input (its rows [b'_q, e'_q)).
+      input_offsets_.push_back(L.out.begin(q) * L.my_rows());
+    }
     log::debug("cuda transpose engine: {} exchange buffers",
                device_mpi_ ? "device (CUDA-aware MPI)" : "pinned host");
   }
 
   void prepare(void* send_buffer, bool need_recv) override {
     const auto& L = layout_;
-    d_send_ = cuda::DeviceBuffer(bytes(L.send_elements()));
+    // Column-major pieces go out straight from the input, except through a CUDA-aware MPI,
+    // whose exchange reads the send buffer's layout.
+    if (!column_major_ || (send_buffer == nullptr && device_mpi_ && host_exchange_))
+      d_send_ = cuda::DeviceBuffer(bytes(L.send_elements()));
     if (send_buffer != nullptr) {
       send_ptr_ = send_buffer; // the plan's node-shared window: host memory
     } else if (device_mpi_ || !host_exchange_) {
@@ -77,7 +90,8 @@ public:
       h_send_ = cuda::PinnedBuffer(bytes(L.send_elements()));
       send_ptr_ = h_send_.data();
     }
-    if ((device_mpi_ && need_recv) || device_exchange_)
+    // Column-major pieces are transposed out of device memory, wherever they arrived.
+    if ((device_mpi_ && need_recv) || device_exchange_ || column_major_)
       d_recv_ = cuda::DeviceBuffer(bytes(L.recv_elements()));
     if (need_recv && host_exchange_) {
       if (device_mpi_) {
@@ -121,6 +135,12 @@ public:
 
   void transpose_self() override {
     const auto& L = layout_;
+    if (column_major_) {
+      cuda::transpose(compute_.get(), dtype_, in_ + bytes(input_offsets_[self()]),
+                      out_ + bytes(L.in.begin(L.rank) * L.my_cols()), L.my_cols(), L.my_rows(),
+                      L.my_rows(), L.my_cols());
+      return;
+    }
     cuda::transpose(compute_.get(), dtype_, in_ + bytes(L.out.begin(L.rank)),
                     out_ + bytes(L.in.begin(L.rank)), L.my_rows(), L.my_cols(), L.N(), L.M());
   }
@@ -131,6 +151,19 @@ public:
     if (m == 0 || L.my_cols() == 0)
       return;
     wait_for_exchange();
+    if (column_major_) {
+      // The n_r × m_q piece → stored output rows [b_q, e_q), from device memory.
+      const auto* src = static_cast<const char*>(piece);
+      auto* staged = static_cast<char*>(d_recv_.data()) +
+                     bytes(L.recv_offsets[static_cast<std::size_t>(peer)]);
+      if (!in_device_receive_buffer(src)) {
+        cuda::copy_async(compute_.get(), staged, src, bytes(m * L.my_cols()));
+        src = staged;
+      }
+      cuda::transpose(compute_.get(), dtype_, src, out_ + bytes(L.in.begin(peer) * L.my_cols()),
+                      L.my_cols(), m, m, L.my_cols());
+      return;
+    }
     // n_r rows of m_q elements into columns [b_q, e_q) of the output rows.
     cuda::copy_2d_async(compute_.get(), out_ + bytes(L.in.begin(peer)), bytes(L.M()), piece,
                         bytes(m), bytes(m), static_cast<std::size_t>(L.my_cols()));
@@ -156,8 +189,12 @@ public:
                     "cuda transpose engine: the on-device exchange was not prepared");
     pack_device();
     transposed_[0].wait_on(copies_.get());
-    nccl.exchange(d_send_.data(), L.send_counts, L.send_offsets, d_recv_.data(), L.recv_counts,
-                  L.recv_offsets, size_, copies_.get());
+    if (column_major_)
+      nccl.exchange(in_, L.send_counts, input_offsets_, d_recv_.data(), L.recv_counts,
+                    L.recv_offsets, size_, copies_.get());
+    else
+      nccl.exchange(d_send_.data(), L.send_counts, L.send_offsets, d_recv_.data(), L.recv_counts,
+                    L.recv_offsets, size_, copies_.get());
     exchanged_[0].record(copies_.get());
     exchange_pending_ = true;
     return d_recv_.data();
@@ -181,6 +218,32 @@ private:
     return static_cast<std::size_t>(elements) * size_;
   }
 
+  std::size_t self() const noexcept { return static_cast<std::size_t>(layout_.rank); }
+
+  bool in_device_receive_buffer(const char* p) const noexcept {
+    const auto* begin = static_cast<const char*>(d_recv_.data());
+    return begin != nullptr && p >= begin && p < begin + bytes(layout_.recv_elements());
+  }
+
+  // Column-major: the pieces are runs of the input; each one's copy to the send buffer (unless
+  // they stay where they are for NCCL) follows the input's arrival on the compute stream.
+  void enqueue_copy_pieces(bool to_send_buffer) {
+    const auto& L = layout_;
+    transposed_[0].record(compute_.get());
+    if (to_send_buffer)
+      transposed_[0].wait_on(copies_.get());
+    for (int q = 0; q < L.nranks(); ++q) {
+      const auto k = static_cast<std::size_t>(q);
+      if (q == L.rank)
+        continue;
+      if (to_send_buffer)
+        cuda::copy_async(copies_.get(), static_cast<char*>(send_ptr_) + bytes(L.send_offsets[k]),
+                         in_ + bytes(input_offsets_[k]), bytes(L.send_counts[k]));
+      piece_ready_[k].record(to_send_buffer ? copies_.get() : compute_.get());
+    }
+    packed_ = true;
+  }
+
   // The compute stream's next unpack reads what the on-device exchange received.
   void wait_for_exchange() {
     if (exchange_pending_) {
@@ -193,6 +256,10 @@ private:
   // with an event that pack(peer) waits for. Without `to_send_buffer` the pieces stay on the
   // device (the on-device exchange).
   void enqueue_pack(bool to_send_buffer) {
+    if (column_major_) {
+      enqueue_copy_pieces(to_send_buffer);
+      return;
+    }
     const auto& L = layout_;
     const std::int64_t left = L.out.begin(L.rank), right = L.out.end(L.rank);
     auto* dsend = static_cast<char*>(d_send_.data());
@@ -221,7 +288,9 @@ private:
   Memory memory_;
   bool device_exchange_ = false; // d_recv_ exists for exchange_device()
   bool host_exchange_ = true;    // the MPI exchanges' buffers exist
+  bool column_major_ = false;
   bool device_mpi_ = false;
+  std::vector<std::int64_t> input_offsets_; // column-major: each piece's run in the input
   cuda::unique_stream compute_, copies_;
   std::vector<cuda::Event> transposed_, exchanged_, piece_ready_;
   // d_in_/d_out_: host-resident data only; d_recv_: CUDA-aware MPI or the on-device exchange

@@ -86,6 +86,9 @@ struct TransposeEngineConfig {
   TransposeLayout layout;
   DType dtype = DType::f64;
   Memory memory = Memory::Host; // where begin()'s pointers live
+  // begin()'s blocks are stored by columns (TransposeOptions::column_major); the buffers and
+  // the pieces in them are the same as for row-major blocks.
+  bool column_major = false;
   // prepare() allocates the device receive buffer of exchange_device() (NCCL may run) ...
   bool device_exchange = false;
   // ... and the buffers of the MPI exchanges unless only the on-device exchange will run.

@@ -225,7 +225,7 @@ TransposePlan::TransposePlan(const BlockDistribution& in, DType dtype, MPI_Comm 
       log::debug("transpose: nccl is not among the candidates: {}", why);
   }
   mpi::collectively(I.comm.get(), [&] {
-    TransposeEngineConfig config{I.layout, dtype, options.memory};
+    TransposeEngineConfig config{I.layout, dtype, options.memory, options.column_major};
     config.device_exchange = I.nccl_usable;
     config.host_exchange = options.algorithm != Exchange::Nccl;
     I.engine = make_transpose_engine(I.backend, config);

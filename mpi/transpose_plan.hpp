@@ -6,6 +6,7 @@
 //
 // in_block: this rank's rows of A, row-major, dist.rows(rank) × N.
 // out_block: this rank's rows of Aᵀ, row-major, dist.transposed().rows(rank) × M.
+// (Both stored by columns instead with TransposeOptions::column_major.)
 #pragma once
 
 #include <mpi.h>
@@ -45,6 +46,14 @@ struct TransposeOptions {
   // Where execute()'s pointers live for the CUDA backend (host-resident data is staged
   // through the stream pool in chunks).
   Memory memory = Memory::Host;
+  // How the blocks are stored. Row-major (false): in is in.rows(rank) × N and out is
+  // out.rows(rank) × M, row-major. Column-major (true): the same blocks stored by columns, i.e.
+  // in is N × in.rows(rank) and out is M × out.rows(rank) row-major (data whose lines are
+  // columns, as in the heat2d GPU solver, or Fortran-ordered blocks). Then each piece leaves
+  // as a contiguous run of the input, without packing, and is transposed once on arrival: every
+  // element is read and written once, where the row-major plan transposes while packing and
+  // copies again while unpacking.
+  bool column_major = false;
   // Optional: phases (transpose.pack, .self, .exchange, .unpack, .autotune) are accumulated
   // here when set.
   PhaseTimers* timers = nullptr;

@@ -51,6 +51,8 @@ TransposeOptions Solver::plan_options() const {
   o.algorithm = config_.exchange;
   o.timers = timers_;
   o.memory = config_.backend == Backend::Cuda ? Memory::Device : Memory::Host;
+  // The GPU solver keeps its blocks transposed (lines as columns): see solver_cuda.cpp.
+  o.column_major = config_.backend == Backend::Cuda;
   return o;
 }
 

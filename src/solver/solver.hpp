@@ -95,8 +95,7 @@ private:
   void device_to_x(const double* yt, double* xt); // layout changes of the line blocks
   void device_to_y(const double* xt, double* yt);
   void device_relayout(TransposePlan& plan, const double* in, double* out, std::int64_t n_from,
-                       std::int64_t rows_from, std::int64_t from_cells, std::int64_t n_to,
-                       std::int64_t rows_to, std::int64_t to_cells);
+                       std::int64_t n_to, std::int64_t from_cells);
   // Adds the phase times the device has finished to the timers (all of them when `wait`).
   void device_collect_times(bool wait) const;
   double device_bytes_per_step() const noexcept;

@@ -13,8 +13,9 @@
 //   work (Xt) → u (Yt)                                   layout change
 //   y-solve of u in place, explicit half in y → work     one fused kernel; the next step starts
 // On one rank a layout change is one local transpose (Yt of one rank is layout X). On several
-// it is a local transpose to the rows layout, the distributed TransposePlan, and a local
-// transpose back. Every value is computed by the CPU's operations in the CPU's order (the
+// it is the distributed TransposePlan on column-major blocks (Yt and Xt are layouts Y and X
+// stored by columns), which sends each piece as it lies and transposes it once on arrival.
+// Every value is computed by the CPU's operations in the CPU's order (the
 // order within a line does not depend on where the line is stored), so the bits are the CPU's.
 // Without a CUDA build the kernels are stubs and resolve_backend never selects this path.
 #include <algorithm>
@@ -103,11 +104,10 @@ void Solver::device_init() {
 }
 
 // A transposed line block (n_from × rows_from, `from_cells` on this rank) → the other one
-// (n_to × rows_to): one local transpose on one rank; with several, the plan between two local
-// transposes, since the plans work on the untransposed layouts.
+// (n_to × rows_to): one local transpose on one rank; with several, the plan on column-major
+// blocks.
 void Solver::device_relayout(TransposePlan& plan, const double* in, double* out,
-                             std::int64_t n_from, std::int64_t rows_from, std::int64_t from_cells,
-                             std::int64_t n_to, std::int64_t rows_to, std::int64_t to_cells) {
+                             std::int64_t n_from, std::int64_t n_to, std::int64_t from_cells) {
   Device& d = *dev_;
   CUstream_st* s = d.stream.get();
   if (d.single_rank) {
@@ -115,26 +115,18 @@ void Solver::device_relayout(TransposePlan& plan, const double* in, double* out,
     cuda::transpose(s, in, out, n_from, n_to);
     return;
   }
-  {
-    DevicePhase p(d.pending, s, kTransposePhase, 16.0 * static_cast<double>(from_cells));
-    cuda::transpose(s, in, d.stage.as<double>(), n_from, rows_from);
-  }
-  cuda::synchronize(s);
-  transpose(plan, d.stage.as<double>(), d.stage2.as<double>(), kTransposePhase);
-  DevicePhase p(d.pending, s, kTransposePhase, 16.0 * static_cast<double>(to_cells));
-  cuda::transpose(s, d.stage2.as<double>(), out, rows_to, n_to);
+  cuda::synchronize(s); // the plan works on streams of its own
+  transpose(plan, in, out, kTransposePhase);
 }
 
 // Yt (ny × rows_y) → Xt (nx × rows_x).
 void Solver::device_to_x(const double* yt, double* xt) {
-  device_relayout(to_x_, yt, xt, config_.ny, dist_y_.rows(rank_), local_y_, config_.nx,
-                  dist_x_.rows(rank_), local_x_);
+  device_relayout(to_x_, yt, xt, config_.ny, config_.nx, local_y_);
 }
 
 // Xt (nx × rows_x) → Yt (ny × rows_y).
 void Solver::device_to_y(const double* xt, double* yt) {
-  device_relayout(to_y_, xt, yt, config_.nx, dist_x_.rows(rank_), local_x_, config_.ny,
-                  dist_y_.rows(rank_), local_y_);
+  device_relayout(to_y_, xt, yt, config_.nx, config_.ny, local_x_);
 }
 
 void Solver::device_upload() {
@@ -188,10 +180,12 @@ void Solver::device_set_field_x(const double* block_x) {
     // Layout X of one rank is ny × nx: the device state's layout.
     cuda::copy_async(s, d.u.data(), block_x, local_x_ * kDouble);
   } else {
+    // Layout X (rows_x × nx) → Xt, then the plan → Yt.
     cuda::copy_async(s, d.stage.data(), block_x, local_x_ * kDouble);
+    cuda::transpose(s, d.stage.as<double>(), d.stage2.as<double>(), dist_x_.rows(rank_),
+                    config_.nx);
     cuda::synchronize(s);
-    transpose(to_y_, d.stage.as<double>(), d.stage2.as<double>(), "layout changes");
-    cuda::transpose(s, d.stage2.as<double>(), d.u.as<double>(), dist_y_.rows(rank_), config_.ny);
+    transpose(to_y_, d.stage2.as<double>(), d.u.as<double>(), "layout changes");
   }
   cuda::synchronize(s);
   d.field_fresh = false;
@@ -208,9 +202,11 @@ void Solver::device_get_field_x(double* block_x) {
   if (d.single_rank) {
     cuda::copy_async(s, block_x, d.u.data(), local_x_ * kDouble);
   } else {
-    cuda::transpose(s, d.u.as<double>(), d.stage.as<double>(), config_.ny, dist_y_.rows(rank_));
+    // Yt → Xt by the plan, then layout X (rows_x × nx).
     cuda::synchronize(s);
-    transpose(to_x_, d.stage.as<double>(), d.stage2.as<double>(), "layout changes");
+    transpose(to_x_, d.u.as<double>(), d.stage.as<double>(), "layout changes");
+    cuda::transpose(s, d.stage.as<double>(), d.stage2.as<double>(), config_.nx,
+                    dist_x_.rows(rank_));
     cuda::copy_async(s, block_x, d.stage2.data(), local_x_ * kDouble);
   }
   cuda::synchronize(s);
@@ -263,8 +259,7 @@ double Solver::device_bytes_per_step() const noexcept {
                  cuda::heat2d_solve_columns_bytes(periodic, true) * cells_y;
   if (dev_->single_rank)
     return bytes + 16.0 * (cells_x + cells_y);
-  // Two local transposes around each plan.
-  return bytes + 32.0 * (cells_x + cells_y) + to_x_.bytes_moved() + to_y_.bytes_moved();
+  return bytes + to_x_.bytes_moved() + to_y_.bytes_moved();
 }
 
 } // namespace tessera::heat2d

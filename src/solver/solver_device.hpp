@@ -29,8 +29,8 @@ struct Solver::Device {
   cuda::DeviceBuffer u;      // the state: ny × rows_y, y-lines as columns
   cuda::DeviceBuffer work;   // an explicit half (lines as columns), input of the next layout change
   cuda::DeviceBuffer lines;  // nx × rows_x, x-lines as columns: right-hand sides of the x-solves
-  cuda::DeviceBuffer stage;  // several ranks: transpose plan input (rows layout)
-  cuda::DeviceBuffer stage2; // several ranks: transpose plan output (rows layout)
+  cuda::DeviceBuffer stage;  // several ranks: layout X and Xt on their way in and out
+  cuda::DeviceBuffer stage2; // (set_field_x, get_field_x, the exchange trial)
   cuda::DeviceBuffer field;  // the state in layout Y, made on demand (device_field_y)
   bool field_fresh = false;  // `field` holds the current state
   cuda::DeviceTridiag tri_x, tri_y;

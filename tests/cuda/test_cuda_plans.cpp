@@ -25,15 +25,18 @@ std::uint64_t shared_seed() {
   return seed;
 }
 
+// With `column_major`, this rank's blocks are stored by columns: its rows of A as N × m_r, its
+// rows of Aᵀ expected as M × n_r.
 template <class T>
-void check_transpose_plan(Shape2 s, Memory memory, Exchange algo) {
+void check_transpose_plan(Shape2 s, Memory memory, Exchange algo, bool column_major = false) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const std::uint64_t seed = shared_seed();
-  SCOPED_TRACE(::testing::Message() << s.rows << "x" << s.cols << " " << dtype_name(dtype_of<T>)
-                                    << (memory == Memory::Device ? " device" : " host") << " "
-                                    << exchange_name(algo) << " seed " << seed);
+  SCOPED_TRACE(::testing::Message()
+               << s.rows << "x" << s.cols << " " << dtype_name(dtype_of<T>)
+               << (memory == Memory::Device ? " device" : " host") << " " << exchange_name(algo)
+               << (column_major ? " column-major" : "") << " seed " << seed);
   const auto a = test::random_vector<T>(static_cast<std::size_t>(s.rows * s.cols), seed);
   std::vector<T> at(a.size());
   reference::transpose(a.data(), at.data(), s.rows, s.cols);
@@ -43,11 +46,22 @@ void check_transpose_plan(Shape2 s, Memory memory, Exchange algo) {
   const auto n_out = static_cast<std::size_t>(tdist.local_size(rank));
   std::vector<T> in(a.begin() + dist.begin(rank) * s.cols,
                     a.begin() + dist.begin(rank) * s.cols + static_cast<std::ptrdiff_t>(n_in));
+  std::vector<T> expect(at.begin() + tdist.begin(rank) * s.rows,
+                        at.begin() + tdist.begin(rank) * s.rows +
+                            static_cast<std::ptrdiff_t>(n_out));
+  if (column_major) {
+    std::vector<T> by_columns(n_in), expect_by_columns(n_out);
+    reference::transpose(in.data(), by_columns.data(), dist.rows(rank), s.cols);
+    reference::transpose(expect.data(), expect_by_columns.data(), tdist.rows(rank), s.rows);
+    in.swap(by_columns);
+    expect.swap(expect_by_columns);
+  }
   std::vector<T> out(n_out);
 
   TransposeOptions opt;
   opt.algorithm = algo;
   opt.memory = memory;
+  opt.column_major = column_major;
   TransposePlan plan(dist, dtype_of<T>, MPI_COMM_WORLD, Backend::Cuda, opt);
   EXPECT_EQ(plan.backend(), Backend::Cuda);
   for (int round = 0; round < 2; ++round) { // a plan runs many times
@@ -60,8 +74,7 @@ void check_transpose_plan(Shape2 s, Memory memory, Exchange algo) {
     } else {
       plan.execute(in.data(), out.data());
     }
-    ASSERT_EQ(std::memcmp(out.data(), at.data() + tdist.begin(rank) * s.rows, n_out * sizeof(T)), 0)
-        << "round " << round;
+    ASSERT_EQ(std::memcmp(out.data(), expect.data(), n_out * sizeof(T)), 0) << "round " << round;
   }
 }
 
@@ -78,6 +91,14 @@ TYPED_TEST(CudaTransposePlan, MatchesReference) {
       for (Exchange e :
            {Exchange::Alltoallv, Exchange::PairwiseP2P, Exchange::Pipelined, Exchange::Auto})
         check_transpose_plan<TypeParam>(s, m, e);
+}
+
+TYPED_TEST(CudaTransposePlan, ColumnMajorBlocksMatchTheReference) {
+  TESSERA_REQUIRE_GPU();
+  for (Shape2 s : {Shape2{1, 1}, Shape2{1, 100}, Shape2{100, 1}, Shape2{31, 33}, Shape2{1000, 999}})
+    for (Memory m : {Memory::Device, Memory::Host})
+      for (Exchange e : {Exchange::Alltoallv, Exchange::Pipelined, Exchange::Auto})
+        check_transpose_plan<TypeParam>(s, m, e, true);
 }
 
 template <class T>

@@ -204,6 +204,7 @@ public:
     cuda::synchronize(copies_.get());
     cuda::synchronize(compute_.get());
   }
+  void synchronize_local() override { cuda::synchronize(compute_.get()); }
 
   void end() override {
     const auto& L = layout_;

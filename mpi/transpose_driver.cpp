@@ -82,12 +82,15 @@ void run_transpose(const TransposeRun& run, Exchange algorithm, const void* in, 
       engine.pack_device();
       edge();
     });
+    // The transfers run on the GPU while the self piece is transposed; the exchange's phase is
+    // the time left waiting for them after that.
     const void* recv = engine.exchange_device(*run.nccl);
-    edge();
     clock.time(clock.self, [&] {
       engine.transpose_self();
-      edge();
+      if (timers)
+        engine.synchronize_local();
     });
+    edge();
     const auto from = pieces(run, recv, false);
     clock.time(clock.unpack, [&] {
       engine.unpack_all(from.data());

@@ -23,8 +23,8 @@
 //   end()                                out is complete when it returns
 //
 // On-device exchange (only engines whose exchanges_on_device() is true; Exchange::Nccl):
-//   begin(in, out), pack_device(), exchange_device(nccl), transpose_self(),
-//   unpack_all(pieces) with the pieces in the returned device receive buffer, end().
+//   begin(in, out), pack_device(), exchange_device(nccl), transpose_self() (while the transfers
+//   run), unpack_all(pieces) with the pieces in the returned device receive buffer, end().
 // These steps are queued on the engine's stream and return before the GPU has done them;
 // synchronize() waits, for callers that time the phases.
 //
@@ -80,6 +80,8 @@ public:
   virtual const void* exchange_device(mpi::NcclComm& nccl);
   // Waits for the work queued so far (a no-op for an engine that queues nothing).
   virtual void synchronize() {}
+  // Waits for the local work queued so far (the transposes), not for transfers in flight.
+  virtual void synchronize_local() {}
 };
 
 struct TransposeEngineConfig {

@@ -3,8 +3,6 @@
 #include "cuda/heat2d.hpp"
 #include "cuda/launch.cuh"
 
-#include <cuda_pipeline.h>
-
 namespace tessera::cuda {
 
 namespace {
@@ -52,69 +50,34 @@ __global__ void explicit_columns_kernel(const double* __restrict__ src, double* 
   }
 }
 
-constexpr int kLineThreads = 64; // threads per block of solve_columns_kernel
-constexpr int kChunk = 16;       // values per chunk of a line
-constexpr int kStages = 6;       // chunks in a thread's ring: kStages - 1 in flight ahead of use
-
-// One thread's walk along its line: first[0], first[step], first[2 step], … (count values),
-// fetched by asynchronous copies into a ring of kStages chunks in shared memory, kStages − 1
-// chunks ahead of use. One thread per line gives few warps per multiprocessor (16384 lines are 4
-// on an H200, 8192 are 2), so each thread must keep many loads in flight to cover the memory
-// latency (Little's law: ~4.8 TB/s × ~0.8 µs is ~29 KiB per SM); copies in flight cost no
-// registers, where loads into registers ran out of them at 32 values. 80 values per thread:
-// 40 KiB per SM with 2 warps.
-class LineStream {
-public:
-  // `ring`: this thread's first slot of a kStages × kChunk × kLineThreads shared array.
-  __device__ LineStream(double* ring, const double* first, i64 step, i64 count)
-      : ring_(ring), first_(first), step_(step), left_(count) {
-#pragma unroll 1
-    for (int k = 0; k < kStages - 1; ++k)
-      issue();
-  }
-  // The next chunk of the walk: its value k is at [k * kLineThreads] (past the end: garbage).
-  __device__ const double* next() {
-    issue();
-    __pipeline_wait_prior(kStages - 1);
-    const double* chunk = ring_ + use_ * kChunk * kLineThreads;
-    use_ = use_ + 1 == kStages ? 0 : use_ + 1;
-    return chunk;
-  }
-
-private:
-  __device__ void issue() {
-    double* slot = ring_ + fill_ * kChunk * kLineThreads;
+// r[k] = p[k * step] for k < count (walking the pointer keeps one address live, not kChunk).
+template <int kChunk>
+__device__ __forceinline__ void load_chunk(double (&r)[kChunk], const double* p, i64 step,
+                                           i64 count) {
 #pragma unroll
-    for (int k = 0; k < kChunk; ++k)
-      if (k < left_)
-        __pipeline_memcpy_async(slot + k * kLineThreads, first_ + (done_ + k) * step_,
-                                sizeof(double));
-    __pipeline_commit(); // an empty group past the end keeps the count of groups in step
-    done_ += kChunk;
-    left_ -= kChunk;
-    fill_ = fill_ + 1 == kStages ? 0 : fill_ + 1;
+  for (int k = 0; k < kChunk; ++k) {
+    if (k < count)
+      r[k] = *p;
+    p += step;
   }
-
-  double* ring_;
-  const double* first_;
-  i64 step_, left_, done_ = 0;
-  int fill_ = 0, use_ = 0;
-};
+}
 
 // One thread per line s: cpu::ConstTridiag's const_sweep (same operations, same order; the
 // library builds with --fmad=false) with AdiLine::solve's boundary terms before it and
 // AdiLine's explicit half after it, computed from the solution values as they come out.
-// The values each sweep reads come through a LineStream: the loads do not depend on the
-// recurrence, so they can run far ahead of it.
-__global__ void __launch_bounds__(kLineThreads)
+//
+// kChunk values are loaded ahead of the sequential recurrences: the loads of a chunk do not
+// depend on the recurrence, so they are all in flight at once. One thread per line gives few
+// warps per multiprocessor (16384 lines: 4 on an H200), so these loads are what keeps enough
+// bytes in flight to cover the memory latency; fewer lines need longer chunks (loads_ahead).
+template <int kChunk>
+__global__ void __launch_bounds__(64)
     solve_columns_kernel(double* __restrict__ x, double* __restrict__ out, i64 n, i64 m,
                          DeviceTridiag::Factors f, double h, double g, double hg, bool periodic,
                          bool add_bc, bool keep) {
   const i64 s = blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x;
   if (s >= m)
     return;
-  __shared__ double rings[kStages * kChunk * kLineThreads];
-  double* ring = rings + threadIdx.x;
   double* X = x + s;
   double* O = out + s;
   const double* __restrict__ inv = f.inv;
@@ -128,14 +91,14 @@ __global__ void __launch_bounds__(kLineThreads)
   }
   double prev = v * inv[0];
   X[0] = prev;
-  LineStream forward(ring, X + m, m, n - 1);
   for (i64 i0 = 1; i0 < n; i0 += kChunk) {
-    const double* r = forward.next();
+    double r[kChunk];
+    load_chunk(r, X + i0 * m, m, n - i0);
 #pragma unroll
     for (int k = 0; k < kChunk; ++k) {
       const i64 i = i0 + k;
       if (i < n) {
-        double rhs = r[k * kLineThreads];
+        double rhs = r[k];
         if (add_bc && i == n - 1)
           rhs = rhs + hg;
         prev = (rhs - f.lower * prev) * inv[i];
@@ -158,14 +121,14 @@ __global__ void __launch_bounds__(kLineThreads)
   if (!f.cyclic) {
     // Backward sweep; the explicit value at i + 1 is due once the solution at i is known.
     double cur = prev, right = g; // solution at i + 1, and at i + 2 (g past the end)
-    LineStream backward(ring, X + (n - 2) * m, -m, n - 1);
     for (i64 i0 = n - 2; i0 >= 0; i0 -= kChunk) {
-      const double* r = backward.next();
+      double r[kChunk];
+      load_chunk(r, X + i0 * m, -m, i0 + 1);
 #pragma unroll
       for (int k = 0; k < kChunk; ++k) {
         const i64 i = i0 - k;
         if (i >= 0) {
-          const double left = r[k * kLineThreads] - upper[i] * cur;
+          const double left = r[k] - upper[i] * cur;
           if (keep)
             X[i * m] = left;
           O[(i + 1) * m] = stencil(cur, left, right, h);
@@ -177,14 +140,14 @@ __global__ void __launch_bounds__(kLineThreads)
     O[0] = stencil(cur, g, right, h);
     return;
   }
-  LineStream backward(ring, X + (n - 2) * m, -m, n - 1);
   for (i64 i0 = n - 2; i0 >= 0; i0 -= kChunk) {
-    const double* r = backward.next();
+    double r[kChunk];
+    load_chunk(r, X + i0 * m, -m, i0 + 1);
 #pragma unroll
     for (int k = 0; k < kChunk; ++k) {
       const i64 i = i0 - k;
       if (i >= 0) {
-        prev = r[k * kLineThreads] - upper[i] * prev;
+        prev = r[k] - upper[i] * prev;
         X[i * m] = prev;
       }
     }
@@ -195,15 +158,14 @@ __global__ void __launch_bounds__(kLineThreads)
   const double w0 = prev - fac * z[0];
   const double wl = n == 1 ? w0 : X[(n - 1) * m] - fac * z[n - 1];
   double before = wl, cur = w0;
-  LineStream inner(ring, X + m, m, n - 2); // x_1 … x_{n-2}
   for (i64 i0 = 0; i0 < n; i0 += kChunk) {
-    const double* r = inner.next();
+    double r[kChunk];
+    load_chunk(r, X + (i0 + 1) * m, m, n - 2 - i0);
 #pragma unroll
     for (int k = 0; k < kChunk; ++k) {
       const i64 i = i0 + k;
       if (i < n) {
-        const double next =
-            i + 1 < n - 1 ? r[k * kLineThreads] - fac * z[i + 1] : (i + 1 == n - 1 ? wl : w0);
+        const double next = i + 1 < n - 1 ? r[k] - fac * z[i + 1] : (i + 1 == n - 1 ? wl : w0);
         if (keep)
           X[i * m] = cur;
         O[i * m] = stencil(cur, before, next, h);
@@ -230,6 +192,16 @@ int blocks_for(i64 work, int threads) {
   const i64 wanted = (work + threads - 1) / threads;
   const i64 cap = static_cast<i64>(detail::sm_count()) * 32;
   return static_cast<int>(wanted < cap ? (wanted > 0 ? wanted : 1) : cap);
+}
+
+// Values each thread of solve_columns_kernel loads ahead: enough that each multiprocessor keeps
+// about 32 KiB of loads in flight (Little's law: ~4.8 TB/s × ~0.8 µs over 132 SMs is ~29 KiB),
+// i.e. warps per SM × loads × 256 bytes. 16 loads with 8 or more warps per SM, else 32 (more
+// would spill registers; 16384 lines on an H200 are 4 warps per SM).
+int loads_ahead(i64 lines) {
+  const i64 warps = (lines + 31) / 32;
+  const i64 sms = detail::sm_count();
+  return (warps + sms - 1) / sms >= 8 ? 16 : 32;
 }
 
 } // namespace
@@ -280,9 +252,16 @@ void heat2d_solve_columns(CUstream_st* stream, const DeviceTridiag& tri, double*
   // -0.0 into +0.0), and hg rounded once on the host.
   const bool add_bc = !periodic && boundary != 0.0;
   const double g = periodic ? 0.0 : boundary;
-  const auto blocks = static_cast<unsigned>((lines + kLineThreads - 1) / kLineThreads);
-  solve_columns_kernel<<<blocks, kLineThreads, 0, stream>>>(
-      x, explicit_out, n, lines, f, h, g, h * boundary, periodic, add_bc, keep_solution);
+  constexpr int kThreads = 64;
+  const auto blocks = static_cast<unsigned>((lines + kThreads - 1) / kThreads);
+  const auto launch = [&](auto kernel) {
+    kernel<<<blocks, kThreads, 0, stream>>>(x, explicit_out, n, lines, f, h, g, h * boundary,
+                                            periodic, add_bc, keep_solution);
+  };
+  if (loads_ahead(lines) == 16)
+    launch(solve_columns_kernel<16>);
+  else
+    launch(solve_columns_kernel<32>);
   CHECK_CUDA_LAUNCH();
 }
 

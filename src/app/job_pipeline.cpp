@@ -70,12 +70,10 @@ struct PipelineSettings {
   std::string output;
   bool write_input = true, write_transpose = true;
   io::WriteOptions write;
-  std::size_t memory_limit = 0; // 0: none
   bool out_of_core = false;
-  int staging_depth = 1;
-  io::ChunkShape chunk_shape = io::ChunkShape::ColumnPanels;
-  std::size_t chunk_bytes = 0; // 0: from the memory limit
-  int io_cpu = -1;
+  // The staging keys: memory_limit (0: none), staging_depth, chunk_shape, chunk_bytes (0: from
+  // the memory limit), io_cpu; the out-of-core run starts from these options.
+  io::OutOfCoreOptions staging;
 };
 
 // A byte size deck key ("2GiB"); 0 when empty. A bad size fails naming the key.
@@ -121,13 +119,13 @@ PipelineSettings read_settings(const Deck& deck) {
   s.write.chunk_rows = deck.get<std::int64_t>("output.chunk_rows");
   s.write.chunk_cols = deck.get<std::int64_t>("output.chunk_cols");
   s.write.deflate = static_cast<int>(deck.get<std::int64_t>("output.deflate"));
-  s.memory_limit = byte_size_key(deck, "staging.memory_limit");
-  s.chunk_bytes = byte_size_key(deck, "staging.chunk_size");
+  s.staging.memory_limit = byte_size_key(deck, "staging.memory_limit");
+  s.staging.chunk_bytes = byte_size_key(deck, "staging.chunk_size");
   s.out_of_core = deck.get<bool>("staging.out_of_core");
-  s.staging_depth = static_cast<int>(deck.get<std::int64_t>("staging.depth"));
-  s.io_cpu = static_cast<int>(deck.get<std::int64_t>("staging.io_cpu"));
+  s.staging.staging_depth = static_cast<int>(deck.get<std::int64_t>("staging.depth"));
+  s.staging.io_cpu = static_cast<int>(deck.get<std::int64_t>("staging.io_cpu"));
   try {
-    s.chunk_shape = io::parse_chunk_shape(deck.get<std::string>("staging.chunk_shape"));
+    s.staging.chunk_shape = io::parse_chunk_shape(deck.get<std::string>("staging.chunk_shape"));
   } catch (const InputError& e) {
     deck.fail("staging.chunk_shape", "{}", e.what());
   }
@@ -149,7 +147,8 @@ std::string describe_result(const ReduceResult& r, std::size_t k) {
 // Whether matrix.input must stream out of core: staging.out_of_core, or this rank's rows and
 // their transpose do not fit staging.memory_limit. A generated matrix must fit.
 bool needs_out_of_core(const PipelineSettings& s, const Context& ctx) {
-  if (s.memory_limit == 0 && !s.out_of_core)
+  const std::size_t limit = s.staging.memory_limit;
+  if (limit == 0 && !s.out_of_core)
     return false;
   Shape shape = s.shape;
   DType dtype = s.dtype;
@@ -163,20 +162,20 @@ bool needs_out_of_core(const PipelineSettings& s, const Context& ctx) {
   const double need = (double(d.rows(0)) * double(shape.cols) +
                        (s.transpose ? double(d.transposed().rows(0)) * double(shape.rows) : 0.0)) *
                       double(dtype_size(dtype));
-  const bool too_big = s.memory_limit > 0 && need > double(s.memory_limit);
+  const bool too_big = limit > 0 && need > double(limit);
   if (!s.input && (too_big || s.out_of_core))
-    TESSERA_THROW(ResourceError,
-                  "the generated {} {} matrix needs {} per rank{}; only a matrix read from a "
-                  "file streams out of core: write it with `tessera generate` and set "
-                  "matrix.input",
-                  shape.str(), dtype_name(dtype), format_bytes(need),
-                  too_big ? fmt::format(", more than staging.memory_limit {}",
-                                        format_bytes(double(s.memory_limit)))
-                          : std::string());
+    TESSERA_THROW(
+        ResourceError,
+        "the generated {} {} matrix needs {} per rank{}; only a matrix read from a "
+        "file streams out of core: write it with `tessera generate` and set "
+        "matrix.input",
+        shape.str(), dtype_name(dtype), format_bytes(need),
+        too_big ? fmt::format(", more than staging.memory_limit {}", format_bytes(double(limit)))
+                : std::string());
   if (too_big)
     log::info("pipeline: {} needs {} per rank in memory, more than staging.memory_limit {}: "
               "streaming it out of core",
-              s.input->str(), format_bytes(need), format_bytes(double(s.memory_limit)));
+              s.input->str(), format_bytes(need), format_bytes(double(limit)));
   return true;
 }
 
@@ -189,12 +188,7 @@ int run_out_of_core(const Deck& deck, const PipelineSettings& s, Backend backend
   if (s.write_input && !s.output.empty())
     log::info("pipeline: out of core, the matrix stays in {} (output.write_input is ignored)",
               s.input->str());
-  io::OutOfCoreOptions o;
-  o.memory_limit = s.memory_limit;
-  o.staging_depth = s.staging_depth;
-  o.io_cpu = s.io_cpu;
-  o.chunk_shape = s.chunk_shape;
-  o.chunk_bytes = s.chunk_bytes;
+  io::OutOfCoreOptions o = s.staging;
   o.backend = backend;
   o.exchange = s.exchange;
   o.write = s.write;

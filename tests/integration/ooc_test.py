@@ -157,12 +157,16 @@ def scenario(r, rng):
         mem, _ = reduce_json(r, "a.h5:/A", axis, [])
         expect(mem["results"] == got["results"], f"along {axis}: out of core != in memory")
 
-    # A pipeline deck streams its matrix.input the same way.
+    # A pipeline deck streams its matrix.input the same way, with its staging keys.
     with open(r.path("ooc.toml"), "w") as f:
         f.write('[job]\nkind = "pipeline"\n[matrix]\ninput = "a.h5:/A"\n'
                 '[reduce]\nops = ["sum", "max"]\naxis = "cols"\n'
-                '[output]\nfile = "p.h5"\n[staging]\nmemory_limit = "4MiB"\ndepth = 2\n')
-    r.run(["run", "ooc.toml"])
+                '[output]\nfile = "p.h5"\n[staging]\nmemory_limit = "4MiB"\ndepth = 2\n'
+                'chunk_shape = "rows"\nchunk_size = "256KiB"\n')
+    p, _ = r.run(["run", "ooc.toml"])
+    slab = max(1, (256 * 1024) // (cols * 8))
+    expect(re.search(rf"chunks of {slab} rows", p.stdout + p.stderr) is not None,
+           f"pipeline: staging.chunk_shape/chunk_size not applied (expected slabs of {slab} rows)")
     with h5py.File(r.path("p.h5"), "r") as f:
         expect(np.array_equal(f["transpose"][...], a.T), "pipeline: /transpose differs")
         got = f["reductions/max"][...].reshape(-1)

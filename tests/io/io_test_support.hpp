@@ -1,5 +1,5 @@
-// Shared helpers of the HDF5 tests: a per-test temporary directory (created by rank 0, name
-// broadcast), the I/O mode under test (TESSERA_HDF5_IO), reproducible random matrices, and a
+// Shared helpers of the HDF5 tests (besides ../mpi_test_support.hpp's rank_of, size_of and
+// TempDir): the I/O mode under test (TESSERA_HDF5_IO), reproducible random matrices, and a
 // check that an error was raised on every rank.
 #pragma once
 
@@ -15,54 +15,10 @@
 #include <type_traits>
 #include <vector>
 
+#include "../mpi_test_support.hpp"
 #include "core/error.hpp"
 
 namespace tessera::test {
-
-inline int rank_of(MPI_Comm c = MPI_COMM_WORLD) {
-  int r = 0;
-  MPI_Comm_rank(c, &r);
-  return r;
-}
-inline int size_of(MPI_Comm c = MPI_COMM_WORLD) {
-  int s = 1;
-  MPI_Comm_size(c, &s);
-  return s;
-}
-
-// A fresh directory per test under $TMPDIR (or /tmp), removed at the end.
-class TempDir {
-public:
-  TempDir() {
-    std::string name;
-    if (rank_of() == 0) {
-      const char* base = std::getenv("TMPDIR");
-      std::string templ = std::string(base && *base ? base : "/tmp") + "/tessera-io-XXXXXX";
-      if (::mkdtemp(templ.data()) == nullptr)
-        throw std::runtime_error("mkdtemp failed for " + templ);
-      name = templ;
-    }
-    int n = static_cast<int>(name.size());
-    MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    name.resize(static_cast<std::size_t>(n));
-    MPI_Bcast(name.data(), n, MPI_CHAR, 0, MPI_COMM_WORLD);
-    path_ = name;
-  }
-  ~TempDir() {
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (rank_of() == 0) {
-      std::error_code ec;
-      std::filesystem::remove_all(path_, ec);
-    }
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-  const std::string& path() const { return path_; }
-
-private:
-  std::string path_;
-};
 
 // Sets TESSERA_HDF5_IO for the lifetime of the object ("" unsets it).
 class IoModeScope {

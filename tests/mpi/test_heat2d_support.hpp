@@ -7,28 +7,18 @@
 #include <mpi.h>
 
 #include <cstdint>
-#include <cstdlib>
-#include <filesystem>
 #include <random>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "../mpi_test_support.hpp"
 #include "cpu/tridiag.hpp"
 #include "solver/heat2d_config.hpp"
 
 namespace heat2d_test {
 
-inline int rank_of(MPI_Comm c = MPI_COMM_WORLD) {
-  int r = 0;
-  MPI_Comm_rank(c, &r);
-  return r;
-}
-inline int size_of(MPI_Comm c = MPI_COMM_WORLD) {
-  int s = 1;
-  MPI_Comm_size(c, &s);
-  return s;
-}
+using tessera::test::rank_of;
+using tessera::test::size_of;
 
 // A seed from std::random_device on rank 0, the same on every rank.
 inline unsigned shared_seed() {
@@ -39,37 +29,10 @@ inline unsigned shared_seed() {
   return seed;
 }
 
-// A directory under $TMPDIR (or /tmp) made by rank 0, removed at the end.
-class TempDir {
+// The heat2d tests' temporary directories: tessera-heat2d-XXXXXX.
+class TempDir : public tessera::test::TempDir {
 public:
-  TempDir() {
-    std::string name;
-    if (rank_of() == 0) {
-      const char* base = std::getenv("TMPDIR");
-      std::string templ = std::string(base && *base ? base : "/tmp") + "/tessera-heat2d-XXXXXX";
-      if (::mkdtemp(templ.data()) == nullptr)
-        throw std::runtime_error("mkdtemp failed for " + templ);
-      name = templ;
-    }
-    int n = static_cast<int>(name.size());
-    MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    name.resize(static_cast<std::size_t>(n));
-    MPI_Bcast(name.data(), n, MPI_CHAR, 0, MPI_COMM_WORLD);
-    path_ = name;
-  }
-  ~TempDir() {
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (rank_of() == 0) {
-      std::error_code ec;
-      std::filesystem::remove_all(path_, ec);
-    }
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
-private:
-  std::string path_;
+  TempDir() : tessera::test::TempDir("heat2d") {}
 };
 
 // A random global field u[j][i] (ny x nx, row-major), the same on every rank for one seed.

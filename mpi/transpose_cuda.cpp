@@ -294,7 +294,8 @@ private:
   std::vector<std::int64_t> input_offsets_; // column-major: each piece's run in the input
   cuda::unique_stream compute_, copies_;
   std::vector<cuda::Event> transposed_, exchanged_, piece_ready_;
-  // d_in_/d_out_: host-resident data only; d_recv_: CUDA-aware MPI or the on-device exchange
+  // d_in_/d_out_: host-resident data only; d_recv_: CUDA-aware MPI, the on-device exchange or
+  // column-major blocks; d_send_: not for column-major blocks unless MPI reads device memory
   cuda::DeviceBuffer d_in_, d_out_, d_send_, d_recv_;
   cuda::PinnedBuffer h_send_, h_recv_;
   void* send_ptr_ = nullptr;

@@ -12,7 +12,8 @@
 #
 #   STEPS="build tests" bench/gpu/run_two_gpu_checks.sh OUTDIR [SECONDS]
 #   STEPS="cli heat2d exchange" bench/gpu/run_two_gpu_checks.sh OUTDIR [SECONDS]
-# Environment: STEPS (default: all five), BUILD_DIR (default build/release),
+# Environment: STEPS (default: all five), BUILD_DIR (default build/release; outside the source
+# folder when each device call replaces that folder),
 # CMAKE_CUDA_ARCHITECTURES (default 90), SIZE (heat2d size, default 16384).
 set -uo pipefail
 # shellcheck source=bench/gpu/steps.sh

@@ -6,8 +6,6 @@
 // a contiguous run of the input (rows [b'_s, e'_s) of the stored N × m_r block), so packing is a
 // copy, and each piece is transposed on arrival into its rows [b_q, e_q) of the stored M × n_r
 // output.
-#include <omp.h>
-
 #include <cstring>
 
 #include "cpu/transpose.hpp"
@@ -125,10 +123,9 @@ public:
     // Peer's rows [b_q, e_q), columns [b'_r, e'_r) → output columns [b_q, e_q).
     const auto& L = layout_;
     if (column_major_) {
-      // Peer's stored rows [b'_r, e'_r) (n_r × m_q) → stored output rows [b_q, e_q).
-      const std::int64_t m = L.in.rows(peer);
-      cpu::transpose(dtype_, static_cast<const char*>(peer_in) + bytes(L.out.begin(L.rank) * m),
-                     out_ + bytes(L.in.begin(peer) * L.my_cols()), L.my_cols(), m, m, L.my_cols());
+      // Peer's stored rows [b'_r, e'_r) are the n_r × m_q piece it would have sent.
+      unpack(peer,
+             static_cast<const char*>(peer_in) + bytes(L.out.begin(L.rank) * L.in.rows(peer)));
       return;
     }
     cpu::transpose(dtype_, static_cast<const char*>(peer_in) + bytes(L.out.begin(L.rank)),
@@ -142,16 +139,8 @@ private:
   char* send_at(std::int64_t element) const noexcept {
     return send_ptr_ + bytes(element);
   }
-  // `elements` from src to dst, split over the OpenMP threads (one memcpy per thread).
   void copy(char* dst, const char* src, std::int64_t elements) const {
-    const std::int64_t total = static_cast<std::int64_t>(bytes(elements));
-#pragma omp parallel
-    {
-      const std::int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
-      const std::int64_t begin = total * t / threads, end = total * (t + 1) / threads;
-      if (end > begin)
-        std::memcpy(dst + begin, src + begin, static_cast<std::size_t>(end - begin));
-    }
+    cpu::parallel_copy(src, dst, bytes(elements));
   }
 
   TransposeLayout layout_;

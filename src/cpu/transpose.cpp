@@ -50,9 +50,9 @@ void on_team(const Work& work) {
 
 // Outputs at least this large may be written around the caches (see above); smaller ones are
 // likely to be read again soon, so they are left in cache.
-constexpr std::size_t kStreamingBytes = std::size_t{8} << 20;
+[[maybe_unused]] constexpr std::size_t kStreamingBytes = std::size_t{8} << 20;
 
-bool streaming_stores_enabled() {
+[[maybe_unused]] bool streaming_stores_enabled() {
   const char* v = std::getenv("TESSERA_STREAMING_STORES");
   return v != nullptr && v[0] == '1';
 }

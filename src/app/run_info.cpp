@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include "core/log.hpp"
 #include "cuda/device.hpp"
 #include "mpi/timing_table.hpp"
 
@@ -30,8 +31,8 @@ io::Provenance make_provenance(const Context& ctx, const std::string& deck, Back
 }
 
 void print_timing_table(const PhaseTimers& timers, const Context& ctx, std::FILE* out) {
-  const std::string table = mpi::timing_table(timers, ctx.comm);
-  if (ctx.rank != 0)
+  const std::string table = mpi::timing_table(timers, ctx.comm); // collective: every rank
+  if (ctx.rank != 0 || log_verbosity() == Verbosity::Quiet)
     return;
   std::fprintf(out, "\nTiming (%d rank%s x %d thread%s; max over ranks):\n%s", ctx.nranks,
                ctx.nranks == 1 ? "" : "s", omp_threads(), omp_threads() == 1 ? "" : "s",

@@ -8,14 +8,20 @@ namespace tessera {
 
 namespace {
 int g_rank = 0;
-}
+Verbosity g_verbosity = Verbosity::Normal;
+} // namespace
 
 int log_rank() noexcept {
   return g_rank;
 }
 
+Verbosity log_verbosity() noexcept {
+  return g_verbosity;
+}
+
 void init_logging(int rank, int nranks, Verbosity v) {
   g_rank = rank;
+  g_verbosity = v;
   // stderr for everything: stdout stays clean for --json and tables, and the sink flushes
   // line by line so Slurm output files show progress as it happens.
   const auto name = fmt::format("tessera.{}", rank);

@@ -11,6 +11,8 @@ enum class Verbosity { Quiet, Normal, Verbose };
 // Call once per process after MPI_Init (rank and size known).
 void init_logging(int rank, int nranks, Verbosity v = Verbosity::Normal);
 int log_rank() noexcept;
+// The level chosen at init_logging(): Quiet also silences reports (timing tables).
+Verbosity log_verbosity() noexcept;
 
 namespace log {
 using spdlog::debug;

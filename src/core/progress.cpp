@@ -81,6 +81,7 @@ void Progress::print(double done, bool final) {
     log::info("{}", line);
   }
   last_print_ = now;
+  last_printed_done_ = done;
   printed_ = true;
 }
 
@@ -96,8 +97,13 @@ void Progress::finish(bool always) {
   if (!enabled_ || finished_)
     return;
   finished_ = true;
+  const double done = std::max(done_, total_);
+  // A log line already showing the end is not repeated; on a terminal the open line still
+  // needs its final rewrite.
+  if (printed_ && !tty_ && last_printed_done_ >= done)
+    return;
   if (printed_ || always)
-    print(std::max(done_, total_), true);
+    print(done, true);
 }
 
 } // namespace tessera

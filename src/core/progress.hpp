@@ -44,6 +44,7 @@ private:
   double start_;
   double last_print_;
   double done_ = 0.0;
+  double last_printed_done_ = -1.0;
   bool enabled_;
   bool tty_;
   bool printed_ = false;

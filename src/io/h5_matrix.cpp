@@ -116,6 +116,24 @@ void transfer(hid_t dset, const Hyperslab& s, DType dtype, void* buf, Direction 
   last_collective = was_collective;
 }
 
+} // namespace
+
+Shape chunk_dims(Shape shape, DType dtype, const WriteOptions& o) {
+  if (!(o.chunk_rows > 0 || o.chunk_cols > 0 || o.deflate > 0) || shape.empty())
+    return {};
+  const auto esize = static_cast<std::int64_t>(dtype_size(dtype));
+  std::int64_t cols = o.chunk_cols > 0 ? std::min(o.chunk_cols, shape.cols) : shape.cols;
+  cols = std::min(cols, max_chunk_bytes / esize);
+  std::int64_t rows =
+      o.chunk_rows > 0
+          ? std::min(o.chunk_rows, shape.rows)
+          : std::clamp<std::int64_t>(default_chunk_bytes / (cols * esize), 1, shape.rows);
+  rows = std::min(rows, std::max<std::int64_t>(max_chunk_bytes / (cols * esize), 1));
+  return {rows, cols};
+}
+
+namespace {
+
 unique_hid dataset_creation(Shape shape, DType dtype, const WriteOptions& o) {
   unique_hid dcpl = checked_hid(H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate(H5P_DATASET_CREATE)");
   const bool chunked = o.chunk_rows > 0 || o.chunk_cols > 0 || o.deflate > 0;
@@ -125,15 +143,8 @@ unique_hid dataset_creation(Shape shape, DType dtype, const WriteOptions& o) {
     CHECK_HDF5(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER));
     return dcpl;
   }
-  const auto esize = static_cast<std::int64_t>(dtype_size(dtype));
-  std::int64_t cols = o.chunk_cols > 0 ? std::min(o.chunk_cols, shape.cols) : shape.cols;
-  cols = std::min(cols, max_chunk_bytes / esize);
-  std::int64_t rows =
-      o.chunk_rows > 0
-          ? std::min(o.chunk_rows, shape.rows)
-          : std::clamp<std::int64_t>(default_chunk_bytes / (cols * esize), 1, shape.rows);
-  rows = std::min(rows, std::max<std::int64_t>(max_chunk_bytes / (cols * esize), 1));
-  const hsize_t dims[2] = {static_cast<hsize_t>(rows), static_cast<hsize_t>(cols)};
+  const Shape chunk = chunk_dims(shape, dtype, o);
+  const hsize_t dims[2] = {static_cast<hsize_t>(chunk.rows), static_cast<hsize_t>(chunk.cols)};
   CHECK_HDF5(H5Pset_chunk(dcpl.get(), 2, dims));
   if (o.deflate > 0) {
     if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0)

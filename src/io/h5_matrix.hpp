@@ -30,6 +30,10 @@ struct WriteOptions {
                                // rows are chosen when no chunk shape is given)
 };
 
+// The HDF5 chunk shape create_dataset() gives a dataset of `shape` with options `o`; {0, 0} for
+// a contiguous layout.
+Shape chunk_dims(Shape shape, DType dtype, const WriteOptions& o);
+
 // A rectangle of a matrix: rows [row0, row0 + rows) and columns [col0, col0 + cols); in memory
 // it is a row-major rows x cols block. Empty (rows or cols 0) is legal.
 struct Hyperslab {

@@ -103,9 +103,12 @@ struct OutOfCoreOptions {
 struct OutOfCoreReport {
   std::int64_t chunks = 0;
   ChunkShape chunk_shape = ChunkShape::RowSlabs;
-  std::int64_t chunk_rows = 0;    // input rows per chunk, all ranks together
-  std::int64_t chunk_cols = 0;    // input columns per chunk
-  std::size_t buffer_bytes = 0;   // chunk and exchange buffers allocated on this rank
+  std::int64_t chunk_rows = 0;  // input rows per chunk, all ranks together
+  std::int64_t chunk_cols = 0;  // input columns per chunk
+  std::size_t buffer_bytes = 0; // chunk and exchange buffers allocated on this rank
+  // Transpose to compressed output: counted within the memory limit for the whole chunks HDF5
+  // holds while it compresses them (at most this much, on the rank that owns them).
+  std::size_t hdf5_staging_bytes = 0;
   double seconds = 0.0;           // wall time of the whole call
   double bytes_read = 0.0;        // by this rank
   double bytes_written = 0.0;     // by this rank

@@ -96,6 +96,41 @@ std::size_t worst_total(Shape block, int nranks, int buffers, std::size_t es) {
   return worst;
 }
 
+// HDF5 compresses (and decompresses) whole chunks: while it writes part of a compressed dataset
+// it holds, for each HDF5 chunk the part touches, the uncompressed chunk and its compressed
+// copy — with parallel HDF5 on the rank that owns the chunk, which collects the other ranks'
+// pieces first. One rank may own every chunk its own part of a write touches, so that is the
+// bound counted here: a rank writes a `rows` x `cols` rectangle, at any offset, of an output of
+// `out` shape stored in HDF5 chunks of `chunk` shape.
+std::size_t filtered_staging(std::int64_t rows, std::int64_t cols, Shape out, Shape chunk,
+                             std::size_t es) {
+  if (chunk.empty() || rows == 0 || cols == 0)
+    return 0;
+  // A run of n lines at an unknown offset meets at most ceil((n - 1) / c) + 1 chunks of c.
+  const auto met = [](std::int64_t n, std::int64_t c, std::int64_t total) {
+    return std::min((total + c - 1) / c, (n + c - 2) / c + 1);
+  };
+  const std::int64_t chunks = met(rows, chunk.rows, out.rows) * met(cols, chunk.cols, out.cols);
+  return 2 * static_cast<std::size_t>(chunks) * static_cast<std::size_t>(chunk.size()) * es;
+}
+
+WriteOptions output_layout(const Geometry& g, const OutOfCoreOptions& o);
+
+// What HDF5 holds per rank for compressed output written in chunks of extent e (0 uncompressed),
+// for the chunk shape output_layout() chooses with that extent.
+std::size_t hdf5_staging(const Geometry& g, std::int64_t e, const OutOfCoreOptions& o) {
+  if (o.write.deflate <= 0 || g.shape.empty())
+    return 0;
+  Geometry trial = g;
+  trial.extent = e;
+  trial.chunks = 1;
+  const Shape out = g.shape.transposed();
+  const Shape chunk = chunk_dims(out, g.dtype, output_layout(trial, o));
+  // Rank 0 writes the most rows: its rows of the chunk's transpose, d.global().cols wide.
+  const BlockDistribution d = BlockDistribution(g.block_of(e), g.nranks).transposed();
+  return filtered_staging(d.rows(0), d.global().cols, out, chunk, dtype_size(g.dtype));
+}
+
 Geometry plan_geometry(const DatasetInfo& info, int nranks, const detail::PipelineContext& ctx) {
   Geometry g;
   g.shape = info.shape;
@@ -107,8 +142,18 @@ Geometry plan_geometry(const DatasetInfo& info, int nranks, const detail::Pipeli
   const std::size_t es = dtype_size(g.dtype);
   const int buffers = ctx.depth + 1;
   const std::int64_t whole = g.panels() ? g.shape.cols : g.shape.rows;
-  const auto need = [&](std::int64_t e) { return worst_total(g.block_of(e), nranks, buffers, es); };
+  const auto need = [&](std::int64_t e) {
+    return worst_total(g.block_of(e), nranks, buffers, es) + hdf5_staging(g, e, ctx.options);
+  };
   const auto fits = [&](std::int64_t e) { return need(e) <= ctx.memory_limit; };
+  // Names HDF5's share of need(e) when it has one.
+  const auto of_which = [&](std::int64_t e) {
+    const std::size_t h = hdf5_staging(g, e, ctx.options);
+    return h == 0 ? std::string()
+                  : fmt::format(" ({} of it whole compressed chunks held by HDF5; smaller "
+                                "--chunk-rows/--chunk-cols make them smaller)",
+                                detail::format_bytes(static_cast<double>(h)));
+  };
   std::int64_t asked = g.panels() ? ctx.options.chunk_cols : ctx.options.chunk_rows;
   if (asked == 0 && ctx.options.chunk_bytes > 0)
     asked = detail::lines_in(ctx.options.chunk_bytes, g.block_of(1).size(), es, whole);
@@ -118,18 +163,19 @@ Geometry plan_geometry(const DatasetInfo& info, int nranks, const detail::Pipeli
     if (ctx.options.memory_limit != 0 && !fits(g.extent))
       TESSERA_THROW(ResourceError,
                     "chunks of {} {} of the {} {} matrix need {} per rank with staging depth "
-                    "{}, more than the memory limit of {}",
+                    "{}, more than the memory limit of {}{}",
                     g.extent, chunk_shape_name(g.kind), g.shape.str(), dtype_name(g.dtype),
                     detail::format_bytes(static_cast<double>(need(g.extent))), ctx.depth,
-                    detail::format_bytes(static_cast<double>(ctx.memory_limit)));
+                    detail::format_bytes(static_cast<double>(ctx.memory_limit)),
+                    of_which(g.extent));
   } else {
     if (!fits(1))
       TESSERA_THROW(ResourceError,
                     "the memory limit of {} per rank is too small to transpose the {} {} "
-                    "matrix: chunks of one {} already need {} with staging depth {}",
+                    "matrix: chunks of one {} already need {} with staging depth {}{}",
                     detail::format_bytes(static_cast<double>(ctx.memory_limit)), g.shape.str(),
                     dtype_name(g.dtype), g.panels() ? "column" : "row",
-                    detail::format_bytes(static_cast<double>(need(1))), ctx.depth);
+                    detail::format_bytes(static_cast<double>(need(1))), ctx.depth, of_which(1));
     g.extent = detail::largest_fitting(whole, fits);
   }
   g.chunks = (whole + g.extent - 1) / g.extent;
@@ -302,15 +348,21 @@ void compute_side(Shared& s, OutOfCoreReport& report) {
     s.in_ring.allocate(f.in);
     s.out_ring.allocate(f.out);
     report.buffer_bytes = s.in_ring.allocated_bytes() + s.out_ring.allocated_bytes() + f.exchange;
+    report.hdf5_staging_bytes = hdf5_staging(g, g.extent, ctx.options);
   });
   report.chunks = g.chunks;
   report.chunk_shape = g.kind;
   report.chunk_rows = g.chunks > 0 ? g.block(0).rows : 0;
   report.chunk_cols = g.chunks > 0 ? g.block(0).cols : 0;
   if (rank == 0 && g.chunks > 0)
-    log::info("transpose out of core: {} {} in {}, {} of buffers per rank", g.shape.str(),
+    log::info("transpose out of core: {} {} in {}, {} of buffers per rank{}", g.shape.str(),
               dtype_name(g.dtype), report.chunks_str(),
-              detail::format_bytes(static_cast<double>(report.buffer_bytes)));
+              detail::format_bytes(static_cast<double>(report.buffer_bytes)),
+              report.hdf5_staging_bytes == 0
+                  ? std::string()
+                  : " + at most " +
+                        detail::format_bytes(static_cast<double>(report.hdf5_staging_bytes)) +
+                        " held by HDF5 for compressed chunks");
 
   PhaseTimers plan_timers;
   TransposeOptions topt{.algorithm = ctx.options.exchange, .timers = &plan_timers};

@@ -43,7 +43,7 @@ class Runner:
     def __init__(self, tessera, np_, mpirun, workdir):
         self.tessera, self.np, self.mpirun, self.dir = tessera, np_, mpirun, workdir
 
-    def run(self, args, timed=False):
+    def run(self, args, timed=False, expect_ok=True):
         """Runs tessera; returns (process, [peak RSS in bytes per rank] when timed)."""
         # Each rank's /usr/bin/time report goes to a file of its own: on a shared stderr the
         # ranks' reports interleave, even within a line.
@@ -63,7 +63,7 @@ class Runner:
         sys.stdout.write(p.stdout)
         sys.stdout.write("\n".join(l for l in p.stderr.splitlines()
                                    if not l.startswith("\t")) + "\n")
-        if p.returncode != 0:
+        if p.returncode != 0 and expect_ok:
             sys.stdout.write(p.stderr)
             raise Failure(f"exit status {p.returncode}: {' '.join(cmd)}")
         rss = []
@@ -126,15 +126,36 @@ def scenario(r, rng):
     _, base_t = r.run(["transpose", "tiny.h5:/A", "tinyt.h5:/AT", "--out-of-core"], timed=True)
     _, base_r = r.run(["reduce", "tiny.h5:/A", "--out-of-core"], timed=True)
 
+    # Compressed output: HDF5 holds whole chunks while it compresses them, and that counts within
+    # the limit. HDF5 chunks of 256 whole output rows (6 MB) cannot fit 4 MiB: a clear error.
+    p, _ = r.run(["transpose", "a.h5:/A", "big.h5:/AT", "--memory-limit", "4MiB",
+                  "--chunk-rows", "256", "--deflate", "1"], expect_ok=False)
+    expect(p.returncode != 0 and "held by HDF5" in p.stderr,
+           "compressed chunks larger than the limit were not refused clearly")
+    expect(not any(f.startswith("big.h5") for f in os.listdir(r.dir)),
+           "the refused transpose left a file behind")
     p, rss = r.run(["transpose", "a.h5:/A", "at.h5:/AT", "--memory-limit", "4MiB",
-                    "--chunk-rows", "256", "--deflate", "1"], timed=True)
-    expect("out of core" in p.stdout + p.stderr, "the transpose did not go out of core")
+                    "--deflate", "1"], timed=True)
+    log = p.stdout + p.stderr
+    expect("out of core" in log, "the transpose did not go out of core")
     for phase in ("read", "write", "compute", "wait: compute on I/O"):
         expect(phase in p.stdout, f"the timing table has no '{phase}' row")
+    # What tessera controls, as it reports it: its buffers and HDF5's compressed chunks.
+    m = re.search(r"in (\d+) chunks of (\d+) columns, ([\d.]+) (B|KiB|MiB) of buffers per rank"
+                  r"(?: \+ at most ([\d.]+) (B|KiB|MiB) held by HDF5)?", log)
+    expect(m is not None, "no 'chunks of W columns, X of buffers per rank' line")
+    unit = {"B": 1, "KiB": 1 << 10, "MiB": MiB}
+    counted = float(m.group(3)) * unit[m.group(4)]
+    if m.group(5):
+        counted += float(m.group(5)) * unit[m.group(6)]
+    expect(m.group(5) is not None, "compressed output: HDF5's chunk buffers are not counted")
+    expect(counted <= limit + 0.02 * MiB, f"counted memory {counted / MiB:.2f} MiB exceeds the limit")
     check_rss("transpose", rss, base_t, limit)
     with h5py.File(r.path("at.h5"), "r") as f:
         at = f["AT"]
-        expect(at.chunks is not None and at.chunks[0] == 256, f"output chunks {at.chunks}")
+        width = int(m.group(2))
+        expect(at.chunks is not None and at.chunks[0] == width,
+               f"output chunks {at.chunks}: expected {width} rows, one panel's transpose")
         expect(at.compression == "gzip", "output is not deflate-compressed")
         expect(np.array_equal(at[...], a.T), "the transpose differs from numpy's")
         expect(f["AT"].attrs["transpose_of"] in ("a.h5:/A", b"a.h5:/A"), "no transpose_of")

@@ -2,7 +2,15 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
 #include <random>
+#include <sstream>
 
 #include "app/byte_size.hpp"
 #include "core/error.hpp"
@@ -31,6 +39,41 @@ TEST(Progress, SilentObjectIsHarmless) {
   Progress p("quiet", 0); // total 0: no division by zero, nothing printed by default
   p.update(0);
   p.finish();
+}
+
+// Counts occurrences of `needle` in `text`.
+int count_of(const std::string& text, const std::string& needle) {
+  int n = 0;
+  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
+    ++n;
+  return n;
+}
+
+TEST(Progress, TheFinalLineIsPrintedOnce) {
+  if (isatty(fileno(stderr)) == 1)
+    GTEST_SKIP() << "stderr is a terminal: there progress rewrites one line instead of logging";
+  std::ostringstream captured;
+  const auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(captured);
+  const auto previous = spdlog::default_logger();
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("progress-test", sink));
+  spdlog::set_level(spdlog::level::info);
+  {
+    std::mt19937 rng(std::random_device{}());
+    const int total = 2 + static_cast<int>(rng() % 100);
+    Progress p("copy", total, Progress::Unit::Items, 0.0); // every update prints
+    p.update(total / 2);
+    p.update(total); // the end, already printed here
+    p.finish();
+    const std::string end = fmt::format("copy: {}/{}", total, total);
+    EXPECT_EQ(count_of(captured.str(), end), 1) << captured.str();
+  }
+  {
+    Progress p("move", 8, Progress::Unit::Items, 0.0);
+    p.update(4);
+    p.finish(); // the end not printed yet: finish() prints it
+    EXPECT_EQ(count_of(captured.str(), "move: 8/8"), 1) << captured.str();
+  }
+  spdlog::set_default_logger(previous);
 }
 
 TEST(ByteSize, UnitsAndErrors) {

@@ -2,11 +2,14 @@
 // its error's kind and message, and every rank throws an error of that kind, marked collective.
 #include "mpi/agreement.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <new>
 #include <string>
+#include <thread>
 
 #include "core/check.hpp"
 #include "core/throw.hpp"
@@ -95,9 +98,38 @@ template <class E>
   }
 }
 
-} // namespace
+// The lowest failing rank (INT_MAX: none), like MPI_Allreduce(MIN) but nonblocking, so a failed
+// rank can stop waiting after `seconds` and abort with its message. Nonblocking collectives
+// match only nonblocking ones: every rank of one agreement comes here.
+int lowest_failing_within(MPI_Comm comm, int mine, const std::exception_ptr& error,
+                          double seconds) {
+  int first = INT_MAX;
+  MPI_Request request = MPI_REQUEST_NULL;
+  CHECK_MPI(MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm, &request));
+  if (!error) {
+    CHECK_MPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
+    return first;
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  for (;;) {
+    int done = 0;
+    CHECK_MPI(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
+    if (done)
+      return first;
+    if (std::chrono::steady_clock::now() >= deadline)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  const std::string message =
+      describe(error).message +
+      fmt::format(" (the other ranks did not report back within {:g} s: they are probably "
+                  "waiting inside the collective call this rank left; aborting the job)",
+                  seconds);
+  abort_job(comm, message.c_str());
+}
 
-void agree(MPI_Comm comm, std::exception_ptr error) {
+// agree(), with the first step bounded for failed ranks when seconds >= 0.
+void agree_impl(MPI_Comm comm, const std::exception_ptr& error, double seconds) {
   int rank = 0, size = 1;
   CHECK_MPI(MPI_Comm_rank(comm, &rank));
   CHECK_MPI(MPI_Comm_size(comm, &size));
@@ -109,7 +141,10 @@ void agree(MPI_Comm comm, std::exception_ptr error) {
 
   int mine = error ? rank : INT_MAX;
   int first = INT_MAX;
-  CHECK_MPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
+  if (seconds >= 0.0)
+    first = lowest_failing_within(comm, mine, error, seconds);
+  else
+    CHECK_MPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
   if (first == INT_MAX)
     return;
 
@@ -129,6 +164,12 @@ void agree(MPI_Comm comm, std::exception_ptr error) {
   throw_kind(d.kind, "rank " + std::to_string(first) + ": " + d.message, __FILE__, __LINE__);
 }
 
+} // namespace
+
+void agree(MPI_Comm comm, std::exception_ptr error) {
+  agree_impl(comm, error, -1.0);
+}
+
 void collectively(MPI_Comm comm, const std::function<void()>& step) {
   std::exception_ptr error;
   try {
@@ -137,6 +178,16 @@ void collectively(MPI_Comm comm, const std::function<void()>& step) {
     error = std::current_exception();
   }
   agree(comm, error);
+}
+
+void collectively_within(MPI_Comm comm, double seconds, const std::function<void()>& step) {
+  std::exception_ptr error;
+  try {
+    step();
+  } catch (...) {
+    error = std::current_exception();
+  }
+  agree_impl(comm, error, std::max(seconds, 0.0));
 }
 
 void abort_job(MPI_Comm comm, const char* message, int code) noexcept {

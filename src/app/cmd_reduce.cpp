@@ -141,8 +141,11 @@ Command add_reduce(CLI::App& app, const Context& ctx) {
           results += fmt::format("{}{}: {}", k ? ", " : "", json_string(op_name(r.ops[k])),
                                  json_result(r.values[k], axis));
         std::string timings;
+        // The out-of-core pipeline times its own "total"; the command's, printed last, covers
+        // it and keeps the object's keys unique.
         for (const auto& [name, st] : timers.phases())
-          timings += fmt::format("{}: {}, ", json_string(name), json_number(st.seconds));
+          if (name != "total")
+            timings += fmt::format("{}: {}, ", json_string(name), json_number(st.seconds));
         std::printf("{\"file\": %s, \"dataset\": %s, \"shape\": [%lld, %lld], \"dtype\": %s, "
                     "\"axis\": %s, \"results\": {%s}, \"timings\": {%s\"total\": %s}, "
                     "\"ranks\": %d, \"threads\": %d, \"backend\": %s}\n",

@@ -74,10 +74,42 @@ void check_transfer(const DatasetInfo& info, const Hyperslab& s, DType dtype,
     TESSERA_THROW(InternalError, "null buffer for a {}x{} block of {}", s.rows, s.cols, path);
 }
 
+// Whether the rectangle `s` touches an HDF5 chunk that was never written (h5py and netCDF write
+// chunks only where data went; the rest read as the fill value). HDF5 1.10's collective reads
+// cannot take such chunks: their undefined address ends up in the MPI file view (MPI_ERR_TYPE
+// in H5FD__mpio_read, "addr overflow" for filtered data), on the ranks whose rows hold them
+// only, while the others wait inside the collective read. Independent reads fill them.
+bool touches_unwritten_chunk(hid_t dset, const Hyperslab& s) {
+  if (s.empty())
+    return false;
+  const unique_hid dcpl = checked_hid(H5Dget_create_plist(dset), "H5Dget_create_plist");
+  const H5D_layout_t layout = H5Pget_layout(dcpl.get());
+  CHECK_HDF5(layout);
+  if (layout != H5D_CHUNKED)
+    return false;
+  hsize_t chunk[2] = {1, 1};
+  CHECK_HDF5(H5Pget_chunk(dcpl.get(), 2, chunk));
+  const auto first = [](std::int64_t at, hsize_t c) { return static_cast<hsize_t>(at) / c; };
+  for (hsize_t i = first(s.row0, chunk[0]); i <= first(s.row0 + s.rows - 1, chunk[0]); ++i)
+    for (hsize_t j = first(s.col0, chunk[1]); j <= first(s.col0 + s.cols - 1, chunk[1]); ++j) {
+      const hsize_t offset[2] = {i * chunk[0], j * chunk[1]};
+      unsigned mask = 0;
+      haddr_t addr = HADDR_UNDEF;
+      hsize_t size = 0;
+      CHECK_HDF5(H5Dget_chunk_info_by_coord(dset, offset, &mask, &addr, &size));
+      if (addr == HADDR_UNDEF)
+        return true;
+    }
+  return false;
+}
+
 enum class Direction { Read, Write };
 
-void transfer(hid_t dset, const Hyperslab& s, DType dtype, void* buf, Direction dir,
-              bool collective) {
+// Collective: one H5Dread/H5Dwrite on every rank of a parallel file. Independent: a parallel
+// file, each rank on its own. Alone: a file this rank opened with the default driver.
+enum class Mode { Collective, Independent, Alone };
+
+void transfer(hid_t dset, const Hyperslab& s, DType dtype, void* buf, Direction dir, Mode mode) {
   const unique_hid file_space = checked_hid(H5Dget_space(dset), "H5Dget_space");
   // A simple dataspace of at least one element: a rank with nothing to move selects none but
   // keeps a simple space, which collective I/O requires.
@@ -94,8 +126,9 @@ void transfer(hid_t dset, const Hyperslab& s, DType dtype, void* buf, Direction 
   }
   const unique_hid dxpl = checked_hid(H5Pcreate(H5P_DATASET_XFER), "H5Pcreate(H5P_DATASET_XFER)");
 #ifdef H5_HAVE_PARALLEL
-  if (collective)
-    CHECK_HDF5(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE));
+  if (mode != Mode::Alone)
+    CHECK_HDF5(H5Pset_dxpl_mpio(dxpl.get(), mode == Mode::Collective ? H5FD_MPIO_COLLECTIVE
+                                                                     : H5FD_MPIO_INDEPENDENT));
 #endif
   const unique_hid mem_type = h5_memory_type(dtype);
   // HDF5 rejects a null buffer even when nothing is selected.
@@ -105,9 +138,9 @@ void transfer(hid_t dset, const Hyperslab& s, DType dtype, void* buf, Direction 
     CHECK_HDF5(H5Dread(dset, mem_type.get(), mem_space.get(), file_space.get(), dxpl.get(), ptr));
   else
     CHECK_HDF5(H5Dwrite(dset, mem_type.get(), mem_space.get(), file_space.get(), dxpl.get(), ptr));
-  bool was_collective = true;
+  bool was_collective = mode != Mode::Independent;
 #ifdef H5_HAVE_PARALLEL
-  if (collective) {
+  if (mode == Mode::Collective) {
     std::uint32_t local = 0, global = 0;
     CHECK_HDF5(H5Pget_mpio_no_collective_cause(dxpl.get(), &local, &global));
     was_collective = local == H5D_MPIO_COLLECTIVE && global == H5D_MPIO_COLLECTIVE;
@@ -193,12 +226,16 @@ void read_block(const H5File& f, const std::string& path, const Hyperslab& mine,
                 void* buf) {
   if (f.parallel()) {
     unique_hid dset;
+    bool unwritten = false;
     mpi::collectively(f.comm(), [&] {
       dset = open_dataset(f.id(), f.path(), path);
       check_transfer(describe(dset.get(), f.path(), path), mine, dtype, f.path(), path, buf);
+      unwritten = touches_unwritten_chunk(dset.get(), mine);
     });
-    mpi::collectively(f.comm(),
-                      [&] { transfer(dset.get(), mine, dtype, buf, Direction::Read, true); });
+    // Every rank must make the same choice: a rank alone in a collective read waits forever.
+    const Mode mode = detail::any_rank(f.comm(), unwritten) ? Mode::Independent : Mode::Collective;
+    detail::collective_transfer(
+        f.comm(), [&] { transfer(dset.get(), mine, dtype, buf, Direction::Read, mode); });
     return;
   }
   // Serial mode: readers do not disturb each other, so every rank reads at once.
@@ -206,7 +243,7 @@ void read_block(const H5File& f, const std::string& path, const Hyperslab& mine,
     const unique_hid file = detail::open_file_alone(f.disk_path(), false);
     const unique_hid dset = open_dataset(file.get(), f.path(), path);
     check_transfer(describe(dset.get(), f.path(), path), mine, dtype, f.path(), path, buf);
-    transfer(dset.get(), mine, dtype, buf, Direction::Read, false);
+    transfer(dset.get(), mine, dtype, buf, Direction::Read, Mode::Alone);
   });
 }
 
@@ -252,8 +289,9 @@ void write_block(H5File& f, const std::string& path, const Hyperslab& mine, DTyp
       dset = open_dataset(f.id(), f.path(), path);
       check_transfer(describe(dset.get(), f.path(), path), mine, dtype, f.path(), path, buf);
     });
-    mpi::collectively(f.comm(),
-                      [&] { transfer(dset.get(), mine, dtype, data, Direction::Write, true); });
+    detail::collective_transfer(f.comm(), [&] {
+      transfer(dset.get(), mine, dtype, data, Direction::Write, Mode::Collective);
+    });
     // Closing a dataset of a parallel file is collective; every rank reaches it here.
     dset.reset();
     return;
@@ -263,7 +301,7 @@ void write_block(H5File& f, const std::string& path, const Hyperslab& mine, DTyp
     {
       const unique_hid dset = open_dataset(file.get(), f.path(), path);
       check_transfer(describe(dset.get(), f.path(), path), mine, dtype, f.path(), path, buf);
-      transfer(dset.get(), mine, dtype, data, Direction::Write, false);
+      transfer(dset.get(), mine, dtype, data, Direction::Write, Mode::Alone);
     }
     // Closing flushes this rank's part before the next rank opens the file.
     CHECK_HDF5(H5Fclose(file.release()));

@@ -1,7 +1,9 @@
 // Row-block hyperslab reads and writes of 2-D datasets, collective when the file is open with
 // the MPI-IO driver (H5FD_MPIO_COLLECTIVE, one call on every rank, ranks with nothing to move
 // select nothing but still take part); in serial mode the ranks write in turn and read side by
-// side, on the same file format (io/h5_turns.hpp).
+// side, on the same file format (io/h5_turns.hpp). A read whose rows touch a chunk that was
+// never written (h5py, netCDF4) is independent on every rank instead: HDF5 1.10's collective
+// reads fail on such chunks; independent reads give the fill value there.
 //
 // Every function here is collective over the file's communicator and throws on every rank when
 // it fails on one (mpi::collectively): InputError for what the user asked for (missing dataset,
@@ -77,7 +79,8 @@ void write_block(H5File& f, const std::string& path, const Hyperslab& mine, DTyp
 // True when the last transfer (read_* / write_*) on this process really was collective: HDF5
 // reported no cause for falling back to independent I/O (H5Pget_mpio_no_collective_cause) on
 // any rank. Type conversion (reading f32 as f64) is such a cause in HDF5 1.10. Always true in
-// serial mode, where there is no collective transfer to fall back from.
+// serial mode, where there is no collective transfer to fall back from; false after an
+// independent read of unwritten chunks.
 bool last_transfer_was_collective() noexcept;
 
 } // namespace tessera::io

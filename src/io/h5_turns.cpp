@@ -113,6 +113,25 @@ void read_metadata(const H5File& f, const std::function<void(hid_t file)>& fn) {
   });
 }
 
+bool any_rank(MPI_Comm comm, bool mine) {
+  int in = mine ? 1 : 0, out = 0;
+  CHECK_MPI(MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MAX, comm));
+  return out != 0;
+}
+
+void collective_transfer(MPI_Comm comm, const std::function<void()>& transfer) {
+  // A bad value falls back to the default: this runs on the way to an agreement, which must
+  // not fail on its own.
+  double seconds = 60.0;
+  if (const char* env = std::getenv("TESSERA_COLLECTIVE_TIMEOUT")) {
+    char* end = nullptr;
+    const double v = std::strtod(env, &end);
+    if (end != env && *end == '\0' && v >= 0.0)
+      seconds = v;
+  }
+  mpi::collectively_within(comm, seconds, transfer);
+}
+
 void broadcast(MPI_Comm comm, std::string& value) {
   long long n = static_cast<long long>(value.size());
   broadcast(comm, n);

@@ -46,6 +46,15 @@ void change_metadata(H5File& f, const std::function<void(hid_t file)>& fn);
 // at the same time); every rank throws if one failed.
 void read_metadata(const H5File& f, const std::function<void(hid_t file)>& fn);
 
+// Whether `mine` is true on any rank of comm.
+bool any_rank(MPI_Comm comm, bool mine);
+
+// Runs `transfer`, one collective H5Dread or H5Dwrite, and agrees on its outcome. A rank on
+// which HDF5 fails before its MPI-IO call leaves the others waiting inside theirs: it then
+// aborts the job with its message after TESSERA_COLLECTIVE_TIMEOUT seconds (default 60)
+// instead of hanging (mpi::collectively_within).
+void collective_transfer(MPI_Comm comm, const std::function<void()>& transfer);
+
 // Rank 0's value on every rank.
 void broadcast(MPI_Comm comm, std::string& value);
 void broadcast(MPI_Comm comm, long long& value);

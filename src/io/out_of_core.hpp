@@ -16,9 +16,10 @@
 // canonical order of core/reduction.hpp across chunk boundaries).
 //
 // Both calls are collective over `comm` and need MPI_THREAD_MULTIPLE. Errors on either side
-// (a read or write failure, a corrupt chunk, an exception in compute) stop both threads of
-// every rank promptly and are thrown on every rank, naming the cause; the output's NAME.partial
-// is removed. Chunk geometry and measurements: docs/performance.md ("Out-of-core I/O").
+// (a read or write failure, a corrupt chunk, an exception in compute, an input file that
+// changes while it is read: io/input_watch.hpp) stop both threads of every rank promptly and
+// are thrown on every rank, naming the cause; the output's NAME.partial is removed. Chunk geometry
+// and measurements: docs/performance.md ("Out-of-core I/O").
 #pragma once
 
 #include <mpi.h>
@@ -93,6 +94,9 @@ struct OutOfCoreOptions {
   // Fault injection for tests, "SIDE:rank=R:chunk=C" with SIDE read, write or compute, e.g.
   // "read:rank=1:chunk=3". Empty: from the environment, TESSERA_FAULT (unset: none).
   std::string fault;
+  // Test hook: called on the I/O thread of every rank right after chunk `chunk` of the input
+  // has been read, before the input is checked for changes (tests change it here).
+  std::function<void(std::int64_t chunk)> after_read;
 
   bool progress = true;           // rank 0 logs bytes done/total, GB/s and ETA
   double progress_interval = 2.0; // seconds between progress lines

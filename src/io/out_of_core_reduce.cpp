@@ -22,12 +22,14 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "core/check.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
 #include "cpu/reduce.hpp"
 #include "io/h5_file.hpp"
+#include "io/input_watch.hpp"
 #include "io/out_of_core.hpp"
 #include "io/out_of_core_pipeline.hpp"
 #include "mpi/agreement.hpp"
@@ -183,6 +185,9 @@ void io_side(Shared& s) {
   const MPI_Comm comm = ctx.io->comm();
   const int rank = ctx.io->rank();
   double t0 = wall_seconds();
+  // Before the open: whatever changes the file after this is seen by a check between chunks.
+  std::optional<detail::InputWatch> watch;
+  mpi::collectively(comm, [&] { watch.emplace(s.in.file); });
   H5File fin = H5File::open_read(s.in.file, comm);
   const DatasetInfo info = inspect_dataset(fin, s.in.path);
   ctx.io_timers.add("open", wall_seconds() - t0);
@@ -191,29 +196,38 @@ void io_side(Shared& s) {
   mpi::collectively(comm, [&] { g = *s.go.pop(); });
 
   const std::size_t es = dtype_size(g.dtype);
+  const auto what_read = [&](std::int64_t c) {
+    return fmt::format("{} rows [{}, {})", s.in.str(), g.row0(c), g.row0(c) + g.rows(c));
+  };
   std::optional<Slot> filled;
+  // Hands the chunk just read to compute, unless the file changed meanwhile. Local.
+  const auto hand_over = [&] {
+    if (!filled)
+      return;
+    if (ctx.options.after_read)
+      ctx.options.after_read(filled->chunk);
+    watch->check("after reading " + what_read(filled->chunk));
+    s.ring.full.push(*filled);
+    filled.reset();
+  };
   for (std::int64_t c = 0; c < g.chunks; ++c) {
     Slot slot;
     mpi::collectively(comm, [&] {
-      if (filled)
-        s.ring.full.push(*filled);
-      filled.reset();
+      hand_over();
       slot = detail::pop_chunk(s.ring.free, -1, "free read-buffer");
       detail::inject_fault(ctx.fault, FaultSite::Read, rank, c);
     });
     const Hyperslab h = g.read_slab(c, rank);
     t0 = wall_seconds();
-    detail::with_context(
-        fmt::format("reading {} rows [{}, {})", s.in.str(), g.row0(c), g.row0(c) + g.rows(c)),
-        [&] { read_block(fin, s.in.path, h, g.dtype, slot.buffer->data()); });
+    detail::with_context("reading " + what_read(c),
+                         [&] { read_block(fin, s.in.path, h, g.dtype, slot.buffer->data()); });
     detail::delay_ms(ctx.io_delay_ms);
     ctx.io_timers.add("read", wall_seconds() - t0, static_cast<double>(h.size() * es));
     slot.chunk = c;
     filled = slot;
   }
   mpi::collectively(comm, [&] {
-    if (filled)
-      s.ring.full.push(*filled);
+    hand_over();
     s.ring.full.close();
   });
 }

@@ -17,12 +17,14 @@
 // transpose of chunk s.
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
 #include "core/log.hpp"
 #include "core/throw.hpp"
 #include "io/h5_attribute.hpp"
 #include "io/h5_file.hpp"
+#include "io/input_watch.hpp"
 #include "io/out_of_core.hpp"
 #include "io/out_of_core_pipeline.hpp"
 #include "mpi/agreement.hpp"
@@ -248,6 +250,9 @@ void io_side(Shared& s) {
   const int rank = io.rank();
 
   double t0 = wall_seconds();
+  // Before the open: whatever changes the file after this is seen by a check between chunks.
+  std::optional<detail::InputWatch> watch;
+  mpi::collectively(comm, [&] { watch.emplace(s.in.file); });
   H5File fin = H5File::open_read(s.in.file, comm);
   const DatasetInfo info = inspect_dataset(fin, s.in.path);
   ctx.io_timers.add("open", wall_seconds() - t0);
@@ -275,6 +280,10 @@ void io_side(Shared& s) {
     const bool read = step < K;
     const std::int64_t wc = step - L; // the chunk written in this step
     const bool write = wc >= 0;
+    const auto what_read = [&] {
+      return fmt::format("{} {} [{}, {})", s.in.str(), chunk_shape_name(g.kind), g.start(step),
+                         g.start(step) + g.size(step));
+    };
     Slot in;
     if (read) {
       mpi::collectively(comm, [&] {
@@ -284,9 +293,7 @@ void io_side(Shared& s) {
       });
       const Hyperslab h = g.read_slab(step, rank);
       t0 = wall_seconds();
-      detail::with_context(fmt::format("reading {} {} [{}, {})", s.in.str(),
-                                       chunk_shape_name(g.kind), g.start(step),
-                                       g.start(step) + g.size(step)),
+      detail::with_context("reading " + what_read(),
                            [&] { read_block(fin, s.in.path, h, g.dtype, in.buffer->data()); });
       detail::delay_ms(ctx.io_delay_ms);
       ctx.io_timers.add("read", wall_seconds() - t0, static_cast<double>(h.size() * es));
@@ -294,8 +301,13 @@ void io_side(Shared& s) {
     }
     Slot out;
     mpi::collectively(comm, [&] {
-      if (read)
+      if (read) {
+        if (ctx.options.after_read)
+          ctx.options.after_read(step);
+        // A chunk read from a file that changed meanwhile never reaches compute.
+        watch->check("after reading " + what_read());
         s.in_ring.full.push(in);
+      }
       hand_back();
       if (write) {
         out = detail::pop_chunk(s.out_ring.full, wc, "transposed-chunk");

@@ -247,6 +247,57 @@ def selftest(r, rng):
     expect(re.search(r"^cpu\s+reduce\s+f32\s+\d+\s+0\s", p.stdout, re.M), "no reduce row")
 
 
+def unwritten_chunks(r, rng):
+    """Chunked datasets of which h5py wrote only some chunks (as netCDF4 and h5py leave them:
+    the rest read as the fill value), transposed and reduced in memory and out of core at every
+    rank count; --json must not repeat a key."""
+    import json
+
+    def unique_keys(pairs):
+        keys = [k for k, _ in pairs]
+        twice = sorted({k for k in keys if keys.count(k) > 1})
+        expect(not twice, f"--json repeats the keys {twice}")
+        return dict(pairs)
+
+    rows, cols = 301, 257
+    seed = rng.randrange(2 ** 62)
+    print(f"== seed {seed}")
+    data = np.random.default_rng(seed).standard_normal((rows, cols))
+    r0, r1 = sorted(rng.sample(range(1, rows), 2))
+    c0, c1 = sorted(rng.sample(range(1, cols), 2))
+    expected = {}
+    with h5py.File(r.path("part.h5"), "w") as f:
+        # Rows < 200 written; the chunks of rows 200.. never were.
+        a = f.create_dataset("A", (rows, cols), "f8", chunks=(32, 32), fillvalue=-999.0)
+        a[:200] = data[:200]
+        expected["A"] = np.where(np.arange(rows)[:, None] < 200, data, -999.0)
+        # Compressed, as netCDF4 writes its variables, with one random block written.
+        z = f.create_dataset("Z", (rows, cols), "f8", chunks=(24, 40), fillvalue=-5.0,
+                             compression="gzip")
+        z[r0:r1, c0:c1] = data[r0:r1, c0:c1]
+        e = np.full((rows, cols), -5.0)
+        e[r0:r1, c0:c1] = data[r0:r1, c0:c1]
+        expected["Z"] = e
+    for name, want in expected.items():
+        for extra in ([], ["--memory-limit", "64KiB"]):
+            label = f"{name} {' '.join(extra) or 'in memory'}"
+            out = r.path("out.h5")
+            if os.path.exists(out):
+                os.remove(out)
+            p = r.run(["transpose", f"part.h5:/{name}", "out.h5:/T"] + extra)
+            expect(not extra or "out of core" in p.stderr, f"{label}: did not stream")
+            with h5py.File(out, "r") as f:
+                expect(np.array_equal(f["T"][...], want.T), f"{label}: transpose != numpy")
+            p = r.run(["reduce", f"part.h5:/{name}", "--op", "sum,min,max", "--axis", "cols",
+                       "--json"] + extra)
+            got = json.loads(p.stdout, object_pairs_hook=unique_keys)
+            res = got["results"]
+            expect(np.array_equal(res["min"], want.min(axis=0)), f"{label}: column min")
+            expect(np.array_equal(res["max"], want.max(axis=0)), f"{label}: column max")
+            expect(np.allclose(res["sum"], want.sum(axis=0), rtol=1e-12, atol=1e-9),
+                   f"{label}: column sums")
+
+
 # --- bad input -------------------------------------------------------------------------------
 
 def make_h5(r):
@@ -351,7 +402,7 @@ def bad(r, rng, case):
 
 SCENARIOS = {"end_to_end": end_to_end, "transpose_1000": transpose_1000,
              "run_default": run_default, "run_deck": run_deck, "check": check_scenario,
-             "info": info, "selftest": selftest}
+             "info": info, "selftest": selftest, "unwritten_chunks": unwritten_chunks}
 
 
 def main():

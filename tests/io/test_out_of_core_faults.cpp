@@ -3,9 +3,11 @@
 // input is corrupt on disk. Every rank must stop and throw an error naming the cause, the
 // output's NAME.partial must be gone, nothing may hang (ctest's timeout is the judge of that),
 // and the next run in the same processes must work.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <mpi.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -181,6 +183,59 @@ TEST(OutOfCoreFaults, ACorruptCompressedChunkStopsEveryRankWithAnIoError) {
   MPI_Barrier(MPI_COMM_WORLD);
   EXPECT_FALSE(test::exists(out.file));
   EXPECT_FALSE(test::exists(out.file + ".partial"));
+}
+
+// The input changes under a running pipeline: rank 0 truncates it, or rewrites bytes of it in
+// place (same size), right after chunk 1 was read. HDF5 would read zeros past the new end, or
+// the new bytes, without an error; the input check between chunks must stop every rank.
+TEST(OutOfCoreFaults, AnInputThatChangesWhileItIsReadStopsEveryRank) {
+  for (const char* mode : {"", "serial"}) {
+    const test::IoModeScope scope(mode);
+    for (const bool truncate : {true, false}) {
+      TempDir dir;
+      const DatasetRef in{dir.file("a.h5"), "/A"}, out{dir.file("at.h5"), "/AT"};
+      std::uintmax_t size = 0;
+      // Each run gets a new input with an old modification time, so that the rewrite changes
+      // it even on a file system with a coarse clock.
+      const auto fresh_input = [&] {
+        write_matrix(in, test::shared_seed());
+        if (test::rank_of() == 0) {
+          const struct timespec old[2] = {{1000000000, 0}, {1000000000, 0}};
+          ASSERT_EQ(::utimensat(AT_FDCWD, in.file.c_str(), old, 0), 0);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        size = std::filesystem::file_size(in.file);
+      };
+      OutOfCoreOptions o = options_with_fault("");
+      o.after_read = [&](std::int64_t chunk) {
+        if (chunk != 1 || test::rank_of() != 0)
+          return;
+        if (truncate) {
+          std::filesystem::resize_file(in.file, size / 2);
+        } else {
+          std::fstream file(in.file, std::ios::in | std::ios::out | std::ios::binary);
+          file.seekp(static_cast<std::streamoff>(size - 64));
+          file.write("rewritten", 9);
+        }
+      };
+      const std::string why = truncate ? "it was truncated" : "it was modified";
+      SCOPED_TRACE(std::string(*mode ? mode : "collective") + " mode, " + why);
+      // Both chunk shapes and both kinds of reduction loop, spread over the cases.
+      fresh_input();
+      o.chunk_shape = truncate ? ChunkShape::ColumnPanels : ChunkShape::RowSlabs;
+      test::expect_error<IoError>([&] { transpose_out_of_core(in, out, o, MPI_COMM_WORLD); },
+                                  {in.file, "changed while it was being read", why});
+      MPI_Barrier(MPI_COMM_WORLD);
+      EXPECT_FALSE(test::exists(out.file)) << "a failed transpose left its output";
+      EXPECT_FALSE(test::exists(out.file + ".partial"));
+      fresh_input();
+      const Axis axis = truncate ? Axis::All : Axis::Cols;
+      o.chunk_rows = axis == Axis::Cols ? 64 : 10;
+      test::expect_error<IoError>(
+          [&] { reduce_out_of_core(in, {Op::Sum}, axis, o, MPI_COMM_WORLD); },
+          {in.file, "changed while it was being read", why});
+    }
+  }
 }
 
 } // namespace

@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <chrono>
 #include <new>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "core/throw.hpp"
 #include "mpi/agreement.hpp"
@@ -129,6 +131,27 @@ TEST(Agreement, CommunicatorStillUsableAfterAFailure) {
   int one = 1, sum = 0;
   MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   EXPECT_EQ(sum, size_of(MPI_COMM_WORLD));
+}
+
+// collectively_within: bounded only for a failed rank, and only while the others are missing.
+// Ranks that arrive late, but within the bound, agree as collectively() would: no abort.
+TEST(Agreement, WithinTheBoundLateRanksStillAgree) {
+  const int bad = random_rank(MPI_COMM_WORLD);
+  const int rank = rank_of(MPI_COMM_WORLD);
+  EXPECT_NO_THROW(tessera::mpi::collectively_within(MPI_COMM_WORLD, 0.0, [] {}));
+  try {
+    tessera::mpi::collectively_within(MPI_COMM_WORLD, 60.0, [&] {
+      if (rank == bad)
+        TESSERA_THROW(IoError, "H5Dread failed on rank {}", rank);
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    });
+    ADD_FAILURE() << "no error on rank " << rank;
+  } catch (const tessera::IoError& e) {
+    EXPECT_TRUE(e.collective());
+    EXPECT_NE(std::string(e.what()).find("H5Dread failed on rank " + std::to_string(bad)),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 } // namespace

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "app/deck_scan.hpp"
 #include "core/throw.hpp"
 
 namespace tessera::app {
@@ -142,7 +143,54 @@ std::string join(const std::vector<std::string>& v, std::string_view sep) {
   return out;
 }
 
+// Edit distance with adjacent transpositions counting as one edit (optimal string alignment).
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i)
+    d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j)
+    d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+std::string leaf_of(std::string_view key) {
+  const auto dot = key.rfind('.');
+  return std::string(dot == std::string_view::npos ? key : key.substr(dot + 1));
+}
+
+std::string parent_of(std::string_view key) {
+  const auto dot = key.rfind('.');
+  return dot == std::string_view::npos ? std::string() : std::string(key.substr(0, dot));
+}
+
+std::string number_text(double v) {
+  return fmt::format("{}", v);
+}
+
 } // namespace
+
+std::optional<std::string> closest_match(std::string_view word,
+                                         const std::vector<std::string>& candidates) {
+  // Up to one edit in short words, two in longer ones: "rowz" → "rows", "alpah" → "alpha".
+  const std::size_t allowed = word.size() <= 4 ? 1 : 2;
+  std::optional<std::string> best;
+  std::size_t best_distance = allowed + 1;
+  for (const auto& c : candidates) {
+    const std::size_t d = edit_distance(word, c);
+    if (d < best_distance && d < std::max(word.size(), c.size())) {
+      best = c;
+      best_distance = d;
+    }
+  }
+  return best;
+}
 
 std::string toml_literal(const DeckValue& v) {
   return std::visit(
@@ -187,45 +235,54 @@ DeckKey make_key(std::string key, DeckValue def, std::string help,
 }
 } // namespace
 
-void DeckSchema::add_key(DeckKey k) {
+DeckKey& DeckSchema::add_key(DeckKey k) {
   if (find(k.key))
     TESSERA_THROW(InternalError, "deck key '{}' declared twice", k.key);
   keys_.push_back(std::move(k));
+  return keys_.back();
 }
-void DeckSchema::add(std::string key, std::int64_t def, std::string help) {
-  add_key(make_key(std::move(key), def, std::move(help), {}));
+DeckKey& DeckSchema::add(std::string key, std::int64_t def, std::string help) {
+  return add_key(make_key(std::move(key), def, std::move(help), {}));
 }
-void DeckSchema::add(std::string key, std::int64_t def, std::string help, std::int64_t min,
-                     std::int64_t max) {
+DeckKey& DeckSchema::add(std::string key, std::int64_t def, std::string help, std::int64_t min,
+                         std::int64_t max) {
   DeckKey k = make_key(std::move(key), def, std::move(help), {});
   k.min = double(min);
   if (max != INT64_MAX)
     k.max = double(max);
-  add_key(std::move(k));
+  return add_key(std::move(k));
 }
-void DeckSchema::add(std::string key, double def, std::string help) {
-  add_key(make_key(std::move(key), def, std::move(help), {}));
+DeckKey& DeckSchema::add(std::string key, double def, std::string help) {
+  return add_key(make_key(std::move(key), def, std::move(help), {}));
 }
-void DeckSchema::add(std::string key, double def, std::string help, double min, double max) {
+DeckKey& DeckSchema::add(std::string key, double def, std::string help, double min, double max) {
   DeckKey k = make_key(std::move(key), def, std::move(help), {});
   k.min = min;
   if (max != HUGE_VAL)
     k.max = max;
-  add_key(std::move(k));
+  return add_key(std::move(k));
 }
-void DeckSchema::add(std::string key, bool def, std::string help) {
-  add_key(make_key(std::move(key), def, std::move(help), {}));
+DeckKey& DeckSchema::add(std::string key, bool def, std::string help) {
+  return add_key(make_key(std::move(key), def, std::move(help), {}));
 }
-void DeckSchema::add(std::string key, const char* def, std::string help) {
-  add_key(make_key(std::move(key), std::string(def), std::move(help), {}));
+DeckKey& DeckSchema::add(std::string key, const char* def, std::string help) {
+  return add_key(make_key(std::move(key), std::string(def), std::move(help), {}));
 }
-void DeckSchema::add(std::string key, std::string def, std::string help,
-                     std::vector<std::string> choices) {
-  add_key(make_key(std::move(key), std::move(def), std::move(help), std::move(choices)));
+DeckKey& DeckSchema::add(std::string key, std::string def, std::string help,
+                         std::vector<std::string> choices) {
+  return add_key(make_key(std::move(key), std::move(def), std::move(help), std::move(choices)));
 }
-void DeckSchema::add(std::string key, std::vector<std::string> def, std::string help,
-                     std::vector<std::string> choices) {
-  add_key(make_key(std::move(key), std::move(def), std::move(help), std::move(choices)));
+DeckKey& DeckSchema::add(std::string key, std::vector<std::string> def, std::string help,
+                         std::vector<std::string> choices) {
+  return add_key(make_key(std::move(key), std::move(def), std::move(help), std::move(choices)));
+}
+
+bool DeckSchema::has_table(std::string_view prefix) const noexcept {
+  for (const auto& k : keys_)
+    if (k.key.size() > prefix.size() && k.key.compare(0, prefix.size(), prefix) == 0 &&
+        k.key[prefix.size()] == '.')
+      return true;
+  return false;
 }
 
 const DeckKey* DeckSchema::find(std::string_view key) const noexcept {
@@ -245,6 +302,7 @@ Deck::~Deck() = default;
 Deck Deck::from_string(std::string_view text, std::string source_name) {
   Deck d;
   d.source_ = source_name;
+  check_nesting(text, d.source_, kMaxDeckNesting);
   try {
     *d.root_ = toml::parse(text, std::move(source_name));
   } catch (const toml::parse_error& e) {
@@ -325,9 +383,130 @@ std::string Deck::peek_string(std::string_view key, std::string_view def) const 
 
 // ---- Deck: validation ----------------------------------------------------------------------
 
-void Deck::validate(const DeckSchema& schema) {
+namespace {
+
+// What is wrong with a value of a declared key ("" when nothing is), for check().
+std::string value_problem(const DeckKey& decl, const toml::node& node) {
+  const auto wrong = [&] {
+    return fmt::format("expected {}, got {}", expected_description(decl.value),
+                       type_description(node));
+  };
+  const auto range = [&](double v, const std::string& text) -> std::string {
+    if (decl.min && (decl.min_exclusive ? !(v > *decl.min) : !(v >= *decl.min)))
+      return fmt::format("must be {} {}, got {}", decl.min_exclusive ? "greater than" : "at least",
+                         number_text(*decl.min), text);
+    if (decl.max && !(v <= *decl.max))
+      return fmt::format("must be at most {}, got {}", number_text(*decl.max), text);
+    return {};
+  };
+  const auto choice = [&](const std::string& v) -> std::string {
+    if (decl.choices.empty() ||
+        std::find(decl.choices.begin(), decl.choices.end(), v) != decl.choices.end())
+      return {};
+    std::string m = fmt::format("'{}' is not one of {}", v, join(decl.choices, ", "));
+    if (const auto near = closest_match(v, decl.choices))
+      m += fmt::format(" (did you mean '{}'?)", *near);
+    return m;
+  };
+  const auto items = [&](const std::vector<std::string>& list) -> std::string {
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      if (auto m = choice(list[i]); !m.empty())
+        return m;
+      if (decl.distinct && std::find(list.begin(), list.begin() + std::ptrdiff_t(i), list[i]) !=
+                               list.begin() + std::ptrdiff_t(i))
+        return fmt::format("lists '{}' twice; each item may appear once", list[i]);
+    }
+    return {};
+  };
+  std::string m;
+  switch (decl.value.index()) {
+  case 0:
+    if (!node.is_integer())
+      return wrong();
+    m = range(double(node.as_integer()->get()), std::to_string(node.as_integer()->get()));
+    break;
+  case 1: {
+    if (!node.is_number())
+      return wrong();
+    const double v =
+        node.is_integer() ? double(node.as_integer()->get()) : node.as_floating_point()->get();
+    if (!std::isfinite(v))
+      return fmt::format("must be a finite number, got {}", toml_literal(v));
+    m = range(v, number_text(v));
+    break;
+  }
+  case 2:
+    if (!node.is_boolean())
+      return wrong();
+    break;
+  case 3:
+    if (!node.is_string())
+      return wrong();
+    m = choice(node.as_string()->get());
+    break;
+  default:
+    if (node.is_string()) {
+      m = items(split_list(node.as_string()->get()));
+      break;
+    }
+    if (!node.is_array())
+      return wrong();
+    {
+      std::vector<std::string> list;
+      for (const auto& item : *node.as_array()) {
+        if (!item.is_string())
+          return fmt::format("expected a list of strings, got an array holding {}",
+                             type_description(item));
+        list.push_back(item.as_string()->get());
+      }
+      m = items(list);
+    }
+  }
+  return m;
+}
+
+// "unknown key" with the closest declared key when the name looks like a typo of one, and the
+// keys known next to it.
+std::string unknown_key_message(const DeckSchema& schema, const std::string& path,
+                                const std::string& prefix) {
+  std::vector<std::string> all, siblings;
+  for (const auto& d : schema.keys()) {
+    all.push_back(d.key);
+    if (parent_of(d.key) == prefix)
+      siblings.push_back(leaf_of(d.key));
+  }
+  std::optional<std::string> near = closest_match(path, all);
+  if (!near) // the right name in the wrong table: rows at the top instead of matrix.rows
+    for (const auto& d : schema.keys())
+      if (leaf_of(d.key) == leaf_of(path)) {
+        near = d.key;
+        break;
+      }
+  std::string m = "unknown key";
+  if (near)
+    m += fmt::format("; did you mean {}?", *near);
+  if (!siblings.empty())
+    m += fmt::format(" (known keys{}: {})", prefix.empty() ? "" : " in [" + prefix + "]",
+                     join(siblings, ", "));
+  return m;
+}
+
+std::string unknown_table_message(const DeckSchema& schema, const std::string& path) {
+  std::vector<std::string> tables;
+  for (const auto& d : schema.keys())
+    for (std::string t = parent_of(d.key); !t.empty(); t = parent_of(t))
+      if (std::find(tables.begin(), tables.end(), t) == tables.end())
+        tables.push_back(t);
+  std::string m = fmt::format("unknown table [{}]", path);
+  if (const auto near = closest_match(path, tables))
+    m += fmt::format("; did you mean [{}]?", *near);
+  return m;
+}
+
+} // namespace
+
+void Deck::check(const DeckSchema& schema) {
   schema_ = schema;
-  validated_ = false;
   // Walks the deck: every leaf must be a declared key of the right type; tables must be
   // prefixes of declared keys.
   auto walk = [&](auto& self, const toml::table& t, const std::string& prefix) -> void {
@@ -336,87 +515,76 @@ void Deck::validate(const DeckSchema& schema) {
           prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
       const DeckKey* decl = schema_.find(path);
       if (node.is_table() && !decl) {
-        bool is_prefix = false;
-        for (const auto& d : schema_.keys())
-          is_prefix = is_prefix || d.key.rfind(path + ".", 0) == 0;
-        if (!is_prefix)
-          fail_message(path, fmt::format("unknown table [{}]", path));
-        self(self, *node.as_table(), path);
+        if (schema_.has_table(path))
+          self(self, *node.as_table(), path);
+        else
+          problem(path, unknown_table_message(schema_, path));
         continue;
       }
       if (!decl) {
-        std::vector<std::string> siblings;
-        for (const auto& d : schema_.keys()) {
-          const auto dot = d.key.rfind('.');
-          const std::string parent = dot == std::string::npos ? "" : d.key.substr(0, dot);
-          if (parent == prefix)
-            siblings.push_back(d.key.substr(dot == std::string::npos ? 0 : dot + 1));
-        }
-        fail_message(path, fmt::format("unknown key (known keys{}: {})",
-                                       prefix.empty() ? "" : " in [" + prefix + "]",
-                                       join(siblings, ", ")));
+        problem(path, unknown_key_message(schema_, path, prefix));
+        continue;
       }
-      const auto wrong = [&] {
-        fail_message(path, fmt::format("expected {}, got {}", expected_description(decl->value),
-                                       type_description(node)));
-      };
-      const auto in_range = [&](double v, const std::string& text) {
-        if (decl->min && v < *decl->min)
-          fail_message(path, fmt::format("must be at least {}, got {}", *decl->min, text));
-        if (decl->max && v > *decl->max)
-          fail_message(path, fmt::format("must be at most {}, got {}", *decl->max, text));
-      };
-      const auto in_choices = [&](const std::string& v) {
-        if (decl->choices.empty())
-          return;
-        for (const auto& c : decl->choices)
-          if (c == v)
-            return;
-        fail_message(path, fmt::format("'{}' is not one of {}", v, join(decl->choices, ", ")));
-      };
-      switch (decl->value.index()) {
-      case 0:
-        if (!node.is_integer())
-          wrong();
-        in_range(double(node.as_integer()->get()), std::to_string(node.as_integer()->get()));
-        break;
-      case 1:
-        if (!node.is_number())
-          wrong();
-        {
-          const double v = node.is_integer() ? double(node.as_integer()->get())
-                                             : node.as_floating_point()->get();
-          in_range(v, fmt::format("{}", v));
-        }
-        break;
-      case 2:
-        if (!node.is_boolean())
-          wrong();
-        break;
-      case 3:
-        if (!node.is_string())
-          wrong();
-        in_choices(node.as_string()->get());
-        break;
-      default:
-        if (node.is_string()) {
-          for (const auto& item : split_list(node.as_string()->get()))
-            in_choices(item);
-          break;
-        }
-        if (!node.is_array())
-          wrong();
-        for (const auto& item : *node.as_array()) {
-          if (!item.is_string())
-            fail_message(path, fmt::format("expected a list of strings, got an array holding {}",
-                                           type_description(item)));
-          in_choices(item.as_string()->get());
-        }
-      }
+      std::string m = value_problem(*decl, node);
+      if (m.empty() && decl->check)
+        m = decl->check(value_of(*decl));
+      if (!m.empty())
+        problem(path, std::move(m));
     }
   };
   walk(walk, *root_, "");
   validated_ = true;
+}
+
+void Deck::validate(const DeckSchema& schema) {
+  check(schema);
+  throw_problems();
+}
+
+void Deck::problem(std::string_view key, std::string message) const {
+  if (has_problem(key))
+    return;
+  std::size_t order = SIZE_MAX;
+  if (!override_origin_.count(key))
+    if (const toml::node* n = find_node(*root_, key); n && n->source().begin.line > 0)
+      order = n->source().begin.line;
+  problems_.push_back(
+      {std::string(key), fmt::format("{}: {}: {}", where(key), key, message), order});
+}
+
+bool Deck::has_problem(std::string_view key) const {
+  return std::any_of(problems_.begin(), problems_.end(),
+                     [&](const Problem& p) { return p.key == key; });
+}
+
+void Deck::throw_problems() const {
+  if (problems_.empty())
+    return;
+  if (problems_.size() == 1)
+    TESSERA_THROW(InputError, "{}", problems_[0].text);
+  std::vector<Problem> sorted = problems_;
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const Problem& a, const Problem& b) { return a.order < b.order; });
+  std::string m = fmt::format("{}: {} problems:", source_, sorted.size());
+  for (const auto& p : sorted)
+    m += "\n  " + p.text;
+  TESSERA_THROW(InputError, "{}", m);
+}
+
+std::vector<std::string> Deck::keys_set() const {
+  std::vector<std::string> out;
+  auto walk = [&](auto& self, const toml::table& t, const std::string& prefix) -> void {
+    for (auto&& [k, node] : t) {
+      const std::string path =
+          prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+      if (node.is_table())
+        self(self, *node.as_table(), path);
+      else
+        out.push_back(path);
+    }
+  };
+  walk(walk, *root_, "");
+  return out;
 }
 
 // ---- Deck: access --------------------------------------------------------------------------
@@ -434,24 +602,40 @@ DeckValue Deck::value_of(const DeckKey& k) const {
   const toml::node* n = find_node(*root_, k.key);
   if (!n)
     return k.value;
+  // A value of the wrong type (a problem check() recorded) reads as the default.
   switch (k.value.index()) {
   case 0:
-    return n->as_integer()->get();
+    if (n->is_integer())
+      return n->as_integer()->get();
+    break;
   case 1:
-    return n->is_integer() ? static_cast<double>(n->as_integer()->get())
-                           : n->as_floating_point()->get();
+    if (n->is_integer())
+      return static_cast<double>(n->as_integer()->get());
+    if (n->is_floating_point())
+      return n->as_floating_point()->get();
+    break;
   case 2:
-    return n->as_boolean()->get();
+    if (n->is_boolean())
+      return n->as_boolean()->get();
+    break;
   case 3:
-    return n->as_string()->get();
+    if (n->is_string())
+      return n->as_string()->get();
+    break;
   default:
     if (n->is_string())
       return split_list(n->as_string()->get());
-    std::vector<std::string> v;
-    for (const auto& item : *n->as_array())
-      v.push_back(item.as_string()->get());
-    return v;
+    if (const toml::array* a = n->as_array()) {
+      std::vector<std::string> v;
+      for (const auto& item : *a) {
+        if (!item.is_string())
+          return k.value;
+        v.push_back(item.as_string()->get());
+      }
+      return v;
+    }
   }
+  return k.value;
 }
 
 template <class T>
@@ -483,6 +667,10 @@ std::string Deck::where(std::string_view key) const {
       return origin;
   if (const toml::node* n = find_node(*root_, key); n && n->source().begin.line > 0)
     return fmt::format("{}:{}", source_, n->source().begin.line);
+  // A table that only --set created (--set solver.x=1).
+  for (const auto& [k, origin] : override_origin_)
+    if (k.size() > key.size() && k.compare(0, key.size(), key) == 0 && k[key.size()] == '.')
+      return origin;
   return source_;
 }
 

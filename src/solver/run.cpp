@@ -241,7 +241,7 @@ RunResult run(const RunSettings& s, MPI_Comm comm) {
   // checkpoint always holds a finite state.
   std::int64_t checked = solver.steps_done();
   const auto check = [&](const Diagnostics& d) {
-    if (!checkpointer.written().empty()) {
+    if (!finite_state(d) && !checkpointer.written().empty()) { // the same on every rank
       checkpointer.wait(); // the last one is whole before the run stops
       kept = fmt::format("the last checkpoint, '{}' (step {}), holds the last checked finite "
                          "state and is kept",

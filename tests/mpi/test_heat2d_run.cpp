@@ -364,6 +364,8 @@ TEST(Heat2dRun, ANanMidRunStopsNamingTheStepAndKeepsTheLastCheckpoint) {
           << m;
       EXPECT_TRUE(e.collective()) << m;
     }
+    EXPECT_FALSE(std::filesystem::exists(dir.file("p.h5")));
+    EXPECT_FALSE(std::filesystem::exists(dir.file("p.h5.partial")));
     const io::H5File ck = io::H5File::open_read(dir.file("p.ckpt.h5"), MPI_COMM_WORLD);
     EXPECT_EQ(io::read_int_attribute(ck, "/", "step").value_or(-1), 5);
     std::vector<double> u(19 * 14);

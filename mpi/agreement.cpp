@@ -19,7 +19,7 @@ namespace tessera::mpi {
 namespace {
 
 // Error kinds as they travel between ranks. Order matters only within one job.
-enum class Kind : int { Error, Input, Io, Mpi, Cuda, NotCompiled, Resource, Internal };
+enum class Kind : int { Error, Input, Io, Mpi, Cuda, NotCompiled, Resource, Numerical, Internal };
 
 struct Described {
   Kind kind = Kind::Error;
@@ -42,6 +42,8 @@ Described describe(const std::exception_ptr& error) {
     return {Kind::NotCompiled, e.what()};
   } catch (const ResourceError& e) {
     return {Kind::Resource, e.what()};
+  } catch (const NumericalError& e) {
+    return {Kind::Numerical, e.what()};
   } catch (const InternalError& e) {
     return {Kind::Internal, e.what()};
   } catch (const Error& e) {
@@ -76,6 +78,8 @@ template <class E>
     throw_marked<NotCompiled>(message, file, line);
   case Kind::Resource:
     throw_marked<ResourceError>(message, file, line);
+  case Kind::Numerical:
+    throw_marked<NumericalError>(message, file, line);
   case Kind::Internal:
     throw_marked<InternalError>(message, file, line);
   case Kind::Error:

@@ -5,6 +5,7 @@
 #include "app/jobs.hpp"
 #include "core/log.hpp"
 #include "mpi/agreement.hpp"
+#include "solver/stop_signal.hpp"
 
 namespace tessera::app {
 
@@ -41,6 +42,7 @@ Command add_run(CLI::App& app, const Context& ctx) {
                    "Continue a heat2d run from its checkpoint: same as --set restart.file=…")
       ->type_name("CKPT.h5");
   c.sub->footer(kinds_help());
+  c.handles_stop_signals = true;
   c.run = [args, &ctx]() -> int {
     auto sets = args->sets;
     if (!args->backend.empty())
@@ -49,10 +51,13 @@ Command add_run(CLI::App& app, const Context& ctx) {
       sets.push_back("restart.file=" + args->restart);
     std::optional<Deck> deck;
     mpi::collectively(ctx.comm, [&] {
-      deck.emplace(load_deck(
-          args->deck.empty() ? std::nullopt : std::optional<std::string>(args->deck), sets));
+      deck.emplace(
+          load_deck(args->deck.empty() ? std::nullopt : std::optional<std::string>(args->deck),
+                    sets, ctx.nranks));
     });
     const JobKind& kind = find_job_kind(deck->get<std::string>("job.kind"));
+    if (!kind.stops_on_signal)
+      heat2d::StopSignals::release_to_default(); // this job ends at the signal
     log::info("running job '{}' from {}", kind.name, deck->source());
     return kind.run(*deck, ctx);
   };

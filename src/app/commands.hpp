@@ -22,6 +22,10 @@ struct Context {
 struct Command {
   CLI::App* sub = nullptr;
   std::function<int()> run;
+  // main() catches SIGTERM and SIGUSR1 from its first line (heat2d::StopSignals) and gives them
+  // their default action back before any command that does not handle them: those end at the
+  // signal. `run` decides itself, by job kind.
+  bool handles_stop_signals = false;
 };
 
 Command add_info(CLI::App& app, const Context& ctx);

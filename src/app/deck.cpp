@@ -1,4 +1,5 @@
-// Deck loading, overrides, validation against a schema and the effective-deck printer.
+// Deck loading, overrides, access and the effective-deck printer (the checks against a schema:
+// deck_check.cpp).
 #include "app/deck.hpp"
 
 #include <toml++/toml.h>
@@ -9,14 +10,18 @@
 #include <fstream>
 #include <sstream>
 
+#include "app/deck_internal.hpp"
+#include "app/deck_scan.hpp"
 #include "core/throw.hpp"
 
 namespace tessera::app {
 
 namespace {
-
 constexpr std::string_view kDefaultSource = "(embedded default deck)";
 constexpr std::string_view kOverrideSource = "--set";
+} // namespace
+
+namespace deck_internal {
 
 std::vector<std::string> split_key(std::string_view key) {
   std::vector<std::string> parts;
@@ -103,6 +108,36 @@ const char* expected_description(const DeckValue& v) {
   }
 }
 
+std::string join(const std::vector<std::string>& v, std::string_view sep) {
+  std::string out;
+  for (const auto& s : v) {
+    if (!out.empty())
+      out += sep;
+    out += s;
+  }
+  return out;
+}
+
+std::string leaf_of(std::string_view key) {
+  const auto dot = key.rfind('.');
+  return std::string(dot == std::string_view::npos ? key : key.substr(dot + 1));
+}
+
+std::string parent_of(std::string_view key) {
+  const auto dot = key.rfind('.');
+  return dot == std::string_view::npos ? std::string() : std::string(key.substr(0, dot));
+}
+
+std::string number_text(double v) {
+  return fmt::format("{}", v);
+}
+
+} // namespace deck_internal
+
+using namespace deck_internal;
+
+namespace {
+
 std::string toml_quoted(std::string_view s) {
   std::string out = "\"";
   for (const char c : s) {
@@ -130,16 +165,6 @@ std::string toml_quoted(std::string_view s) {
     }
   }
   return out + "\"";
-}
-
-std::string join(const std::vector<std::string>& v, std::string_view sep) {
-  std::string out;
-  for (const auto& s : v) {
-    if (!out.empty())
-      out += sep;
-    out += s;
-  }
-  return out;
 }
 
 } // namespace
@@ -187,45 +212,54 @@ DeckKey make_key(std::string key, DeckValue def, std::string help,
 }
 } // namespace
 
-void DeckSchema::add_key(DeckKey k) {
+DeckKey& DeckSchema::add_key(DeckKey k) {
   if (find(k.key))
     TESSERA_THROW(InternalError, "deck key '{}' declared twice", k.key);
   keys_.push_back(std::move(k));
+  return keys_.back();
 }
-void DeckSchema::add(std::string key, std::int64_t def, std::string help) {
-  add_key(make_key(std::move(key), def, std::move(help), {}));
+DeckKey& DeckSchema::add(std::string key, std::int64_t def, std::string help) {
+  return add_key(make_key(std::move(key), def, std::move(help), {}));
 }
-void DeckSchema::add(std::string key, std::int64_t def, std::string help, std::int64_t min,
-                     std::int64_t max) {
+DeckKey& DeckSchema::add(std::string key, std::int64_t def, std::string help, std::int64_t min,
+                         std::int64_t max) {
   DeckKey k = make_key(std::move(key), def, std::move(help), {});
   k.min = double(min);
   if (max != INT64_MAX)
     k.max = double(max);
-  add_key(std::move(k));
+  return add_key(std::move(k));
 }
-void DeckSchema::add(std::string key, double def, std::string help) {
-  add_key(make_key(std::move(key), def, std::move(help), {}));
+DeckKey& DeckSchema::add(std::string key, double def, std::string help) {
+  return add_key(make_key(std::move(key), def, std::move(help), {}));
 }
-void DeckSchema::add(std::string key, double def, std::string help, double min, double max) {
+DeckKey& DeckSchema::add(std::string key, double def, std::string help, double min, double max) {
   DeckKey k = make_key(std::move(key), def, std::move(help), {});
   k.min = min;
   if (max != HUGE_VAL)
     k.max = max;
-  add_key(std::move(k));
+  return add_key(std::move(k));
 }
-void DeckSchema::add(std::string key, bool def, std::string help) {
-  add_key(make_key(std::move(key), def, std::move(help), {}));
+DeckKey& DeckSchema::add(std::string key, bool def, std::string help) {
+  return add_key(make_key(std::move(key), def, std::move(help), {}));
 }
-void DeckSchema::add(std::string key, const char* def, std::string help) {
-  add_key(make_key(std::move(key), std::string(def), std::move(help), {}));
+DeckKey& DeckSchema::add(std::string key, const char* def, std::string help) {
+  return add_key(make_key(std::move(key), std::string(def), std::move(help), {}));
 }
-void DeckSchema::add(std::string key, std::string def, std::string help,
-                     std::vector<std::string> choices) {
-  add_key(make_key(std::move(key), std::move(def), std::move(help), std::move(choices)));
+DeckKey& DeckSchema::add(std::string key, std::string def, std::string help,
+                         std::vector<std::string> choices) {
+  return add_key(make_key(std::move(key), std::move(def), std::move(help), std::move(choices)));
 }
-void DeckSchema::add(std::string key, std::vector<std::string> def, std::string help,
-                     std::vector<std::string> choices) {
-  add_key(make_key(std::move(key), std::move(def), std::move(help), std::move(choices)));
+DeckKey& DeckSchema::add(std::string key, std::vector<std::string> def, std::string help,
+                         std::vector<std::string> choices) {
+  return add_key(make_key(std::move(key), std::move(def), std::move(help), std::move(choices)));
+}
+
+bool DeckSchema::has_table(std::string_view prefix) const noexcept {
+  for (const auto& k : keys_)
+    if (k.key.size() > prefix.size() && k.key.compare(0, prefix.size(), prefix) == 0 &&
+        k.key[prefix.size()] == '.')
+      return true;
+  return false;
 }
 
 const DeckKey* DeckSchema::find(std::string_view key) const noexcept {
@@ -245,6 +279,7 @@ Deck::~Deck() = default;
 Deck Deck::from_string(std::string_view text, std::string source_name) {
   Deck d;
   d.source_ = source_name;
+  check_nesting(text, d.source_, kMaxDeckNesting);
   try {
     *d.root_ = toml::parse(text, std::move(source_name));
   } catch (const toml::parse_error& e) {
@@ -323,102 +358,6 @@ std::string Deck::peek_string(std::string_view key, std::string_view def) const 
   return n->as_string()->get();
 }
 
-// ---- Deck: validation ----------------------------------------------------------------------
-
-void Deck::validate(const DeckSchema& schema) {
-  schema_ = schema;
-  validated_ = false;
-  // Walks the deck: every leaf must be a declared key of the right type; tables must be
-  // prefixes of declared keys.
-  auto walk = [&](auto& self, const toml::table& t, const std::string& prefix) -> void {
-    for (auto&& [k, node] : t) {
-      const std::string path =
-          prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
-      const DeckKey* decl = schema_.find(path);
-      if (node.is_table() && !decl) {
-        bool is_prefix = false;
-        for (const auto& d : schema_.keys())
-          is_prefix = is_prefix || d.key.rfind(path + ".", 0) == 0;
-        if (!is_prefix)
-          fail_message(path, fmt::format("unknown table [{}]", path));
-        self(self, *node.as_table(), path);
-        continue;
-      }
-      if (!decl) {
-        std::vector<std::string> siblings;
-        for (const auto& d : schema_.keys()) {
-          const auto dot = d.key.rfind('.');
-          const std::string parent = dot == std::string::npos ? "" : d.key.substr(0, dot);
-          if (parent == prefix)
-            siblings.push_back(d.key.substr(dot == std::string::npos ? 0 : dot + 1));
-        }
-        fail_message(path, fmt::format("unknown key (known keys{}: {})",
-                                       prefix.empty() ? "" : " in [" + prefix + "]",
-                                       join(siblings, ", ")));
-      }
-      const auto wrong = [&] {
-        fail_message(path, fmt::format("expected {}, got {}", expected_description(decl->value),
-                                       type_description(node)));
-      };
-      const auto in_range = [&](double v, const std::string& text) {
-        if (decl->min && v < *decl->min)
-          fail_message(path, fmt::format("must be at least {}, got {}", *decl->min, text));
-        if (decl->max && v > *decl->max)
-          fail_message(path, fmt::format("must be at most {}, got {}", *decl->max, text));
-      };
-      const auto in_choices = [&](const std::string& v) {
-        if (decl->choices.empty())
-          return;
-        for (const auto& c : decl->choices)
-          if (c == v)
-            return;
-        fail_message(path, fmt::format("'{}' is not one of {}", v, join(decl->choices, ", ")));
-      };
-      switch (decl->value.index()) {
-      case 0:
-        if (!node.is_integer())
-          wrong();
-        in_range(double(node.as_integer()->get()), std::to_string(node.as_integer()->get()));
-        break;
-      case 1:
-        if (!node.is_number())
-          wrong();
-        {
-          const double v = node.is_integer() ? double(node.as_integer()->get())
-                                             : node.as_floating_point()->get();
-          in_range(v, fmt::format("{}", v));
-        }
-        break;
-      case 2:
-        if (!node.is_boolean())
-          wrong();
-        break;
-      case 3:
-        if (!node.is_string())
-          wrong();
-        in_choices(node.as_string()->get());
-        break;
-      default:
-        if (node.is_string()) {
-          for (const auto& item : split_list(node.as_string()->get()))
-            in_choices(item);
-          break;
-        }
-        if (!node.is_array())
-          wrong();
-        for (const auto& item : *node.as_array()) {
-          if (!item.is_string())
-            fail_message(path, fmt::format("expected a list of strings, got an array holding {}",
-                                           type_description(item)));
-          in_choices(item.as_string()->get());
-        }
-      }
-    }
-  };
-  walk(walk, *root_, "");
-  validated_ = true;
-}
-
 // ---- Deck: access --------------------------------------------------------------------------
 
 const DeckKey& Deck::declared(std::string_view key) const {
@@ -434,24 +373,40 @@ DeckValue Deck::value_of(const DeckKey& k) const {
   const toml::node* n = find_node(*root_, k.key);
   if (!n)
     return k.value;
+  // A value of the wrong type (a problem check() recorded) reads as the default.
   switch (k.value.index()) {
   case 0:
-    return n->as_integer()->get();
+    if (n->is_integer())
+      return n->as_integer()->get();
+    break;
   case 1:
-    return n->is_integer() ? static_cast<double>(n->as_integer()->get())
-                           : n->as_floating_point()->get();
+    if (n->is_integer())
+      return static_cast<double>(n->as_integer()->get());
+    if (n->is_floating_point())
+      return n->as_floating_point()->get();
+    break;
   case 2:
-    return n->as_boolean()->get();
+    if (n->is_boolean())
+      return n->as_boolean()->get();
+    break;
   case 3:
-    return n->as_string()->get();
+    if (n->is_string())
+      return n->as_string()->get();
+    break;
   default:
     if (n->is_string())
       return split_list(n->as_string()->get());
-    std::vector<std::string> v;
-    for (const auto& item : *n->as_array())
-      v.push_back(item.as_string()->get());
-    return v;
+    if (const toml::array* a = n->as_array()) {
+      std::vector<std::string> v;
+      for (const auto& item : *a) {
+        if (!item.is_string())
+          return k.value;
+        v.push_back(item.as_string()->get());
+      }
+      return v;
+    }
   }
+  return k.value;
 }
 
 template <class T>
@@ -483,6 +438,10 @@ std::string Deck::where(std::string_view key) const {
       return origin;
   if (const toml::node* n = find_node(*root_, key); n && n->source().begin.line > 0)
     return fmt::format("{}:{}", source_, n->source().begin.line);
+  // A table that only --set created (--set solver.x=1).
+  for (const auto& [k, origin] : override_origin_)
+    if (k.size() > key.size() && k.compare(0, key.size(), key) == 0 && k[key.size()] == '.')
+      return origin;
   return source_;
 }
 

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -17,31 +18,51 @@
 
 namespace tessera::app {
 
+namespace {
+
+std::string initial_problem(const DeckValue& v) {
+  try {
+    heat2d::parse_initial(std::get<std::string>(v));
+  } catch (const InputError&) {
+    return fmt::format("must be sine, gaussian or an HDF5 dataset FILE.h5:/path, got '{}'",
+                       std::get<std::string>(v));
+  }
+  return {};
+}
+
+} // namespace
+
+// The ranges here are those of heat2d::find_invalid; the rules between keys (lines per rank,
+// representable line systems) are checked by check_heat2d_job.
 void heat2d_schema(DeckSchema& s) {
-  s.add("grid.nx", std::int64_t{256}, "unknowns along x (interior points for Dirichlet)");
-  s.add("grid.ny", std::int64_t{256}, "unknowns along y");
-  s.add("grid.lx", 1.0, "domain length along x");
-  s.add("grid.ly", 1.0, "domain length along y");
-  s.add("physics.alpha", 1.0, "diffusivity alpha in u_t = alpha (u_xx + u_yy)");
-  s.add("time.dt", 1e-4, "time step (ADI is unconditionally stable; accuracy is O(dt^2))");
-  s.add("time.steps", std::int64_t{100}, "the run ends at this step");
+  s.add("grid.nx", std::int64_t{256},
+        "unknowns along x (interior points for Dirichlet); >= 1 and >= the ranks", 1);
+  s.add("grid.ny", std::int64_t{256}, "unknowns along y; >= 1 and >= the ranks", 1);
+  s.add("grid.lx", 1.0, "domain length along x (> 0)").greater_than(0);
+  s.add("grid.ly", 1.0, "domain length along y (> 0)").greater_than(0);
+  s.add("physics.alpha", 1.0, "diffusivity alpha in u_t = alpha (u_xx + u_yy) (> 0)")
+      .greater_than(0);
+  s.add("time.dt", 1e-4, "time step (> 0; ADI is unconditionally stable, accuracy O(dt^2))")
+      .greater_than(0);
+  s.add("time.steps", std::int64_t{100}, "the run ends at this step", 0);
   s.add("initial.kind", std::string("sine"),
-        "sine (exact solution known), gaussian, or an HDF5 dataset FILE.h5:/path [ny, nx]");
-  s.add("initial.width", 0.0, "gaussian: standard deviation (0: a tenth of the shorter side)");
+        "sine (exact solution known), gaussian, or an HDF5 dataset FILE.h5:/path [ny, nx]")
+      .checked_by(initial_problem);
+  s.add("initial.width", 0.0, "gaussian: standard deviation (0: a tenth of the shorter side)", 0.0);
   s.add("boundary.kind", std::string("dirichlet"), "dirichlet or periodic",
         {"dirichlet", "periodic"});
   s.add("boundary.value", 0.0, "dirichlet: the value of u on the boundary");
   s.add("output.file", std::string("heat2d.h5"), "HDF5 output; \"\" writes none");
   s.add("output.snapshot_every", std::int64_t{0},
-        "store u every this many steps (0: the initial and the last state only)");
+        "store u every this many steps (0: the initial and the last state only)", 0);
   s.add("output.diagnostics_every", std::int64_t{10},
-        "diagnostics and a progress line every this many steps (0: first and last only)");
+        "diagnostics and a progress line every this many steps (0: first and last only)", 0);
   s.add("output.checkpoint_every", std::int64_t{0},
-        "write a checkpoint every this many steps (0: only on SIGTERM / SIGUSR1)");
+        "write a checkpoint every this many steps (0: only on SIGTERM / SIGUSR1)", 0);
   s.add("output.checkpoint_file", std::string(""),
         "checkpoint path (\"\": the output name with .ckpt.h5)");
   s.add("output.snapshot_queue", std::int64_t{2},
-        "snapshots waiting for the I/O thread before stepping waits");
+        "snapshots waiting for the I/O thread before stepping waits", 1);
   s.add("restart.file", std::string(""), "continue from this checkpoint (\"\": start afresh)");
   s.add("transpose.exchange", std::string("auto"), "auto, alltoallv, pairwise, pipelined, nccl",
         {"auto", "alltoallv", "pairwise", "pipelined", "nccl"});
@@ -49,7 +70,9 @@ void heat2d_schema(DeckSchema& s) {
 
 namespace {
 
-heat2d::RunSettings settings_from(const Deck& deck, const Context& ctx) {
+// The run settings of a checked deck for `nranks` ranks; what heat2d::find_invalid refuses is
+// recorded as deck problems (check_heat2d_job reads the settings once for them).
+heat2d::RunSettings settings_from(const Deck& deck, int nranks) {
   heat2d::RunSettings s;
   heat2d::Config& c = s.config;
   c.nx = deck.get<std::int64_t>("grid.nx");
@@ -58,44 +81,27 @@ heat2d::RunSettings settings_from(const Deck& deck, const Context& ctx) {
   c.ly = deck.get<double>("grid.ly");
   c.alpha = deck.get<double>("physics.alpha");
   c.dt = deck.get<double>("time.dt");
-  c.boundary = heat2d::parse_boundary(deck.get<std::string>("boundary.kind"));
+  // Keys whose value the schema refused are not parsed: the run never comes.
+  const auto ok = [&](const char* key) { return !deck.has_problem(key); };
+  if (ok("boundary.kind"))
+    c.boundary = heat2d::parse_boundary(deck.get<std::string>("boundary.kind"));
   c.boundary_value = deck.get<double>("boundary.value");
-  c.exchange = parse_exchange(deck.get<std::string>("transpose.exchange"));
-  if (const auto bad = heat2d::find_invalid(c, ctx.nranks))
-    deck.fail(bad->key, "{}", bad->message);
-  const auto initial = deck.get<std::string>("initial.kind");
-  try {
-    s.initial = heat2d::parse_initial(initial);
-  } catch (const InputError&) {
-    deck.fail("initial.kind", "must be sine, gaussian or an HDF5 dataset FILE.h5:/path, got '{}'",
-              initial);
-  }
+  if (ok("transpose.exchange"))
+    c.exchange = parse_exchange(deck.get<std::string>("transpose.exchange"));
+  for (const auto& bad : heat2d::find_invalid(c, nranks))
+    deck.problem(bad.key, bad.message);
+  if (ok("initial.kind"))
+    s.initial = heat2d::parse_initial(deck.get<std::string>("initial.kind"));
   s.initial.width = deck.get<double>("initial.width");
-  if (!(s.initial.width >= 0) || !std::isfinite(s.initial.width))
-    deck.fail("initial.width", "must be 0 or a positive length, got {}", s.initial.width);
   s.steps = deck.get<std::int64_t>("time.steps");
-  if (s.steps < 0)
-    deck.fail("time.steps", "must not be negative, got {}", s.steps);
-  auto every = [&](const char* key) {
-    const auto v = deck.get<std::int64_t>(key);
-    if (v < 0)
-      deck.fail(key, "must not be negative (0 turns it off), got {}", v);
-    return v;
-  };
-  s.snapshot_every = every("output.snapshot_every");
-  s.diagnostics_every = every("output.diagnostics_every");
-  s.checkpoint_every = every("output.checkpoint_every");
-  const auto queue = deck.get<std::int64_t>("output.snapshot_queue");
-  if (queue < 1)
-    deck.fail("output.snapshot_queue", "must be at least 1, got {}", queue);
-  s.queue_capacity = static_cast<std::size_t>(queue);
+  s.snapshot_every = deck.get<std::int64_t>("output.snapshot_every");
+  s.diagnostics_every = deck.get<std::int64_t>("output.diagnostics_every");
+  s.checkpoint_every = deck.get<std::int64_t>("output.checkpoint_every");
+  s.queue_capacity = static_cast<std::size_t>(
+      std::max<std::int64_t>(1, deck.get<std::int64_t>("output.snapshot_queue")));
   s.output_file = deck.get<std::string>("output.file");
   s.checkpoint_file = deck.get<std::string>("output.checkpoint_file");
   s.restart_file = deck.get<std::string>("restart.file");
-  s.provenance.command_line = ctx.command_line;
-  s.provenance.deck = deck.effective_toml();
-  s.provenance.ranks = ctx.nranks;
-  s.provenance.threads = omp_get_max_threads();
   return s;
 }
 
@@ -145,9 +151,20 @@ void print_summary(const heat2d::RunSettings& s, const heat2d::RunResult& r, con
 
 } // namespace
 
+void check_heat2d_job(const Deck& deck, int nranks) {
+  settings_from(deck, nranks);
+}
+
 int run_heat2d_job(const Deck& deck, const Context& ctx) {
   heat2d::RunSettings s;
-  mpi::collectively(ctx.comm, [&] { s = settings_from(deck, ctx); });
+  mpi::collectively(ctx.comm, [&] {
+    s = settings_from(deck, ctx.nranks);
+    deck.throw_problems(); // none: load_deck() checked the deck
+  });
+  s.provenance.command_line = ctx.command_line;
+  s.provenance.deck = deck.effective_toml();
+  s.provenance.ranks = ctx.nranks;
+  s.provenance.threads = omp_get_max_threads();
   // Collective: auto is CUDA when every rank has a GPU (the state then stays on the GPUs).
   s.config.backend =
       mpi::resolve_backend(parse_backend(deck.get<std::string>("job.backend")), ctx.comm);
@@ -157,7 +174,8 @@ int run_heat2d_job(const Deck& deck, const Context& ctx) {
             "threads ({})",
             c.nx, c.ny, heat2d::boundary_name(c.boundary), heat2d::initial_name(s.initial), c.dt,
             s.steps, ctx.nranks, s.provenance.threads, s.provenance.backend);
-  heat2d::StopSignals::catch_until_exit();
+  // main() installed the stop handlers before MPI started (StopSignals::catch_until_exit): a
+  // signal during the set-up is kept and ends the run before its first step.
   const heat2d::RunResult r = heat2d::run(s, ctx.comm);
   // A stop signal that came after the last step found nothing left to stop: the run is complete,
   // no checkpoint was written and the exit status stays 0 (jobs/heat2d-requeue.sbatch tells this
@@ -167,10 +185,11 @@ int run_heat2d_job(const Deck& deck, const Context& ctx) {
               heat2d::signal_name(heat2d::StopSignals::pending()));
 
   if (r.interrupted) {
-    log::info("stopped by {} at step {} of {}: checkpoint written to '{}'; continue with\n  {} "
+    log::info("stopped by {} {} {} of {}: checkpoint written to '{}'; continue with\n  {} "
               "--set restart.file={}",
-              heat2d::signal_name(r.signal), r.steps_done, s.steps, r.checkpoint, ctx.command_line,
-              r.checkpoint);
+              heat2d::signal_name(r.signal),
+              r.steps_done == r.start_step ? "before the first step, at step" : "at step",
+              r.steps_done, s.steps, r.checkpoint, ctx.command_line, r.checkpoint);
   }
   print_summary(s, r, ctx);
   return 0;

@@ -15,13 +15,45 @@
 
 namespace tessera::app {
 
+namespace {
+
+// A byte size ("2GiB") or "" for none.
+std::string byte_size_problem(const DeckValue& v) {
+  const auto& text = std::get<std::string>(v);
+  if (text.empty())
+    return {};
+  try {
+    parse_byte_size(text, "");
+  } catch (const InputError&) {
+    return fmt::format("'{}' is not a size (expected a positive number of bytes with an optional "
+                       "unit: 4096, 512MiB, 2GiB, 1.5GB; \"\": none)",
+                       text);
+  }
+  return {};
+}
+
+std::string dataset_ref_problem(const DeckValue& v) {
+  const auto& text = std::get<std::string>(v);
+  if (text.empty())
+    return {};
+  try {
+    io::DatasetRef::parse(text);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return {};
+}
+
+} // namespace
+
 void pipeline_schema(DeckSchema& s) {
   s.add("matrix.rows", std::int64_t{1000}, "rows M of the generated matrix", 1);
   s.add("matrix.cols", std::int64_t{999}, "columns N of the generated matrix", 1);
   s.add("matrix.dtype", std::string("f64"), "element type: f32, f64, c64, c128",
         {"f32", "f64", "c64", "c128"});
   s.add("matrix.seed", std::int64_t{42}, "values depend only on seed and position", 0);
-  s.add("matrix.input", std::string(""), "\"FILE.h5:/dataset\": read it instead of generating");
+  s.add("matrix.input", std::string(""), "\"FILE.h5:/dataset\": read it instead of generating")
+      .checked_by(dataset_ref_problem);
   s.add("transpose.enabled", true, "transpose the matrix");
   s.add("transpose.exchange", std::string("auto"), "auto, alltoallv, pairwise, pipelined, nccl",
         {"auto", "alltoallv", "pairwise", "pipelined", "nccl"});
@@ -29,7 +61,8 @@ void pipeline_schema(DeckSchema& s) {
   s.add("reduce.enabled", true, "reduce the matrix (f32/f64 only)");
   s.add("reduce.ops", std::vector<std::string>{"sum", "norm2", "max"},
         "sum, min, max, mean, norm1, norm2, norminf",
-        {"sum", "min", "max", "mean", "norm1", "norm2", "norminf"});
+        {"sum", "min", "max", "mean", "norm1", "norm2", "norminf"})
+      .distinct_items();
   s.add("reduce.axis", std::string("all"), "all, rows (one value per row) or cols",
         {"all", "rows", "cols"});
   s.add("output.file", std::string("tessera-pipeline.h5"), "HDF5 output; \"\" writes none");
@@ -40,16 +73,19 @@ void pipeline_schema(DeckSchema& s) {
   s.add("output.deflate", std::int64_t{0}, "gzip level 0-9 (chunks are chosen if not given)", 0, 9);
   s.add("staging.memory_limit", std::string(""),
         "host memory per rank, e.g. \"2GiB\"; a matrix.input that does not fit streams through "
-        "out of core; \"\": no limit");
+        "out of core; \"\": no limit")
+      .checked_by(byte_size_problem);
   s.add("staging.out_of_core", false, "stream matrix.input out of core even when it fits");
   s.add("staging.depth", std::int64_t{1}, "out of core: chunks read ahead and written behind", 1,
         64);
   s.add("staging.chunk_size", std::string(""),
         "out of core: input bytes per chunk, all ranks together, e.g. \"64MiB\"; \"\": as large "
-        "as staging.memory_limit allows");
+        "as staging.memory_limit allows")
+      .checked_by(byte_size_problem);
   s.add("staging.chunk_shape", std::string("columns"),
         "out of core: chunks of whole input \"rows\" (contiguous reads) or \"columns\" "
-        "(contiguous writes)");
+        "(contiguous writes)",
+        {"rows", "columns"});
   s.add("staging.io_cpu", std::int64_t{-1}, "out of core: pin the I/O thread to this CPU (-1: no)",
         -1);
 }
@@ -76,43 +112,42 @@ struct PipelineSettings {
   io::OutOfCoreOptions staging;
 };
 
-// A byte size deck key ("2GiB"); 0 when empty. A bad size fails naming the key.
+// A byte size deck key ("2GiB"); 0 when empty (or bad: the schema's check recorded that).
 std::size_t byte_size_key(const Deck& deck, const char* key) {
   const auto text = deck.get<std::string>(key);
-  if (text.empty())
+  if (text.empty() || deck.has_problem(key))
     return 0;
-  try {
-    return parse_byte_size(text, key);
-  } catch (const InputError& e) {
-    deck.fail(key, "{}", e.what());
-  }
+  return parse_byte_size(text, key);
 }
 
+// The settings of a checked deck; the rules between keys are recorded as deck problems (the
+// kind's check reads the settings once for them).
 PipelineSettings read_settings(const Deck& deck) {
   PipelineSettings s;
   if (const auto in = deck.get<std::string>("matrix.input"); !in.empty()) {
-    try {
+    if (!deck.has_problem("matrix.input"))
       s.input = io::DatasetRef::parse(in);
-    } catch (const InputError& e) {
-      deck.fail("matrix.input", "{}", e.what());
-    }
-    for (const char* k : {"matrix.rows", "matrix.cols", "matrix.dtype", "matrix.seed"})
-      if (deck.has(k))
-        log::warn("{}: {} is ignored: the matrix is read from {}", deck.where(k), k, in);
   }
   s.shape = {deck.get<std::int64_t>("matrix.rows"), deck.get<std::int64_t>("matrix.cols")};
-  s.dtype = parse_dtype(deck.get<std::string>("matrix.dtype"));
+  // Keys whose value the schema refused keep their parse for the run that never comes.
+  const auto ok = [&](const char* key) { return !deck.has_problem(key); };
+  if (ok("matrix.dtype"))
+    s.dtype = parse_dtype(deck.get<std::string>("matrix.dtype"));
   s.seed = static_cast<std::uint64_t>(deck.get<std::int64_t>("matrix.seed"));
   s.transpose = deck.get<bool>("transpose.enabled");
-  s.exchange = parse_exchange(deck.get<std::string>("transpose.exchange"));
+  if (ok("transpose.exchange"))
+    s.exchange = parse_exchange(deck.get<std::string>("transpose.exchange"));
   s.repeat =
       static_cast<int>(std::min<std::int64_t>(deck.get<std::int64_t>("transpose.repeat"), 1 << 30));
   s.reduce = deck.get<bool>("reduce.enabled");
-  for (const auto& op : deck.get<std::vector<std::string>>("reduce.ops"))
-    s.ops.push_back(parse_op(op));
-  if (s.reduce && s.ops.empty())
-    deck.fail("reduce.ops", "is empty; list at least one operation or set reduce.enabled = false");
-  s.axis = parse_axis(deck.get<std::string>("reduce.axis"));
+  if (ok("reduce.ops"))
+    for (const auto& op : deck.get<std::vector<std::string>>("reduce.ops"))
+      s.ops.push_back(parse_op(op));
+  if (s.reduce && s.ops.empty() && ok("reduce.ops"))
+    deck.problem("reduce.ops",
+                 "is empty; list at least one operation or set reduce.enabled = false");
+  if (ok("reduce.axis"))
+    s.axis = parse_axis(deck.get<std::string>("reduce.axis"));
   s.output = deck.get<std::string>("output.file");
   s.write_input = deck.get<bool>("output.write_input");
   s.write_transpose = deck.get<bool>("output.write_transpose");
@@ -124,13 +159,11 @@ PipelineSettings read_settings(const Deck& deck) {
   s.out_of_core = deck.get<bool>("staging.out_of_core");
   s.staging.staging_depth = static_cast<int>(deck.get<std::int64_t>("staging.depth"));
   s.staging.io_cpu = static_cast<int>(deck.get<std::int64_t>("staging.io_cpu"));
-  try {
+  if (ok("staging.chunk_shape"))
     s.staging.chunk_shape = io::parse_chunk_shape(deck.get<std::string>("staging.chunk_shape"));
-  } catch (const InputError& e) {
-    deck.fail("staging.chunk_shape", "{}", e.what());
-  }
   if (s.input && !s.output.empty() && same_file(s.input->file, s.output))
-    deck.fail("output.file", "'{}' is also the input file; choose another output file", s.output);
+    deck.problem("output.file",
+                 fmt::format("'{}' is also the input file; choose another output file", s.output));
   return s;
 }
 
@@ -243,8 +276,18 @@ int run_out_of_core(const Deck& deck, const PipelineSettings& s, Backend backend
 
 } // namespace
 
+void check_pipeline_job(const Deck& deck, int /*nranks*/) {
+  read_settings(deck);
+}
+
 int run_pipeline_job(const Deck& deck, const Context& ctx) {
   const PipelineSettings s = read_settings(deck);
+  deck.throw_problems(); // none: load_deck() checked the deck
+  if (s.input)
+    for (const char* k : {"matrix.rows", "matrix.cols", "matrix.dtype", "matrix.seed"})
+      if (deck.has(k))
+        log::warn("{}: {} is ignored: the matrix is read from {}", deck.where(k), k,
+                  s.input->str());
   PhaseTimers timers;
   const Backend backend =
       mpi::resolve_backend(parse_backend(deck.get<std::string>("job.backend")), ctx.comm);

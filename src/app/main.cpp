@@ -11,6 +11,7 @@
 #include "core/build_info.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
+#include "solver/stop_signal.hpp"
 
 namespace {
 
@@ -67,14 +68,21 @@ int run_cli(tessera::app::Context& ctx, int argc, char** argv) {
                         : verbose ? tessera::Verbosity::Verbose
                                   : tessera::Verbosity::Normal);
   for (auto& c : commands)
-    if (c.sub && c.sub->parsed())
+    if (c.sub && c.sub->parsed()) {
+      if (!c.handles_stop_signals)
+        tessera::heat2d::StopSignals::release_to_default();
       return c.run();
+    }
   return 2;
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
+  // Before MPI starts (which takes a while): a stop signal that arrives during the set-up of a
+  // heat2d run is kept and ends the run cleanly; other commands give the signals back their
+  // default action (run_cli) and end at them.
+  tessera::heat2d::StopSignals::catch_until_exit();
   int provided = 0;
   // The I/O thread makes MPI calls while compute threads do too.
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);

@@ -47,6 +47,8 @@ TESSERA_DEFINE_ERROR(CudaError, "CUDA error");
 TESSERA_DEFINE_ERROR(NotCompiled, "not available");
 // Memory could not be allocated or a limit would be exceeded.
 TESSERA_DEFINE_ERROR(ResourceError, "resource error");
+// A computation produced a value it cannot continue from (a NaN or an infinity in a solver state).
+TESSERA_DEFINE_ERROR(NumericalError, "numerical error");
 // An internal invariant failed: a bug in tessera.
 TESSERA_DEFINE_ERROR(InternalError, "internal error");
 

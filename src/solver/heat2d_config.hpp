@@ -3,9 +3,9 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/backend.hpp"
 #include "mpi/transpose_plan.hpp"
@@ -31,15 +31,22 @@ struct Config {
   Exchange exchange = Exchange::Auto;
 };
 
-// The first setting that is out of range, named by its deck key (grid.nx, time.dt, …), with
-// what was expected; nullopt when every setting is fine. Each rank must own at least one grid
-// line in both layouts (nx >= nranks and ny >= nranks).
+// The settings that are out of range, each named by its deck key (grid.nx, time.dt, …) with
+// what was expected; empty when every setting is fine. Besides the range of each setting
+// (positive finite lengths, diffusivity and time step; at least one unknown per direction; a
+// finite boundary value):
+//   - each rank must own at least one grid line in both layouts (nx >= nranks, ny >= nranks);
+//   - the implicit line systems (1 + 2r) u_i - r (u_{i-1} + u_{i+1}) = … with
+//     r = alpha dt / (2 h^2) for the grid spacing h must be representable: h^2 a positive finite
+//     double (roughly 1.5e-154 < h < 1.3e154) and r^2 finite (r < about 1.3e154: the periodic
+//     elimination forms r^2, and the explicit halves scale the field by up to 1 + 4r). Outside
+//     that the elimination divides by an infinity or a zero.
 struct Invalid {
   std::string key;
   std::string message;
 };
-std::optional<Invalid> find_invalid(const Config& c, int nranks);
-// Throws InputError "key: message" for the first invalid setting.
+std::vector<Invalid> find_invalid(const Config& c, int nranks);
+// Throws InputError "key: message" (all of them, separated by "; ") when a setting is invalid.
 void validate(const Config& c, int nranks);
 
 // Grid spacing and coordinates. Dirichlet: the unknowns are the interior points

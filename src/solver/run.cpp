@@ -82,6 +82,7 @@ public:
                        dist_x_, *state, with_error);
     });
     written_ = path_;
+    written_step_ = state->step;
     if (wait)
       this->wait();
   }
@@ -94,6 +95,7 @@ public:
     mpi::collectively(comm_, [&] { pending_.get(); });
   }
   const std::string& written() const noexcept { return written_; }
+  std::int64_t written_step() const noexcept { return written_step_; }
 
 private:
   io::IoThread& io_;
@@ -101,6 +103,7 @@ private:
   MPI_Comm comm_;
   BlockDistribution dist_x_;
   std::string path_, written_;
+  std::int64_t written_step_ = -1;
   PhaseTimers& timers_;
   std::future<void> pending_;
 };
@@ -132,6 +135,25 @@ void log_progress(const Diagnostics& d, std::int64_t steps, double rate, std::in
                      : std::string());
 }
 
+// Whether the field is finite, from its diagnostics: a NaN or an infinity anywhere makes the sum
+// (and so the total) non-finite. The reductions give every rank the same values.
+bool finite_state(const Diagnostics& d) {
+  return std::isfinite(d.total) && std::isfinite(d.min) && std::isfinite(d.max);
+}
+
+// Collective: throws NumericalError on every rank when `d` is not finite. `what` says which
+// state was checked; `kept` names the last checkpoint of a finite state ("" when none).
+void require_finite(MPI_Comm comm, const Diagnostics& d, const std::string& what,
+                    const std::string& kept) {
+  mpi::collectively(comm, [&] {
+    if (finite_state(d))
+      return;
+    TESSERA_THROW(NumericalError, "heat2d: {} is not finite (total {}, min {}, max {}); {}", what,
+                  d.total, d.min, d.max,
+                  kept.empty() ? std::string("no checkpoint was written") : kept);
+  });
+}
+
 } // namespace
 
 std::string checkpoint_path(const std::string& output_file) {
@@ -145,6 +167,10 @@ std::string checkpoint_path(const std::string& output_file) {
 }
 
 RunResult run(const RunSettings& s, MPI_Comm comm) {
+  // First, so that a stop signal during the set-up (which can take seconds) is kept.
+  std::optional<StopSignals> signals;
+  if (s.handle_signals)
+    signals.emplace();
   mpi::collectively(comm, [&] {
     validate(s.config, mpi::comm_size(comm));
     check_schedule(s);
@@ -155,12 +181,11 @@ RunResult run(const RunSettings& s, MPI_Comm comm) {
   const Exact exact(s.config, s.initial, solver.layout_y(), solver.rank());
   DiagnosticsPlan diagnostics(solver, exact, &timers);
   StopAgreement stop(comm);
-  std::optional<StopSignals> signals;
-  if (s.handle_signals)
-    signals.emplace();
 
   RunResult result;
   DiagnosticsSeries& series = result.diagnostics;
+  // The last checkpoint of a finite state, for the message when the state stops being finite.
+  std::string kept;
   if (!s.restart_file.empty()) {
     auto read = io.submit([&] {
       return read_checkpoint(s.restart_file, io.comm(), s.config, s.initial, solver.layout_x());
@@ -177,6 +202,11 @@ RunResult run(const RunSettings& s, MPI_Comm comm) {
     series = std::move(state.diagnostics);
     series.truncate_after(state.step);
     result.run_id = state.run_id;
+    require_finite(
+        comm, diagnostics.compute(solver),
+        fmt::format("the field of checkpoint '{}' (step {})", s.restart_file, state.step), "");
+    kept = fmt::format("the checkpoint this run started from, '{}' (step {}), is kept",
+                       s.restart_file, state.step);
     log::info("restarting from '{}' at step {} (t = {:.6g})", s.restart_file, state.step,
               solver.time());
   } else {
@@ -188,6 +218,10 @@ RunResult run(const RunSettings& s, MPI_Comm comm) {
       fill_initial(s.config, s.initial, solver.layout_y(), solver.rank(),
                    solver.mutable_field_y().data());
     series.append(diagnostics.compute(solver));
+    require_finite(comm, series_last(series),
+                   fmt::format("the initial field (step {}, initial.kind = {})",
+                               solver.steps_done(), initial_name(s.initial)),
+                   "");
     log_progress(series_last(series), s.steps, 0, 0);
   }
   result.start_step = solver.steps_done();
@@ -203,31 +237,55 @@ RunResult run(const RunSettings& s, MPI_Comm comm) {
   Checkpointer checkpointer(
       io, s, solver, s.checkpoint_file.empty() ? checkpoint_path(s.output_file) : s.checkpoint_file,
       timers);
+  // Checked at diagnostics steps (the last step is one) and before every checkpoint, so that a
+  // checkpoint always holds a finite state.
+  std::int64_t checked = solver.steps_done();
+  const auto check = [&](const Diagnostics& d) {
+    if (!finite_state(d) && !checkpointer.written().empty()) { // the same on every rank
+      checkpointer.wait(); // the last one is whole before the run stops
+      kept = fmt::format("the last checkpoint, '{}' (step {}), holds the last checked finite "
+                         "state and is kept",
+                         checkpointer.written(), checkpointer.written_step());
+    }
+    require_finite(
+        comm, d,
+        fmt::format("the field at step {} (finite at step {}, the check before)", d.step, checked),
+        kept);
+    checked = d.step;
+  };
 
+  // A stop signal that came during the set-up ends the run before its first step, with a
+  // checkpoint of the state it starts from (so that a stopped run always leaves one).
+  int signal = solver.steps_done() < s.steps ? stop.any(StopSignals::pending()) : 0;
+  if (signal != 0)
+    checkpointer.write(solver, result.run_id, series, true);
   const double t0 = wall_seconds();
-  while (solver.steps_done() < s.steps) {
+  while (signal == 0 && solver.steps_done() < s.steps) {
     const double ts = wall_seconds();
     solver.step();
     result.step_seconds += wall_seconds() - ts;
     const std::int64_t n = solver.steps_done();
     const bool last = n == s.steps;
     if (s.after_step)
-      s.after_step(n);
+      s.after_step(n, solver);
     if (last || due(n, s.diagnostics_every)) {
       series.append(diagnostics.compute(solver));
+      check(series_last(series));
       const double rate = static_cast<double>(n - result.start_step) / (wall_seconds() - t0);
       log_progress(series_last(series), s.steps, rate, s.steps - n);
     }
     if (output && (last || due(n, s.snapshot_every)))
       output->snapshot(solver);
-    const int signal = stop.any(StopSignals::pending());
-    if (signal != 0 || (!last && due(n, s.checkpoint_every)))
+    signal = stop.any(StopSignals::pending());
+    if (signal != 0 || (!last && due(n, s.checkpoint_every))) {
+      if (checked != n)
+        check(diagnostics.compute(solver));
       checkpointer.write(solver, result.run_id, series, signal != 0);
-    if (signal != 0) {
-      result.interrupted = true;
-      result.signal = signal;
-      break;
     }
+  }
+  if (signal != 0) {
+    result.interrupted = true;
+    result.signal = signal;
   }
   checkpointer.wait();
   result.steps_done = solver.steps_done();

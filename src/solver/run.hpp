@@ -6,9 +6,14 @@
 // Schedule, for step numbers n = 1 … steps (step 0 is the initial state):
 //   diagnostics  at 0, every diagnostics_every steps, and at the last step
 //   snapshots    at 0, every snapshot_every steps, and at the last step
-//   checkpoints  every checkpoint_every steps (not at the last), and when a signal arrives
-// (an `every` of 0 means only the fixed points). A run restarted from a checkpoint at step m
-// carries the snapshots up to m over from the output of the interrupted run when that run
+//   checkpoints  every checkpoint_every steps (not at the last), and when a signal arrives; a
+//                signal that came before the first step (during the set-up) stops the run
+//                there, with a checkpoint of the state it starts from
+// (an `every` of 0 means only the fixed points). The field must stay finite: it is checked
+// (through the diagnostics' sum, min and max) at the start, at every diagnostics step and before
+// every checkpoint; a NaN or an infinity stops the run with a NumericalError naming the step,
+// and the last checkpoint, which holds a checked state, is kept. A run restarted from a checkpoint
+// at step m carries the snapshots up to m over from the output of the interrupted run when that run
 // ended cleanly at m; otherwise its output starts with the state at m.
 #pragma once
 
@@ -38,13 +43,14 @@ struct RunSettings {
   std::size_t queue_capacity = 2; // snapshots in flight
   bool handle_signals = true;
   bool keep_final_field = false; // RunResult::final_field_x (tests)
-  // Called on every rank after each step (tests use it to raise a signal mid-run).
-  std::function<void(std::int64_t step)> after_step;
+  // Called on every rank after each step (tests use it to raise a signal or spoil the field).
+  std::function<void(std::int64_t step, Solver& solver)> after_step;
 };
 
 struct RunResult {
   std::int64_t start_step = 0, steps_done = 0;
-  bool interrupted = false; // stopped on a signal (a checkpoint was written)
+  bool interrupted = false; // stopped on a signal (a checkpoint was written), maybe before the
+                            // first step (steps_done == start_step)
   int signal = 0;
   std::string checkpoint; // the last checkpoint written, "" when none
   std::string run_id;
@@ -61,7 +67,8 @@ struct RunResult {
 std::string checkpoint_path(const std::string& output_file);
 
 // Collective over comm. Throws on every rank (agreed) when the settings, the initial dataset or
-// the checkpoint are bad or the output cannot be written.
+// the checkpoint are bad or the output cannot be written, and NumericalError when the field
+// stops being finite.
 RunResult run(const RunSettings& settings, MPI_Comm comm);
 
 } // namespace tessera::heat2d

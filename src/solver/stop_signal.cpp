@@ -1,6 +1,8 @@
 // Signal handlers that ask a run to stop, and the cross-rank agreement on it.
 #include "solver/stop_signal.hpp"
 
+#include <pthread.h>
+
 #include "core/check.hpp"
 #include "core/throw.hpp"
 #include "mpi/communicator.hpp"
@@ -35,6 +37,23 @@ StopSignals::StopSignals() {
 void StopSignals::catch_until_exit() {
   install(SIGTERM, nullptr);
   install(SIGUSR1, nullptr);
+  sigset_t both;
+  sigemptyset(&both);
+  sigaddset(&both, SIGTERM);
+  sigaddset(&both, SIGUSR1);
+  pthread_sigmask(SIG_UNBLOCK, &both, nullptr);
+}
+
+void StopSignals::release_to_default() {
+  struct sigaction sa {};
+  sa.sa_handler = SIG_DFL;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGUSR1, &sa, nullptr);
+  if (const int signal = g_pending) {
+    g_pending = 0;
+    std::raise(signal);
+  }
 }
 
 StopSignals::~StopSignals() {

@@ -1,8 +1,8 @@
 // Stopping a run cleanly on a signal: SIGTERM (what Slurm and most schedulers send before a
 // kill) and SIGUSR1 (what `sbatch --signal=USR1@60` sends ahead of a time limit; mpirun passes
-// it on to every rank). The handler only sets a flag; the solver checks it once per step and the
-// ranks agree on it (StopAgreement), so all of them write the checkpoint at the same step even
-// when the signal reached only some.
+// it on to every rank). The handler only sets a flag; the solver checks it before its first step
+// and once per step after, and the ranks agree on it (StopAgreement), so all of them write the
+// checkpoint at the same step even when the signal reached only some.
 #pragma once
 
 #include <mpi.h>
@@ -24,10 +24,17 @@ public:
   StopSignals(const StopSignals&) = delete;
   StopSignals& operator=(const StopSignals&) = delete;
 
-  // Catches both signals from now until the process ends (nothing is restored): a signal that
-  // arrives after the last step, while the output is closed and MPI shuts down, then only sets
-  // the flag instead of killing a run that has finished. Programs call it before run().
+  // Catches both signals from now until the process ends (nothing is restored), and unblocks
+  // them where whoever started the process left them blocked (they would never arrive). A
+  // program calls it as early as it can (tessera's main: before MPI starts): a signal during
+  // the set-up is then kept, and run() stops before its first step; one that arrives after the
+  // last step, while the output is closed and MPI shuts down, only sets the flag instead of
+  // killing a run that has finished.
   static void catch_until_exit();
+  // Gives both signals their default action back and, when one came already, raises it again,
+  // which ends the process as it would have ended without catch_until_exit(). For the parts of
+  // a program that do not stop cleanly (tessera's commands other than a heat2d run).
+  static void release_to_default();
 
   // The signal that asked this process to stop, 0 when none did.
   static int pending() noexcept;

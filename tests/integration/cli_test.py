@@ -14,6 +14,7 @@ Every scenario works in a fresh temporary directory and uses fresh random shapes
   check           `tessera check` prints an effective deck that parses back to the same text
   info            `tessera info` names the MPI library, thread level, HDF5 and GPUs
   selftest        `tessera selftest` passes and prints its table
+  stop_early      SIGTERM before the set-up: heat2d stops before step 1 with a checkpoint
   bad CASE        bad input: a clear message, non-zero exit, no hang, no output file left
 """
 import argparse
@@ -21,6 +22,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -380,7 +382,69 @@ BAD = {
                 r"FILE\.h5:/dataset"),
     "bad_op": (lambda r: (make_h5(r), ["reduce", "in.h5:/A", "--op", "sum,median"])[1],
                r"median"),
+    # Decks: `check` refuses what `run` refuses, every problem at once, each naming its key.
+    "deck_empty": (lambda r: ["run", deck(r, "")], r"bad\.toml: the deck is empty"),
+    "deck_truncated": (lambda r: ["run", deck(r, open(HEAT2D_DECK).read().split("[job]")[0])],
+                       r"bad\.toml: the deck is empty"),
+    "deck_deep_header": (lambda r: ["check", deck(r, '[job]\nkind = "heat2d"\n[' +
+                                                  ".".join(["a"] * 40000) + "]\n")],
+                         r"bad\.toml:3: keys, tables and arrays nest more than 64 levels"),
+    "heat2d_many_check": (
+        lambda r: ["check"] + [a for kv in ("time.dt=0", "grid.nx=0", "time.steps=-5",
+                                            "physics.alpha=nan", "grid.lx=-1",
+                                            "boundary.value=inf", "output.checkpoint_every=-1",
+                                            "output.snapshot_queue=0", "physics.alpah=2")
+                               for a in ("--set", kv)],
+        "(?s)" + "".join(f"(?=.*{p})" for p in (
+            r"9 problems:", r"time\.dt: must be greater than 0, got 0",
+            r"grid\.nx: must be at least 1", r"time\.steps: must be at least 0",
+            r"physics\.alpha: must be a finite number, got nan", r"grid\.lx: must be greater",
+            r"boundary\.value: must be a finite number, got inf", r"output\.checkpoint_every:",
+            r"output\.snapshot_queue: must be at least 1",
+            r"physics\.alpah: unknown key; did you mean physics\.alpha\?"))),
+    "heat2d_many_run": (
+        lambda r: ["run"] + [a for kv in ("time.dt=-1", "physics.alpha=0", "grid.lx=1e-300",
+                                          "grid.ny=0", "boundary.value=inf",
+                                          "output.file=out.h5")
+                             for a in ("--set", kv)],
+        "(?s)" + "".join(f"(?=.*{p})" for p in (
+            r"5 problems:", r"time\.dt: must be greater than 0, got -1",
+            r"physics\.alpha: must be greater than 0, got 0",
+            r"grid\.lx: 1e-300 over grid\.nx = 256 unknowns .* underflows",
+            r"grid\.ny: must be at least 1", r"boundary\.value: must be a finite"))),
+    "pipeline_many_check": (
+        lambda r: ["check", PIPELINE] + [a for kv in ("reduce.ops=[]", "staging.memory_limit=lots",
+                                                      "staging.chunk_shape=diag", "matrix.rowz=3")
+                                         for a in ("--set", kv)],
+        "(?s)" + "".join(f"(?=.*{p})" for p in (
+            r"4 problems:", r"reduce\.ops: is empty", r"staging\.memory_limit: 'lots' is not",
+            r"staging\.chunk_shape: 'diag' is not one of rows, columns",
+            r"matrix\.rowz: unknown key; did you mean matrix\.rows\?"))),
+    "pipeline_many_run": (
+        lambda r: ["run", PIPELINE] + [a for kv in ('reduce.ops=["sum","sum"]',
+                                                    "staging.memory_limit=lots",
+                                                    "staging.chunk_shape=diag",
+                                                    "output.file=out.h5")
+                                       for a in ("--set", kv)],
+        "(?s)" + "".join(f"(?=.*{p})" for p in (
+            r"3 problems:", r"reduce\.ops: lists 'sum' twice",
+            r"staging\.memory_limit: 'lots' is not", r"staging\.chunk_shape: 'diag'"))),
+    "heat2d_nan_initial": (lambda r: ["run", "--set", f"initial.kind={nan_field(r)}:/u",
+                                      "--set", "grid.nx=4", "--set", "grid.ny=3",
+                                      "--set", "output.file=out.h5"],
+                           r"numerical error: heat2d: the initial field \(step 0, initial\.kind = "
+                           r"nan\.h5:/u\) is not finite"),
 }
+HEAT2D_DECK = os.path.join(os.path.dirname(PIPELINE), "heat2d.toml")
+
+
+def nan_field(r):
+    """A 3 x 4 initial field with one NaN."""
+    u = np.ones((3, 4))
+    u[1, 2] = np.nan
+    with h5py.File(r.path("nan.h5"), "w") as f:
+        f["u"] = u
+    return "nan.h5"
 
 
 def bad(r, rng, case):
@@ -403,6 +467,49 @@ def bad(r, rng, case):
 SCENARIOS = {"end_to_end": end_to_end, "transpose_1000": transpose_1000,
              "run_default": run_default, "run_deck": run_deck, "check": check_scenario,
              "info": info, "selftest": selftest, "unwritten_chunks": unwritten_chunks}
+
+
+def stop_early(r, rng):
+    """A SIGTERM that reaches tessera before it has set anything up (here it is pending from the
+    start: blocked when tessera starts) ends a heat2d run cleanly before its first step, with a
+    checkpoint the run continues from; a pipeline job ends at it. Without a launcher only."""
+    expect(r.np == 0, "stop_early runs tessera without mpirun")
+
+    def run_signalled(args):
+        cmd = r.argv(args)
+        print("$ " + " ".join(cmd) + "   (with SIGTERM pending)", flush=True)
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+        try:
+            p = subprocess.Popen(cmd, cwd=r.dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True)
+            os.kill(p.pid, signal.SIGTERM)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        out, err = p.communicate(timeout=TIMEOUT)
+        sys.stdout.write(out + err)
+        return p.returncode, out + err
+
+    heat = ["run", "--set", "output.file=early.h5", "--set", "time.steps=20", "--set",
+            "grid.nx=32", "--set", "grid.ny=32"]
+    rc, text = run_signalled(heat)
+    expect(rc == 0, f"exit status {rc} for a run stopped before its first step")
+    expect("stopped by SIGTERM before the first step, at step 0 of 20" in text,
+           "no message about the stop before the first step")
+    with h5py.File(r.path("early.ckpt.h5"), "r") as f:
+        expect(int(f.attrs["step"]) == 0, f"checkpoint at step {f.attrs['step']}, expected 0")
+    with h5py.File(r.path("early.h5"), "r") as f:
+        expect(int(f.attrs["finished"]) == 0, "the stopped run's output says finished")
+    r.run(heat + ["--set", "restart.file=early.ckpt.h5"])
+    with h5py.File(r.path("early.h5"), "r") as f:
+        expect(int(f.attrs["finished"]) == 1 and f["diagnostics/step"][-1] == 20,
+               "the continued run did not finish at step 20")
+    rc, _ = run_signalled(["run", PIPELINE, "--set", "output.file=pipe.h5"])
+    expect(rc == -signal.SIGTERM, f"a pipeline job with SIGTERM pending exited with {rc}")
+    expect(not [n for n in os.listdir(r.dir) if n.startswith("pipe.h5")],
+           "the pipeline job killed by SIGTERM left its output")
+
+
+SCENARIOS["stop_early"] = stop_early
 
 
 def main():

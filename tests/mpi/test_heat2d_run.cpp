@@ -2,6 +2,7 @@
 // read from a dataset, checkpoints, and a run stopped by a signal on one rank and restarted from
 // its checkpoint ending bit for bit where the uninterrupted run ends — snapshots and diagnostics
 // included.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -19,6 +20,7 @@
 #include "io/h5_matrix.hpp"
 #include "solver/h5_array.hpp"
 #include "solver/run.hpp"
+#include "solver/solver.hpp"
 #include "solver/stop_signal.hpp"
 #include "test_heat2d_support.hpp"
 
@@ -143,8 +145,8 @@ TEST(Heat2dOutput, InitialConditionFromADataset) {
 }
 
 // Stops the run on one rank only (as a signal reaching one process would) after `step`.
-std::function<void(std::int64_t)> signal_after(std::int64_t step, int rank, int signal) {
-  return [=](std::int64_t n) {
+std::function<void(std::int64_t, Solver&)> signal_after(std::int64_t step, int rank, int signal) {
+  return [=](std::int64_t n, Solver&) {
     if (n == step && rank_of() == rank)
       std::raise(signal);
   };
@@ -252,6 +254,127 @@ TEST(Heat2dRestart, ASignalAfterTheLastStepLeavesTheRunFinished) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("late.ckpt.h5")));
 }
 
+// A stop signal that came during the set-up (before run() reaches its first step) stops the run
+// there, with a checkpoint of the state it starts from, fresh or restarted; continuing from it
+// ends bit for bit where the uninterrupted run ends.
+TEST(Heat2dRestart, ASignalBeforeTheFirstStepStopsThereWithACheckpoint) {
+  heat2d_test::TempDir dir;
+  const unsigned seed = heat2d_test::shared_seed();
+  const int signal_rank = static_cast<int>(seed % static_cast<unsigned>(size_of()));
+  RunSettings whole = base_settings("", Boundary::Dirichlet, "sine");
+  whole.keep_final_field = true;
+  const RunResult a = run(whole, MPI_COMM_WORLD);
+
+  RunSettings first = base_settings(dir.file("early.h5"), Boundary::Dirichlet, "sine");
+  if (rank_of() == signal_rank)
+    StopSignals::request(SIGTERM); // what the handler does when the signal arrives
+  const RunResult stopped = run(first, MPI_COMM_WORLD);
+  ASSERT_TRUE(stopped.interrupted) << "seed " << seed;
+  EXPECT_EQ(stopped.signal, SIGTERM);
+  EXPECT_EQ(stopped.start_step, 0);
+  EXPECT_EQ(stopped.steps_done, 0) << "the run took a step after the signal";
+  EXPECT_EQ(stopped.checkpoint, dir.file("early.ckpt.h5"));
+  EXPECT_EQ(StopSignals::pending(), 0);
+  {
+    const io::H5File ck = io::H5File::open_read(stopped.checkpoint, MPI_COMM_WORLD);
+    EXPECT_EQ(io::read_int_attribute(ck, "/", "step").value_or(-1), 0);
+  }
+  EXPECT_EQ(read_output(dir.file("early.h5"), true).finished, 0);
+
+  // Restarted and stopped again before its first step: the checkpoint is rewritten at step 0.
+  RunSettings second = base_settings(dir.file("early.h5"), Boundary::Dirichlet, "sine");
+  second.restart_file = stopped.checkpoint;
+  if (rank_of() == signal_rank)
+    StopSignals::request(SIGUSR1);
+  const RunResult again = run(second, MPI_COMM_WORLD);
+  EXPECT_TRUE(again.interrupted);
+  EXPECT_EQ(again.steps_done, 0);
+  EXPECT_EQ(again.checkpoint, stopped.checkpoint);
+
+  second.keep_final_field = true;
+  const RunResult c = run(second, MPI_COMM_WORLD);
+  EXPECT_FALSE(c.interrupted);
+  EXPECT_EQ(c.steps_done, whole.steps);
+  ASSERT_EQ(c.final_field_x, a.final_field_x) << "seed " << seed;
+  EXPECT_EQ(read_output(dir.file("early.h5"), true).finished, 1);
+}
+
+// A NaN in the initial field stops the run at step 0 on every rank, before any file is written.
+TEST(Heat2dRun, ANanInTheInitialFieldStopsAtStepZero) {
+  heat2d_test::TempDir dir;
+  const unsigned seed = heat2d_test::shared_seed();
+  const std::int64_t nx = 19, ny = 14;
+  auto u0 = heat2d_test::random_field(nx, ny, seed);
+  u0[seed % u0.size()] = std::nan("");
+  {
+    const tessera::BlockDistribution d({ny, nx}, size_of());
+    io::H5File f = io::H5File::create(dir.file("nan.h5"), MPI_COMM_WORLD);
+    io::write_rows(f, "/u0", d, rank_of(), tessera::DType::f64,
+                   u0.data() + d.begin(rank_of()) * nx);
+    f.commit();
+  }
+  RunSettings s =
+      base_settings(dir.file("out.h5"), Boundary::Periodic, (dir.file("nan.h5") + ":/u0").c_str());
+  try {
+    run(s, MPI_COMM_WORLD);
+    ADD_FAILURE() << "a NaN in the initial field was not noticed (seed " << seed << ")";
+  } catch (const tessera::NumericalError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("the initial field (step 0"), std::string::npos) << m;
+    EXPECT_NE(m.find("is not finite (total nan"), std::string::npos) << m;
+    EXPECT_TRUE(e.collective()) << m;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.file("out.h5")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("out.h5.partial")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("out.ckpt.h5")));
+}
+
+// A field that stops being finite during the run is noticed at the next diagnostics step or
+// checkpoint, whichever comes first; the error names that step, and the last checkpoint (of a
+// checked, finite state) is not overwritten.
+TEST(Heat2dRun, ANanMidRunStopsNamingTheStepAndKeepsTheLastCheckpoint) {
+  const unsigned seed = heat2d_test::shared_seed();
+  const int spoil_rank = static_cast<int>(seed % static_cast<unsigned>(size_of()));
+  struct Case {
+    std::int64_t diagnostics_every, noticed;
+  };
+  // NaN after step 7; checkpoints every 5 (the one at 5 is kept).
+  for (const Case k : {Case{0, 10}, Case{3, 9}}) {
+    SCOPED_TRACE(k.diagnostics_every);
+    heat2d_test::TempDir dir;
+    RunSettings s = base_settings(dir.file("p.h5"), Boundary::Dirichlet, "gaussian");
+    s.diagnostics_every = k.diagnostics_every;
+    s.checkpoint_every = 5;
+    s.after_step = [&](std::int64_t n, Solver& solver) {
+      if (n == 7 && rank_of() == spoil_rank) {
+        const auto u = solver.mutable_field_y();
+        u[seed % u.size()] = std::nan("");
+      }
+    };
+    try {
+      run(s, MPI_COMM_WORLD);
+      ADD_FAILURE() << "a NaN in the field was not noticed (seed " << seed << ")";
+    } catch (const tessera::NumericalError& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find(fmt::format("the field at step {} (finite at step", k.noticed)),
+                std::string::npos)
+          << m;
+      EXPECT_NE(m.find(fmt::format("the last checkpoint, '{}' (step 5)", dir.file("p.ckpt.h5"))),
+                std::string::npos)
+          << m;
+      EXPECT_TRUE(e.collective()) << m;
+    }
+    EXPECT_FALSE(std::filesystem::exists(dir.file("p.h5")));
+    EXPECT_FALSE(std::filesystem::exists(dir.file("p.h5.partial")));
+    const io::H5File ck = io::H5File::open_read(dir.file("p.ckpt.h5"), MPI_COMM_WORLD);
+    EXPECT_EQ(io::read_int_attribute(ck, "/", "step").value_or(-1), 5);
+    std::vector<double> u(19 * 14);
+    h5::read(ck, "/fields/u", h5::Elem::f64, {{0, 0}, {14, 19}}, u.data());
+    for (const double v : u)
+      ASSERT_TRUE(std::isfinite(v)) << "the kept checkpoint holds " << v;
+  }
+}
+
 TEST(Heat2dRestart, RefusesACheckpointOfAnotherProblem) {
   heat2d_test::TempDir dir;
   RunSettings first = base_settings(dir.file("a.h5"), Boundary::Dirichlet, "sine");
@@ -305,6 +428,15 @@ TEST(Heat2dRun, RejectsBadSettingsOnEveryRankNamingTheKey) {
   s = ok;
   s.config.alpha = std::nan("");
   rejects(s, "physics.alpha");
+  s = ok;
+  s.config.alpha = 0.0;
+  rejects(s, "physics.alpha");
+  s = ok;
+  s.config.lx = 1e-300; // the spacing's square underflows: the line systems would be singular
+  rejects(s, "grid.lx");
+  s = ok;
+  s.config.ly = 1e308; // the spacing's square overflows (and the coordinates)
+  rejects(s, "grid.ly");
   s = ok;
   s.steps = -1;
   rejects(s, "time.steps");

@@ -4,6 +4,9 @@
 #include <cstdio>
 #include <fstream>
 #include <random>
+#include <vector>
+
+#include <unistd.h>
 
 #include "app/deck.hpp"
 #include "app/jobs.hpp"
@@ -137,6 +140,252 @@ TEST(Deck, EmbeddedDefaultValidatesForItsKind) {
   auto bad = message_of([] { load_deck(std::nullopt, {"job.kind=nothing"}); });
   EXPECT_NE(bad.find("unknown job kind 'nothing'"), std::string::npos) << bad;
   EXPECT_NE(bad.find("--set: job.kind"), std::string::npos) << bad;
+  auto typo = message_of([] { load_deck(std::nullopt, {"job.kind=heat2"}); });
+  EXPECT_NE(typo.find("did you mean 'heat2d'?"), std::string::npos) << typo;
+}
+
+// A deck file written to a temporary path, removed at the end of the test.
+class DeckFile {
+public:
+  explicit DeckFile(const std::string& text) {
+    char name[] = "/tmp/tessera-deck-XXXXXX";
+    const int fd = mkstemp(name);
+    EXPECT_GE(fd, 0);
+    close(fd);
+    path_ = name;
+    std::ofstream(path_) << text;
+  }
+  ~DeckFile() { std::remove(path_.c_str()); }
+  const std::string& path() const { return path_; }
+
+private:
+  std::string path_;
+};
+
+std::string load_message(const std::string& text, const std::vector<std::string>& sets,
+                         int nranks = 1) {
+  const DeckFile f(text);
+  return message_of([&] { load_deck(f.path(), sets, nranks); });
+}
+
+TEST(DeckSchema, RangesChoicesAndChecks) {
+  DeckSchema s;
+  s.add("a.dt", 1.0, "step").greater_than(0);
+  s.add("a.n", std::int64_t{2}, "count", 1, 9);
+  s.add("a.x", 0.0, "any finite number");
+  s.add("a.ops", std::vector<std::string>{"sum"}, "ops", {"sum", "max"}).distinct_items();
+  s.add("a.size", std::string(""), "size").checked_by([](const DeckValue& v) {
+    return std::get<std::string>(v) == "lots" ? std::string("'lots' is not a size") : std::string();
+  });
+  const auto problem = [&](const std::string& set) {
+    auto d = Deck::from_string("", "r.toml");
+    d.apply_override(set);
+    return message_of([&] { d.validate(s); });
+  };
+  EXPECT_NE(problem("a.dt=0").find("a.dt: must be greater than 0, got 0"), std::string::npos);
+  EXPECT_NE(problem("a.dt=-1").find("must be greater than 0, got -1"), std::string::npos);
+  EXPECT_NE(problem("a.dt=nan").find("a.dt: must be a finite number, got nan"), std::string::npos);
+  EXPECT_NE(problem("a.x=inf").find("a.x: must be a finite number, got inf"), std::string::npos);
+  EXPECT_NE(problem("a.x=-inf").find("got -inf"), std::string::npos);
+  EXPECT_NE(problem("a.n=0").find("a.n: must be at least 1, got 0"), std::string::npos);
+  EXPECT_NE(problem("a.n=10").find("a.n: must be at most 9, got 10"), std::string::npos);
+  EXPECT_NE(problem(R"(a.ops=["sum","sum"])").find("lists 'sum' twice"), std::string::npos);
+  EXPECT_NE(problem("a.ops=sum,mx").find("'mx' is not one of sum, max (did you mean 'max'?)"),
+            std::string::npos);
+  EXPECT_NE(problem("a.size=lots").find("--set: a.size: 'lots' is not a size"), std::string::npos);
+  EXPECT_EQ(problem("a.dt=1e-300"), "(no InputError thrown)");
+}
+
+TEST(DeckSchema, EveryProblemAtOnceInLineOrder) {
+  const std::string msg = message_of([] {
+    auto d = Deck::from_string("[grid]\nnx = \"big\"\nnmae = \"a\"\n[out]\nops = [1]\n"
+                               "[solvr]\nx = 1\n",
+                               "m.toml");
+    d.apply_override("grid.alpha=inf");
+    d.check(demo_schema());
+    EXPECT_EQ(d.get<std::int64_t>("grid.nx"), 16); // the wrong type reads as the default
+    d.problem("top", "a rule of the job");
+    d.problem("grid.nx", "not repeated: the schema's problem comes first");
+    d.throw_problems();
+  });
+  EXPECT_NE(msg.find("m.toml: 6 problems:"), std::string::npos) << msg;
+  const std::vector<std::string> expected = {
+      "\n  m.toml:2: grid.nx: expected an integer, got a string",
+      "\n  m.toml:3: grid.nmae: unknown key; did you mean grid.name?",
+      "\n  m.toml:5: out.ops: expected a list of strings, got an array holding an integer",
+      "\n  m.toml:6: solvr: unknown table [solvr]",
+      "\n  --set: grid.alpha: must be a finite number, got inf",
+      "\n  m.toml: top: a rule of the job"};
+  std::size_t at = 0;
+  for (const auto& e : expected) {
+    const auto found = msg.find(e, at);
+    EXPECT_NE(found, std::string::npos) << "'" << e << "' (in this order) in:\n" << msg;
+    if (found != std::string::npos)
+      at = found;
+  }
+  EXPECT_EQ(msg.find("not repeated"), std::string::npos) << msg;
+}
+
+TEST(DeckSchema, DidYouMean) {
+  EXPECT_EQ(closest_match("rowz", {"rows", "cols"}), "rows");
+  EXPECT_EQ(closest_match("physics.alpah", {"physics.alpha", "grid.lx"}), "physics.alpha");
+  EXPECT_EQ(closest_match("colums", {"rows", "columns"}), "columns");
+  EXPECT_EQ(closest_match("banana", {"rows", "columns"}), std::nullopt);
+  auto top = message_of([] {
+    auto d = Deck::from_string("nx = 3\n", "t.toml");
+    d.validate(demo_schema());
+  });
+  EXPECT_NE(top.find("t.toml:1: nx: unknown key; did you mean grid.nx?"), std::string::npos) << top;
+  auto table = message_of([] {
+    auto d = Deck::from_string("[gird]\nnx = 3\n", "t.toml");
+    d.validate(demo_schema());
+  });
+  EXPECT_NE(table.find("t.toml:1: gird: unknown table [gird]; did you mean [grid]?"),
+            std::string::npos)
+      << table;
+}
+
+// Nesting toml++ would parse by recursion (a 40000-part header overflowed its stack) is refused
+// before parsing, naming the file and line; ordinary decks are not.
+TEST(Deck, DeepNestingIsRefusedBeforeParsing) {
+  std::string header = "[a";
+  for (int i = 0; i < 40000; ++i)
+    header += ".a";
+  const std::string deep = message_of([&] {
+    Deck::from_string("# a deck\n[job]\nkind = \"heat2d\"\n" + header + "]\nx = 1\n", "d.toml");
+  });
+  EXPECT_NE(deep.find("d.toml:4: keys, tables and arrays nest more than 64 levels"),
+            std::string::npos)
+      << deep.substr(0, 300);
+  std::string key = "x = 1\n";
+  for (int i = 0; i < 100; ++i)
+    key = "a." + key;
+  EXPECT_NE(message_of([&] { Deck::from_string("\n\n" + key, "k.toml"); }).find("k.toml:3:"),
+            std::string::npos);
+  const std::string arrays = "v = " + std::string(100, '[') + std::string(100, ']') + "\n";
+  EXPECT_NE(message_of([&] { Deck::from_string(arrays, "v.toml"); }).find("v.toml:1:"),
+            std::string::npos);
+  std::string inl = "v = ";
+  for (int i = 0; i < 40; ++i)
+    inl += "{ b.c = ";
+  inl += "1" + std::string(40, '}') + "\n";
+  EXPECT_NE(message_of([&] { Deck::from_string(inl, "i.toml"); }).find("i.toml:1:"),
+            std::string::npos);
+  // Valid TOML the scan must get through: strings holding brackets, dots and quotes, multi-line
+  // strings and arrays, comments, dates, inline tables, arrays of tables.
+  std::string dots = "[not.a.header";
+  for (int i = 0; i < 80; ++i)
+    dots += ".a";
+  const std::string fine = "# " + dots + "]\n" + R"(title = "a [quoted] \" string.with.dots"
+lit = 'C:\path.[x]'
+ml = """
+)" + dots + R"(]
+"""
+ml2 = '''a ''b'' ''c'''
+"quoted.key".bare = 1.5
+when = 1979-05-27 07:32:00Z
+list = [
+  1.0, 2.5, # a comment ]
+  [3, 4], [], {x = 1, y.z = [2]},
+]
+point = { x = 1, y = { z = "}" } }
+[[fruit.variety]]
+name = "plantain"
+[x."y.z".w]
+v = +inf
+)";
+  EXPECT_EQ(message_of([&] { Deck::from_string(fine, "fine.toml"); }), "(no InputError thrown)");
+}
+
+TEST(Deck, EmptyOrUnrecognisableDecksAreErrorsNamingTheFile) {
+  for (const char* text : {"", "# only comments\n\n", "[job]\n", "[grid]\n[matrix]\n"}) {
+    const std::string m = load_message(text, {});
+    EXPECT_NE(m.find("the deck is empty: it sets no key"), std::string::npos) << m;
+    EXPECT_NE(m.find("/tmp/tessera-deck-"), std::string::npos) << m;
+  }
+  for (const char* text :
+       {"[output]\nfile = \"x.h5\"\n", "[job]\nbackend = \"cpu\"\n", "rows = 3\n"}) {
+    const std::string m = load_message(text, {});
+    EXPECT_NE(m.find("names no job kind, and none of its keys belongs to one kind"),
+              std::string::npos)
+        << text << ": " << m;
+  }
+  const std::string mixed = load_message("[matrix]\nrows = 3\n[grid]\nnx = 4\n", {});
+  EXPECT_NE(mixed.find("has keys of several kinds: "), std::string::npos) << mixed;
+  EXPECT_NE(mixed.find("pipeline (matrix.rows)"), std::string::npos) << mixed;
+  EXPECT_NE(mixed.find("heat2d (grid.nx)"), std::string::npos) << mixed;
+}
+
+TEST(Deck, TheJobKindIsInferredFromKeysOnlyOneKindKnows) {
+  const DeckFile pipeline("[matrix]\nrows = 3\n[output]\nfile = \"\"\n");
+  EXPECT_EQ(load_deck(pipeline.path(), {}).get<std::string>("job.kind"), "pipeline");
+  const DeckFile heat("[output]\nfile = \"\"\n[grid]\nnx = 8\n");
+  const Deck d = load_deck(heat.path(), {});
+  EXPECT_EQ(d.get<std::string>("job.kind"), "heat2d");
+  EXPECT_NE(d.effective_toml().find("kind = \"heat2d\""), std::string::npos);
+  // An unknown key in a table of one kind still tells the kind (and is then an error).
+  EXPECT_NE(load_message("[matrix]\nrowz = 3\n", {})
+                .find("matrix.rowz: unknown key; did you mean matrix.rows?"),
+            std::string::npos);
+  const DeckFile empty("");
+  EXPECT_EQ(load_deck(empty.path(), {"time.steps=3"}).get<std::string>("job.kind"), "heat2d");
+}
+
+// What `tessera run` refuses, `tessera check` refuses: both go through load_deck with the rank
+// count, and every problem names its key.
+TEST(Deck, Heat2dRangesAndRules) {
+  const std::string heat = "[job]\nkind = \"heat2d\"\n";
+  const auto refused = [&](const std::string& set, const std::string& key, const std::string& what,
+                           int nranks = 1) {
+    const std::string m = load_message(heat, {set}, nranks);
+    EXPECT_EQ(m.rfind("--set: " + key + ": ", 0), 0u) << set << ": " << m;
+    EXPECT_NE(m.find(what), std::string::npos) << set << ": " << m;
+  };
+  refused("time.dt=0", "time.dt", "must be greater than 0, got 0");
+  refused("time.dt=-1", "time.dt", "must be greater than 0");
+  refused("grid.nx=0", "grid.nx", "must be at least 1, got 0");
+  refused("time.steps=-5", "time.steps", "must be at least 0, got -5");
+  refused("physics.alpha=-2", "physics.alpha", "must be greater than 0");
+  refused("physics.alpha=0", "physics.alpha", "must be greater than 0, got 0");
+  refused("physics.alpha=nan", "physics.alpha", "must be a finite number, got nan");
+  refused("grid.lx=-1", "grid.lx", "must be greater than 0");
+  refused("boundary.value=inf", "boundary.value", "must be a finite number, got inf");
+  refused("output.checkpoint_every=-1", "output.checkpoint_every", "must be at least 0");
+  refused("output.snapshot_queue=0", "output.snapshot_queue", "must be at least 1, got 0");
+  refused("initial.width=-1", "initial.width", "must be at least 0");
+  refused("initial.kind=sinus", "initial.kind", "must be sine, gaussian or an HDF5 dataset");
+  refused("grid.lx=1e-300", "grid.lx",
+          "1e-300 over grid.nx = 256 unknowns gives the grid spacing dx = 3.89e-303, whose "
+          "square underflows to 0");
+  refused("grid.ly=1e300", "grid.ly", "whose square overflows");
+  refused("grid.lx=1e-150", "grid.lx", "alpha dt / (2 dx^2) = ");
+  refused("grid.ny=3", "grid.ny", "3 x-lines leave some of the 4 ranks without one", 4);
+  EXPECT_EQ(load_message(heat, {"grid.lx=1e-70"}), "(no InputError thrown)");
+  // Several at once, each named.
+  const std::string all = load_message(
+      heat, {"time.dt=0", "grid.nx=0", "physics.alpah=1", "boundary.value=inf", "grid.ly=1e300"});
+  EXPECT_NE(all.find(": 5 problems:"), std::string::npos) << all;
+  for (const char* key :
+       {"time.dt:", "grid.nx:", "physics.alpah: unknown key; did you mean physics.alpha?",
+        "boundary.value:", "grid.ly:"})
+    EXPECT_NE(all.find(key), std::string::npos) << key << " in " << all;
+}
+
+TEST(Deck, PipelineRangesAndRules) {
+  const std::string pipe = "[job]\nkind = \"pipeline\"\n";
+  const auto refused = [&](const std::string& set, const std::string& key,
+                           const std::string& what) {
+    const std::string m = load_message(pipe, {set});
+    EXPECT_NE(m.find("--set: " + key + ": " + what), std::string::npos) << set << ": " << m;
+  };
+  refused("reduce.ops=[]", "reduce.ops", "is empty");
+  refused(R"(reduce.ops=["sum","sum"])", "reduce.ops", "lists 'sum' twice");
+  refused("staging.memory_limit=lots", "staging.memory_limit", "'lots' is not a size");
+  refused("staging.chunk_size=1XB", "staging.chunk_size", "'1XB' is not a size");
+  refused("staging.chunk_shape=diag", "staging.chunk_shape", "'diag' is not one of rows, columns");
+  refused("matrix.input=nodataset", "matrix.input", "");
+  EXPECT_EQ(load_message(pipe, {"reduce.ops=[]", "reduce.enabled=false"}),
+            "(no InputError thrown)");
 }
 
 } // namespace

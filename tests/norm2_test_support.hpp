@@ -21,7 +21,7 @@ static_assert(std::numeric_limits<long double>::max_exponent >= 16384 &&
               "the accurate norms need an 80-bit long double");
 
 // A hash of (i, j, salt) as a double in [0, 1).
-inline double unit(std::int64_t i, std::int64_t j, std::uint64_t salt) {
+inline double position_hash(std::int64_t i, std::int64_t j, std::uint64_t salt) {
   std::uint64_t z = static_cast<std::uint64_t>(i) * 0x9e3779b97f4a7c15ull ^
                     static_cast<std::uint64_t>(j) * 0xc2b2ae3d27d4eb4full ^ salt;
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -30,7 +30,7 @@ inline double unit(std::int64_t i, std::int64_t j, std::uint64_t salt) {
 }
 // Uniform in [-1, -0.5) ∪ [0.5, 1): a random sign, no exponent change.
 inline double signed_mantissa(std::int64_t i, std::int64_t j, std::uint64_t salt) {
-  const double u = unit(i, j, salt);
+  const double u = position_hash(i, j, salt);
   return u < 0.5 ? -(0.5 + u) : u;
 }
 
@@ -48,7 +48,8 @@ inline std::vector<ExtremeCase> extreme_cases() {
       {"subnormal", [](I i, I j, I, I) { return 1e-310 * signed_mantissa(i, j, 2); }},
       {"huge and tiny mixed", // exponents over the whole range
        [](I i, I j, I, I) {
-         return std::ldexp(signed_mantissa(i, j, 3), static_cast<int>(unit(i, j, 4) * 2090) - 1070);
+         return std::ldexp(signed_mantissa(i, j, 3),
+                           static_cast<int>(position_hash(i, j, 4) * 2090) - 1070);
        }},
       {"a huge row among normal rows",
        [](I i, I j, I rows, I) {

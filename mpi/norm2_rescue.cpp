@@ -18,14 +18,12 @@ void require_norm2(Op op) {
 
 } // namespace
 
-ScaledNorm2Engine::ScaledNorm2Engine(Memory memory, Norm2Exponents e)
-    : memory_(memory), e_(std::move(e)) {}
+ScaledNorm2Engine::ScaledNorm2Engine(Memory memory, Norm2Exponents e, std::size_t piece_bytes)
+    : memory_(memory), e_(std::move(e)), piece_bytes_(piece_bytes) {}
 
-std::int64_t ScaledNorm2Engine::piece_rows(std::int64_t rows, std::int64_t cols) const {
-  if (memory_ == Memory::Host)
-    return std::max<std::int64_t>(rows, 1);
-  const auto row_bytes = static_cast<std::size_t>(std::max<std::int64_t>(cols, 1)) * 8;
-  return std::max<std::int64_t>(1, static_cast<std::int64_t>(kRescuePieceBytes / row_bytes));
+std::int64_t ScaledNorm2Engine::piece_rows(std::int64_t cols) const {
+  const auto row_bytes = static_cast<std::size_t>(std::max<std::int64_t>(cols, 1)) * sizeof(double);
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(piece_bytes_ / row_bytes));
 }
 
 const double* ScaledNorm2Engine::fetch(const void* a, std::int64_t r0, std::int64_t n,
@@ -56,7 +54,7 @@ void ScaledNorm2Engine::reduce_rows(Op op, const void* a, std::int64_t rows, std
           (first_row_ >= 0 && first_row_ + rows <= static_cast<std::int64_t>(e_.rows.size())),
       InternalError, "Norm2 rescue: rows [{}, {}) have no exponents", first_row_,
       first_row_ + rows);
-  const std::int64_t step = piece_rows(rows, cols);
+  const std::int64_t step = piece_rows(cols);
   for (std::int64_t r0 = 0; r0 < rows; r0 += step) {
     const std::int64_t n = std::min(step, rows - r0);
     if (e_.rows.empty())
@@ -71,7 +69,7 @@ void ScaledNorm2Engine::fold_rows(Op op, const void* a, std::int64_t rows, std::
                                   double* acc) {
   require_norm2(op);
   const int* e = col_exponents(cols);
-  const std::int64_t step = piece_rows(rows, cols);
+  const std::int64_t step = piece_rows(cols);
   for (std::int64_t r0 = 0; r0 < rows; r0 += step) {
     const std::int64_t n = std::min(step, rows - r0);
     cpu::fold_rows_scaled(fetch(a, r0, n, cols), n, cols, e, acc);

@@ -5,8 +5,10 @@
 // canonical order, and since it is the same host code whatever backend made the ordinary pass,
 // they have the same bits on every backend.
 //
-// Device-resident blocks (Memory::Device) are copied to the host in pieces of at most
-// kRescuePieceBytes (or one row, if a row is larger), through cuda::copy.
+// Calls go through the data in pieces of whole rows, at most kRescuePieceBytes (or one row, if a
+// row is larger): device-resident blocks (Memory::Device) are copied to the host piece by piece
+// through cuda::copy, so the host memory the rescue needs stays bounded. Host data is read in
+// place (the pieces change no bits: every sum continues across them in order).
 #pragma once
 
 #include <cstddef>
@@ -29,7 +31,7 @@ struct Norm2Exponents {
 
 class ScaledNorm2Engine final : public ReduceEngine {
 public:
-  ScaledNorm2Engine(Memory memory, Norm2Exponents e);
+  ScaledNorm2Engine(Memory memory, Norm2Exponents e, std::size_t piece_bytes = kRescuePieceBytes);
   // Which entry of Norm2Exponents::rows the next reduce_rows call's first row takes.
   void set_first_row(std::int64_t row) noexcept { first_row_ = row; }
 
@@ -42,14 +44,14 @@ public:
   void fold_rows(Op op, const void* a, std::int64_t rows, std::int64_t cols, double* acc) override;
 
 private:
-  // Rows per piece: all of them for host data.
-  std::int64_t piece_rows(std::int64_t rows, std::int64_t cols) const;
+  std::int64_t piece_rows(std::int64_t cols) const;
   // Host view of rows [r0, r0 + n) of a.
   const double* fetch(const void* a, std::int64_t r0, std::int64_t n, std::int64_t cols);
   const int* col_exponents(std::int64_t cols);
 
   Memory memory_;
   Norm2Exponents e_;
+  std::size_t piece_bytes_;
   std::int64_t first_row_ = 0;
   std::vector<double> host_; // a piece of device data
   std::vector<int> scratch_; // exponents of the rows of a call, or of every column

@@ -15,8 +15,10 @@
 #include <vector>
 
 #include "../norm2_test_support.hpp"
+#include "core/error.hpp"
 #include "cpu/reduce.hpp"
 #include "cpu/reference.hpp"
+#include "mpi/norm2_rescue.hpp"
 
 using namespace tessera;
 
@@ -283,6 +285,44 @@ TEST(Norm2Rescue, ScaledFoldInPiecesMatchesTheWholeFold) {
   }
   EXPECT_EQ(bits(pieces), bits(whole));
   EXPECT_TRUE(std::all_of(whole.begin(), whole.end(), [](double x) { return std::isfinite(x); }));
+}
+
+// The rescue engine reads blocks in pieces of rows (device blocks are copied to the host so):
+// with pieces of 3 rows, its pieces give the rescue kernels' bits on the whole block.
+TEST(Norm2Rescue, EngineInPiecesGivesTheKernelsBits) {
+  const std::int64_t rows = 150, cols = 37;
+  const auto a = test::extreme_matrix(test::extreme_cases().at(4), rows, cols); // up to 2^1019
+  Norm2Exponents e;
+  for (std::int64_t i = 0; i < rows; ++i)
+    e.rows.push_back(-1020 + static_cast<int>(i % 3));
+  for (std::int64_t j = 0; j < cols; ++j)
+    e.cols.push_back(-1021 + static_cast<int>(j % 4));
+  ScaledNorm2Engine pieces(Memory::Host, e, 3 * cols * sizeof(double) + 5);
+
+  std::vector<double> want(100), got(100);
+  cpu::reduce_rows_scaled(a.data() + 10 * cols, 100, cols, e.rows.data() + 10, want.data());
+  pieces.set_first_row(10);
+  pieces.reduce_rows(Op::Norm2, a.data() + 10 * cols, 100, cols, got.data());
+  EXPECT_EQ(bits(got), bits(want)) << "reduce_rows";
+
+  const std::int64_t groups = (rows + kReduceBlockRows - 1) / kReduceBlockRows;
+  want.assign(static_cast<std::size_t>(groups * cols), 0.0);
+  got.assign(want.size(), -1.0);
+  for (std::int64_t g = 0; g < groups; ++g)
+    cpu::fold_rows_scaled(a.data() + g * kReduceBlockRows * cols,
+                          std::min(kReduceBlockRows, rows - g * kReduceBlockRows), cols,
+                          e.cols.data(), want.data() + g * cols);
+  pieces.reduce_col_groups(Op::Norm2, a.data(), rows, cols, got.data());
+  EXPECT_EQ(bits(got), bits(want)) << "reduce_col_groups";
+
+  want.assign(static_cast<std::size_t>(cols), 1.5);
+  got = want;
+  cpu::fold_rows_scaled(a.data(), rows, cols, e.cols.data(), want.data());
+  pieces.fold_rows(Op::Norm2, a.data(), rows, cols, got.data());
+  EXPECT_EQ(bits(got), bits(want)) << "fold_rows";
+  EXPECT_TRUE(std::all_of(want.begin(), want.end(), [](double x) { return std::isfinite(x); }));
+
+  EXPECT_THROW(pieces.reduce_rows(Op::Sum, a.data(), 1, cols, got.data()), InternalError);
 }
 
 TEST(Norm2Rescue, ConditionsAndScale) {

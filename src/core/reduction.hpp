@@ -34,8 +34,9 @@
 // Why that is enough: all terms are >= 0, so a finite S had no overflow anywhere; and r >= 2^-480
 // means S >= 2^-960·(1 - 2^-53), while underflow moves each of the n squares by at most 2^-1075:
 // in all n·2^-1075 < 2^-53·S for n <= 2^61, less than the rounding of one addition. After the
-// scaling, S' >= 1 and each square is at most 4: nothing overflows, and the squares that
-// underflow are below 2^-1074·S'. NaN data gives r = NaN, which is never rescued.
+// scaling, S' >= 1 (M's own square) and each square is at most 4: nothing overflows, and the
+// ones that underflow are off by at most 2^-1075·S' each. NaN data gives r = NaN, never rescued.
+// M is the NormInf value of the vector: exact, and the same in any order.
 // f32 data never needs the rescue: a nonzero f32 square is at least 2^-298, n of them at most
 // n·2^256, so r is finite and below 2^-480 only when M = 0; implementations skip it for f32.
 // ldexp and ilogb are exact IEEE operations (ldexp rounds, correctly, only subnormal results),

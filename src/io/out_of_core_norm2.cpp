@@ -45,7 +45,9 @@ void rescue_norm2(const DatasetRef& in, Axis axis, const OutOfCoreOptions& optio
   if (const std::vector<double>* m = values_of(r, Op::NormInf)) {
     max_abs = *m;
   } else {
-    ReducePass p = reduce_pass(in, {Op::NormInf}, axis, o, comm, nullptr);
+    if (mpi::comm_rank(comm) == 0)
+      log::debug("norm2: reading {} again for the largest |x| of norms to rescue", in.str());
+    ReducePass p = reduce_pass(in, {Op::NormInf}, axis, o, comm, nullptr, true);
     add(done.report, p.report);
     max_abs = std::move(p.result.values.at(0));
   }

@@ -170,8 +170,9 @@ struct Accumulator {
 };
 
 struct Shared {
-  Shared(MPI_Comm comm, const OutOfCoreOptions& o, const DatasetRef& i, const Norm2Exponents* r)
-      : ctx(comm, o), in(i), rescue(r), ring(ctx.depth + 1) {}
+  Shared(MPI_Comm comm, const OutOfCoreOptions& o, const DatasetRef& i, const Norm2Exponents* r,
+         bool extra_pass)
+      : ctx(comm, o), in(i), rescue(r), extra(extra_pass), ring(ctx.depth + 1) {}
   void abort(std::exception_ptr e) noexcept {
     info.abort(e);
     go.abort(e);
@@ -180,6 +181,7 @@ struct Shared {
   detail::PipelineContext ctx;
   DatasetRef in;
   const Norm2Exponents* rescue; // the Norm2 rescue's pass: its exponents; else null
+  bool extra;                   // a pass of the rescue (its geometry is not logged again)
   StagingQueue<DatasetInfo> info{1};
   StagingQueue<Geometry> go{1};
   BufferRing ring;
@@ -327,7 +329,7 @@ ReduceResult compute_side(Shared& s, const std::vector<Op>& ops, Axis axis, OutO
   report.chunks = g.chunks;
   report.chunk_rows = g.height;
   dtype = g.dtype;
-  if (rank == 0 && g.chunks > 0 && !s.rescue)
+  if (rank == 0 && g.chunks > 0 && !s.extra)
     log::info("reduce out of core: {} {} along {} in {} chunks of {} rows, {} of buffers per rank",
               g.shape.str(), dtype_name(g.dtype), axis_name(axis), g.chunks, g.height,
               detail::format_bytes(static_cast<double>(report.buffer_bytes)));
@@ -427,9 +429,9 @@ ReduceResult compute_side(Shared& s, const std::vector<Op>& ops, Axis axis, OutO
 namespace detail {
 
 ReducePass reduce_pass(const DatasetRef& in, const std::vector<Op>& ops, Axis axis,
-                       const OutOfCoreOptions& options, MPI_Comm comm,
-                       const Norm2Exponents* rescue) {
-  Shared s(comm, options, in, rescue);
+                       const OutOfCoreOptions& options, MPI_Comm comm, const Norm2Exponents* rescue,
+                       bool extra) {
+  Shared s(comm, options, in, rescue, extra || rescue);
   ReducePass pass;
   detail::run_sides(
       *s.ctx.io, [&] { io_side(s); },

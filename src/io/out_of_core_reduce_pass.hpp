@@ -22,9 +22,10 @@ struct ReducePass {
 // Collective. The reductions `ops` of `in` along `axis` in one pass; with `rescue`, the Norm2
 // rescue's pass instead (ops must be {Norm2}, the data f64): the norms of the scaled squares
 // with those exponents, Norm2Exponents::rows indexed by global row and ::cols by column.
+// `extra`: a pass that the rescue adds (its chunk geometry is not logged again).
 ReducePass reduce_pass(const DatasetRef& in, const std::vector<Op>& ops, Axis axis,
-                       const OutOfCoreOptions& options, MPI_Comm comm,
-                       const Norm2Exponents* rescue);
+                       const OutOfCoreOptions& options, MPI_Comm comm, const Norm2Exponents* rescue,
+                       bool extra = false);
 
 // Collective. The Norm2 rescue of a finished first pass: recomputes, with more passes, the norms
 // in done.result that need it; their times and bytes are added to done.report.

@@ -5,7 +5,8 @@
 //
 // The pieces mirror src/cpu/reduce.hpp so that a distributed plan assembles the same result
 // from either backend; reduce() is the whole single-block reduction (what reference::reduce
-// computes), used when one device holds the whole matrix.
+// computes, but for the Norm2 rescue of core/reduction.hpp, which ReducePlan and the
+// out-of-core reduction run on the host), used when one device holds the whole matrix.
 #pragma once
 
 #include <cstdint>
@@ -37,8 +38,9 @@ private:
   std::int64_t counters_ = 0;
 };
 
-// The finalized result of op along axis, as reference::reduce: out has 1 (All), rows (Rows) or
-// cols (Cols) doubles.
+// The finalized result of op along axis, as reference::reduce without the Norm2 rescue (the
+// ordinary pass: f64 norms that overflow are inf here): out has 1 (All), rows (Rows) or cols
+// (Cols) doubles.
 void reduce(CUstream_st* stream, Op op, Axis axis, DType t, const void* a, std::int64_t rows,
             std::int64_t cols, std::int64_t ld, double* out, ReduceWorkspace& ws);
 

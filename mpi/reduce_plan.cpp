@@ -1,10 +1,14 @@
 // ReducePlan: the Sum family through the canonical chain (mpi/reduce_chain.hpp), Min / Max /
 // NormInf through an allreduce (their combine is order-free), Axis::Rows through an allgather of
-// whole rows' values. Each distinct kernel pass is made once: Mean shares Sum's pass.
+// whole rows' values. Each distinct kernel pass is made once: Mean shares Sum's pass. f64 norms
+// that overflowed or underflowed are then recomputed by the Norm2 rescue (core/reduction.hpp):
+// M from NormInf (this execute's, or one more pass), the scaled sums through the same chain
+// with the rescue engine (mpi/norm2_rescue.hpp).
 #include "mpi/reduce_plan.hpp"
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 
 #include "core/check.hpp"
 #include "core/throw.hpp"
@@ -12,6 +16,7 @@
 #include "mpi/agreement.hpp"
 #include "mpi/backend_select.hpp"
 #include "mpi/communicator.hpp"
+#include "mpi/norm2_rescue.hpp"
 #include "mpi/reduce_chain.hpp"
 #include "mpi/reduce_engine.hpp"
 
@@ -149,6 +154,77 @@ struct ReducePlan::Impl {
     return v;
   }
 
+  // The Norm2 rescue (core/reduction.hpp) of the finalized norms v, the same on every rank, so
+  // the ranks agree on whether it is needed. `max_abs`: this execute's NormInf values along the
+  // axis, when it computed them. Collective.
+  void rescue_norm2(std::vector<double>& v, const std::vector<double>* max_abs, const void* block) {
+    if (dtype != DType::f64 || std::none_of(v.begin(), v.end(), norm2_needs_rescue))
+      return;
+    if (axis == Axis::Rows) {
+      rescue_rows(v, max_abs, block);
+      return;
+    }
+    const std::vector<double> m = max_abs ? *max_abs : order_values(Op::NormInf, block);
+    Norm2Exponents e;
+    std::vector<std::size_t> fix;
+    if (axis == Axis::Cols)
+      e.cols.assign(v.size(), 0);
+    for (std::size_t k = 0; k < v.size(); ++k)
+      if (const auto x = norm2_rescue_exponent(m[k]); x && norm2_needs_rescue(v[k])) {
+        (axis == Axis::All ? e.all : e.cols[k]) = *x;
+        fix.push_back(k);
+      }
+    if (fix.empty())
+      return;
+    ScaledNorm2Engine scaled(options.memory, e);
+    const std::vector<double> s = chain.run(scaled, {Op::Norm2}, block).at(0);
+    for (std::size_t k : fix)
+      v[k] = norm2_unscale(std::sqrt(s[k]), axis == Axis::All ? e.all : e.cols[k]);
+  }
+
+  // Rows: each rank rescues its own rows (M is local), then the ranks share them.
+  void rescue_rows(std::vector<double>& v, const std::vector<double>* max_abs, const void* block) {
+    const std::int64_t m = local_rows(), n = cols(), first = dist.begin(comm.rank());
+    std::vector<double> mine(v.begin() + first, v.begin() + first + m);
+    mpi::collectively(comm.get(), [&] {
+      if (std::none_of(mine.begin(), mine.end(), norm2_needs_rescue))
+        return;
+      std::vector<double> local_max(static_cast<std::size_t>(m));
+      if (max_abs)
+        std::copy_n(max_abs->begin() + first, m, local_max.begin());
+      else
+        engine->reduce_rows(Op::NormInf, block, m, n, local_max.data());
+      Norm2Exponents e;
+      e.rows.assign(static_cast<std::size_t>(m), 0);
+      std::vector<bool> fix(static_cast<std::size_t>(m), false);
+      for (std::int64_t i = 0; i < m; ++i)
+        if (const auto x = norm2_rescue_exponent(local_max[i]); x && norm2_needs_rescue(mine[i])) {
+          e.rows[i] = *x;
+          fix[i] = true;
+        }
+      const std::vector<int> exps = e.rows;
+      ScaledNorm2Engine scaled(options.memory, std::move(e));
+      std::vector<double> s(static_cast<std::size_t>(m));
+      const std::size_t row_bytes = static_cast<std::size_t>(n) * dtype_size(dtype);
+      for (std::int64_t i = 0; i < m;) { // runs of consecutive rows to rescue, one call each
+        std::int64_t j = i;
+        while (j < m && fix[j])
+          ++j;
+        if (j > i) {
+          scaled.set_first_row(i);
+          scaled.reduce_rows(Op::Norm2, static_cast<const char*>(block) + i * row_bytes, j - i, n,
+                             s.data() + i);
+        }
+        i = j + 1;
+      }
+      for (std::int64_t i = 0; i < m; ++i)
+        if (fix[i])
+          mine[i] = norm2_unscale(std::sqrt(s[i]), exps[i]);
+    });
+    CHECK_MPI(MPI_Allgatherv(mine.data(), static_cast<int>(m), MPI_DOUBLE, v.data(),
+                             row_counts.data(), row_displs.data(), MPI_DOUBLE, comm.get()));
+  }
+
   double count() const {
     const auto& g = dist.global();
     switch (axis) {
@@ -198,6 +274,8 @@ ReduceResult ReducePlan::execute(const void* block) {
   result.axis = I.axis;
   result.ops = I.ops;
   const double count = I.count();
+  const auto norminf = std::find_if(raw.begin(), raw.end(),
+                                    [](const auto& entry) { return entry.first == Op::NormInf; });
   for (Op op : I.ops) {
     const Op k = kernel_op(op);
     const auto it =
@@ -205,6 +283,8 @@ ReduceResult ReducePlan::execute(const void* block) {
     std::vector<double> v = it->second;
     for (double& x : v)
       x = cpu::finalize(op, x, count);
+    if (op == Op::Norm2)
+      I.rescue_norm2(v, norminf == raw.end() ? nullptr : &norminf->second, block);
     result.values.push_back(std::move(v));
   }
   if (I.options.timers)

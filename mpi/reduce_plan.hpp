@@ -5,7 +5,9 @@
 //
 // The Sum family follows the canonical order of core/reduction.hpp: bit-identical results for
 // any rank count, OMP_NUM_THREADS and backend (see mpi/reduce_chain.hpp for how blocks cut by
-// rank boundaries are continued). Along Cols, each rank keeps the column partials of its whole
+// rank boundaries are continued). f64 norms whose sum of squares overflowed or underflowed are
+// recomputed by the Norm2 rescue of core/reduction.hpp: accurate, and just as reproducible.
+// Along Cols, each rank keeps the column partials of its whole
 // row blocks until the chain reaches it: cols × ⌈rows/64⌉ doubles, 1/8 of its f64 block.
 #pragma once
 
@@ -42,7 +44,7 @@ public:
 
   Backend backend() const noexcept; // resolved: never Auto
   // Bytes this rank reads per execute: its block once per distinct kernel pass (Mean shares
-  // Sum's pass).
+  // Sum's pass), not counting the passes of a Norm2 rescue.
   double bytes_read() const noexcept;
 
 private:

@@ -1,5 +1,8 @@
 #include "core/reduction.hpp"
 
+#include <cmath>
+#include <limits>
+
 #include "core/throw.hpp"
 
 namespace tessera {
@@ -72,6 +75,20 @@ Axis parse_axis(std::string_view s) {
   if (s == "cols" || s == "columns")
     return Axis::Cols;
   TESSERA_THROW(InputError, "unknown axis '{}' (expected all, rows or cols)", s);
+}
+
+bool norm2_needs_rescue(double r) noexcept {
+  return r == std::numeric_limits<double>::infinity() || r < kNorm2RescueBelow;
+}
+
+std::optional<int> norm2_rescue_exponent(double max_abs) noexcept {
+  if (!(max_abs > 0.0 && max_abs < std::numeric_limits<double>::infinity()))
+    return std::nullopt;
+  return -std::ilogb(max_abs); // exact, subnormals included
+}
+
+double norm2_unscale(double scaled_norm, int e) noexcept {
+  return std::ldexp(scaled_norm, -e);
 }
 
 const std::vector<double>& ReduceResult::operator[](Op op) const {

@@ -23,9 +23,31 @@
 // Row blocks are fixed in global row numbers, so a rank boundary may cut a block; the
 // distributed plan (mpi/reduce_plan.hpp) continues such a block's sequential sum on the next
 // rank, which keeps the order above exactly.
+//
+// Norm2 rescue. Squares of f64 data overflow above about 2^512 and underflow below 2^-511, so
+// after the pass above, each Norm2 value r = sqrt(S) (one per vector: the whole matrix for All,
+// a row for Rows, a column for Cols) with r = +inf or r < kNorm2RescueBelow = 2^-480 is
+// recomputed, unless M, the largest |x| of its vector, is 0 or inf (r is then exact already):
+//       e  = -ilogb(M)                      (M·2^e is in [1, 2))
+//       S' = the order above with f(x) = y*y, y = ldexp(x, e)   (x·2^e: exact unless subnormal)
+//       value = ldexp(sqrt(S'), -e)
+// Why that is enough: all terms are >= 0, so a finite S had no overflow anywhere; and r >= 2^-480
+// means S >= 2^-960·(1 - 2^-53), while underflow moves each of the n squares by at most 2^-1075:
+// in all n·2^-1075 < 2^-53·S for n <= 2^61, less than the rounding of one addition. After the
+// scaling, S' >= 1 (M's own square) and each square is at most 4: nothing overflows, and the
+// ones that underflow are off by at most 2^-1075·S' each. NaN data gives r = NaN, never rescued.
+// M is the NormInf value of the vector: exact, and the same in any order.
+// f32 data never needs the rescue: a nonzero f32 square is at least 2^-298, n of them at most
+// n·2^256, so r is finite and below 2^-480 only when M = 0; implementations skip it for f32.
+// ldexp and ilogb are exact IEEE operations (ldexp rounds, correctly, only subnormal results),
+// and the rescue always runs on the host with the CPU kernels (cpu::reduce_rows_scaled,
+// cpu::fold_rows_scaled) in the order above, so rescued values too have the same bits for any
+// rank count, thread count and backend. It costs a pass for M (none when NormInf is computed
+// alongside) and a pass for S', only for reductions that have a value to rescue.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +72,15 @@ Axis parse_axis(std::string_view s);
 constexpr bool is_sum_family(Op op) noexcept {
   return op == Op::Sum || op == Op::Mean || op == Op::Norm1 || op == Op::Norm2;
 }
+
+// The Norm2 rescue (above): norms r of the ordinary pass below this, or +inf, are recomputed.
+inline constexpr double kNorm2RescueBelow = 0x1p-480;
+// r == +inf || r < kNorm2RescueBelow (false for NaN).
+bool norm2_needs_rescue(double r) noexcept;
+// e with max_abs·2^e in [1, 2); nullopt when max_abs is 0, inf or NaN (the ordinary r stands).
+std::optional<int> norm2_rescue_exponent(double max_abs) noexcept;
+// The rescued norm from sqrt(S') and e: scaled_norm·2^-e (std::ldexp).
+double norm2_unscale(double scaled_norm, int e) noexcept;
 
 // One reduction's result: one value (All), one per global row (Rows) or per column (Cols).
 struct ReduceResult {

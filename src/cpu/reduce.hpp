@@ -24,6 +24,14 @@ void reduce_col_groups(Op op, const T* a, std::int64_t rows, std::int64_t cols, 
 template <class T>
 void fold_rows(Op op, const T* a, std::int64_t rows, std::int64_t cols, double* acc);
 
+// The Norm2 rescue's pieces (core/reduction.hpp), for f64 data: reduce_rows and fold_rows of
+// Norm2 with f(x) = y*y, y = ldexp(x, e), where e = row_exp[i] for row i (reduce_rows_scaled)
+// or col_exp[j] for column j (fold_rows_scaled). Same order, so the same bits as the reference.
+void reduce_rows_scaled(const double* a, std::int64_t rows, std::int64_t cols, const int* row_exp,
+                        double* out);
+void fold_rows_scaled(const double* a, std::int64_t rows, std::int64_t cols, const int* col_exp,
+                      double* acc);
+
 // The identity of op's combine (0.0, +inf for Min, -inf for Max, 0.0 for NormInf).
 double identity(Op op) noexcept;
 // a ⊕ b for op (+ for the Sum family, min, max).

@@ -1,7 +1,9 @@
 // Plain serial statements of the transpose and of the canonical reduction order
-// (core/reduction.hpp). Written for obviousness, not speed: every backend is tested against them.
+// (core/reduction.hpp), the Norm2 rescue included. Written for obviousness, not speed: every
+// backend is tested against them.
 #include "cpu/reference.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <limits>
@@ -57,20 +59,20 @@ double finish(Op op, double v, double count) {
   return v;
 }
 
-// r(i): the lane-tree sum for the Sum family, a plain fold otherwise.
-template <class T>
-double row_value(Op op, const T* row, std::int64_t cols) {
+// r(i): the lane-tree sum of f for the Sum family, a plain fold otherwise.
+template <class T, class F>
+double row_value(Op op, const T* row, std::int64_t cols, F f) {
   if (!is_sum_family(op)) {
     double acc = start(op);
     for (std::int64_t j = 0; j < cols; ++j)
-      acc = fold(op, acc, element(op, static_cast<double>(row[j])));
+      acc = fold(op, acc, f(static_cast<double>(row[j])));
     return acc;
   }
   double lane[kSumLanes];
   for (int c = 0; c < kSumLanes; ++c) {
     lane[c] = 0.0;
     for (std::int64_t j = c; j < cols; j += kSumLanes)
-      lane[c] += element(op, static_cast<double>(row[j]));
+      lane[c] += f(static_cast<double>(row[j]));
   }
   for (int off = kSumLanes / 2; off >= 1; off /= 2)
     for (int c = 0; c < off; ++c)
@@ -78,15 +80,15 @@ double row_value(Op op, const T* row, std::int64_t cols) {
   return lane[0];
 }
 
-} // namespace
-
-template <class T>
-std::vector<double> reduce(Op op, Axis axis, const T* a, std::int64_t rows, std::int64_t cols) {
-  TESSERA_REQUIRE(rows >= 0 && cols >= 0, InputError, "reduce: negative shape {}x{}", rows, cols);
+// The un-finalized values of op along axis in the canonical order, with f(k, x) the element
+// function of value k (0 for All, the row for Rows, the column for Cols).
+template <class T, class F>
+std::vector<double> canonical(Op op, Axis axis, const T* a, std::int64_t rows, std::int64_t cols,
+                              F f) {
   if (axis == Axis::Rows) {
     std::vector<double> v(static_cast<std::size_t>(rows));
     for (std::int64_t i = 0; i < rows; ++i)
-      v[i] = finish(op, row_value(op, a + i * cols, cols), static_cast<double>(cols));
+      v[i] = row_value(op, a + i * cols, cols, [&](double x) { return f(i, x); });
     return v;
   }
   const std::int64_t blocks = (rows + kReduceBlockRows - 1) / kReduceBlockRows;
@@ -95,10 +97,10 @@ std::vector<double> reduce(Op op, Axis axis, const T* a, std::int64_t rows, std:
     for (std::int64_t b = 0; b < blocks; ++b) {
       double p = start(op);
       for (std::int64_t i = b * kReduceBlockRows; i < rows && i < (b + 1) * kReduceBlockRows; ++i)
-        p = fold(op, p, row_value(op, a + i * cols, cols));
+        p = fold(op, p, row_value(op, a + i * cols, cols, [&](double x) { return f(0, x); }));
       total = fold(op, total, p);
     }
-    return {finish(op, total, static_cast<double>(rows) * static_cast<double>(cols))};
+    return {total};
   }
   std::vector<double> v(static_cast<std::size_t>(cols));
   for (std::int64_t j = 0; j < cols; ++j) {
@@ -106,11 +108,52 @@ std::vector<double> reduce(Op op, Axis axis, const T* a, std::int64_t rows, std:
     for (std::int64_t b = 0; b < blocks; ++b) {
       double p = start(op);
       for (std::int64_t i = b * kReduceBlockRows; i < rows && i < (b + 1) * kReduceBlockRows; ++i)
-        p = fold(op, p, element(op, static_cast<double>(a[i * cols + j])));
+        p = fold(op, p, f(j, static_cast<double>(a[i * cols + j])));
       value = fold(op, value, p);
     }
-    v[j] = finish(op, value, static_cast<double>(rows));
+    v[j] = value;
   }
+  return v;
+}
+
+// The Norm2 rescue of core/reduction.hpp on the finalized norms v.
+template <class T>
+void rescue_norm2(std::vector<double>& v, Axis axis, const T* a, std::int64_t rows,
+                  std::int64_t cols) {
+  if (std::none_of(v.begin(), v.end(), [](double r) { return norm2_needs_rescue(r); }))
+    return;
+  const std::vector<double> max_abs = reduce(Op::NormInf, axis, a, rows, cols);
+  std::vector<int> e(v.size(), 0);
+  std::vector<bool> rescued(v.size(), false);
+  for (std::size_t k = 0; k < v.size(); ++k)
+    if (const auto x = norm2_rescue_exponent(max_abs[k]); x && norm2_needs_rescue(v[k])) {
+      e[k] = *x;
+      rescued[k] = true;
+    }
+  const std::vector<double> s =
+      canonical(Op::Norm2, axis, a, rows, cols, [&](std::int64_t k, double x) {
+        const double y = std::ldexp(x, e[static_cast<std::size_t>(k)]);
+        return y * y;
+      });
+  for (std::size_t k = 0; k < v.size(); ++k)
+    if (rescued[k])
+      v[k] = norm2_unscale(std::sqrt(s[k]), e[k]);
+}
+
+} // namespace
+
+template <class T>
+std::vector<double> reduce(Op op, Axis axis, const T* a, std::int64_t rows, std::int64_t cols) {
+  TESSERA_REQUIRE(rows >= 0 && cols >= 0, InputError, "reduce: negative shape {}x{}", rows, cols);
+  std::vector<double> v =
+      canonical(op, axis, a, rows, cols, [op](std::int64_t, double x) { return element(op, x); });
+  const double count = axis == Axis::All    ? static_cast<double>(rows) * static_cast<double>(cols)
+                       : axis == Axis::Rows ? static_cast<double>(cols)
+                                            : static_cast<double>(rows);
+  for (double& x : v)
+    x = finish(op, x, count);
+  if (op == Op::Norm2)
+    rescue_norm2(v, axis, a, rows, cols);
   return v;
 }
 

@@ -19,6 +19,10 @@
 // The per-chunk kernels come from a ReduceEngine of the options' backend: with the CUDA backend
 // each chunk goes from its host buffer through the GPU's streams and only the row values or
 // column partials come back, in the same canonical order as the CPU kernels.
+//
+// f64 norms that overflowed or underflowed get the Norm2 rescue of core/reduction.hpp: a pass
+// for NormInf along the axis (unless it was asked for too), then a pass of the rescue engine
+// (mpi/norm2_rescue.hpp) over the same chunks (src/io/out_of_core_norm2.cpp).
 #include <mpi.h>
 
 #include <algorithm>
@@ -32,8 +36,10 @@
 #include "io/input_watch.hpp"
 #include "io/out_of_core.hpp"
 #include "io/out_of_core_pipeline.hpp"
+#include "io/out_of_core_reduce_pass.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/backend_select.hpp"
+#include "mpi/norm2_rescue.hpp"
 #include "mpi/reduce_engine.hpp"
 
 namespace tessera::io {
@@ -166,8 +172,9 @@ struct Accumulator {
 };
 
 struct Shared {
-  Shared(MPI_Comm comm, const OutOfCoreOptions& o, const DatasetRef& i)
-      : ctx(comm, o), in(i), ring(ctx.depth + 1) {}
+  Shared(MPI_Comm comm, const OutOfCoreOptions& o, const DatasetRef& i, const Norm2Exponents* r,
+         bool extra_pass)
+      : ctx(comm, o), in(i), rescue(r), extra(extra_pass), ring(ctx.depth + 1) {}
   void abort(std::exception_ptr e) noexcept {
     info.abort(e);
     go.abort(e);
@@ -175,6 +182,8 @@ struct Shared {
   }
   detail::PipelineContext ctx;
   DatasetRef in;
+  const Norm2Exponents* rescue; // the Norm2 rescue's pass: its exponents; else null
+  bool extra;                   // a pass of the rescue (its geometry is not logged again)
   StagingQueue<DatasetInfo> info{1};
   StagingQueue<Geometry> go{1};
   BufferRing ring;
@@ -232,10 +241,11 @@ void io_side(Shared& s) {
   });
 }
 
-// Folds one chunk into the accumulators.
+// Folds one chunk into the accumulators. `scaled`: the engine, when it is the rescue's.
 template <class T>
 void reduce_chunk(const Geometry& g, std::int64_t c, int rank, const T* data, ReduceEngine& engine,
-                  std::vector<Accumulator>& acc, MPI_Comm comm, PhaseTimers& timers) {
+                  ScaledNorm2Engine* scaled, std::vector<Accumulator>& acc, MPI_Comm comm,
+                  PhaseTimers& timers) {
   if (g.axis == Axis::Cols) {
     const double t0 = wall_seconds();
     const std::int64_t h = g.rows(c), w = g.stripes().rows(rank), row0 = g.row0(c);
@@ -285,6 +295,8 @@ void reduce_chunk(const Geometry& g, std::int64_t c, int rank, const T* data, Re
   std::vector<double> mine(static_cast<std::size_t>(d.rows(rank))), all;
   for (Accumulator& a : acc) {
     double t0 = wall_seconds();
+    if (scaled) // per-row exponents are indexed by global row
+      scaled->set_first_row(g.row0(c) + d.begin(rank));
     engine.reduce_rows(a.op, data, d.rows(rank), g.shape.cols, mine.data());
     timers.add("compute", wall_seconds() - t0);
     t0 = wall_seconds();
@@ -308,8 +320,8 @@ void reduce_chunk(const Geometry& g, std::int64_t c, int rank, const T* data, Re
   }
 }
 
-ReduceResult compute_side(Shared& s, const std::vector<Op>& ops, Axis axis,
-                          OutOfCoreReport& report) {
+ReduceResult compute_side(Shared& s, const std::vector<Op>& ops, Axis axis, OutOfCoreReport& report,
+                          DType& dtype) {
   detail::PipelineContext& ctx = s.ctx;
   const MPI_Comm comm = ctx.compute.get();
   const int rank = ctx.compute.rank();
@@ -330,17 +342,34 @@ ReduceResult compute_side(Shared& s, const std::vector<Op>& ops, Axis axis,
   });
   report.chunks = g.chunks;
   report.chunk_rows = g.height;
-  if (rank == 0 && g.chunks > 0)
+  dtype = g.dtype;
+  if (rank == 0 && g.chunks > 0 && !s.extra)
     log::info("reduce out of core: {} {} along {} in {} chunks of {} rows, {} of buffers per rank",
               g.shape.str(), dtype_name(g.dtype), axis_name(axis), g.chunks, g.height,
               detail::format_bytes(static_cast<double>(report.buffer_bytes)));
-  // Collective, and every rank must agree before the I/O thread starts reading.
-  const Backend backend = mpi::resolve_backend(ctx.options.backend, comm);
+  // Collective, and every rank must agree before the I/O thread starts reading. The rescue's
+  // pass runs the CPU kernels whatever the backend (core/reduction.hpp).
+  const Backend backend = s.rescue ? Backend::Cpu : mpi::resolve_backend(ctx.options.backend, comm);
   report.backend = backend;
   std::unique_ptr<ReduceEngine> engine;
+  ScaledNorm2Engine* scaled = nullptr;
   mpi::collectively(comm, [&] {
-    if (g.chunks > 0)
+    if (g.chunks == 0)
+      return;
+    if (!s.rescue) {
       engine = make_reduce_engine(backend, {.dtype = g.dtype, .memory = Memory::Host});
+      return;
+    }
+    TESSERA_REQUIRE(g.dtype == DType::f64 && ops == std::vector<Op>{Op::Norm2}, InternalError,
+                    "the Norm2 rescue's pass reduces f64 norms only");
+    Norm2Exponents e = *s.rescue;
+    if (axis == Axis::Cols) { // this rank's stripe of columns
+      const BlockDistribution st = g.stripes();
+      e.cols.assign(s.rescue->cols.begin() + st.begin(rank), s.rescue->cols.begin() + st.end(rank));
+    }
+    auto p = std::make_unique<ScaledNorm2Engine>(Memory::Host, std::move(e));
+    scaled = p.get();
+    engine = std::move(p);
   });
   mpi::collectively(comm, [&] { s.go.push(g); });
 
@@ -371,8 +400,8 @@ ReduceResult compute_side(Shared& s, const std::vector<Op>& ops, Axis axis,
     });
     dispatch_real_dtype(g.dtype, [&](auto tag) {
       using T = decltype(tag);
-      reduce_chunk(g, c, rank, static_cast<const T*>(slot.buffer->data()), *engine, acc, comm,
-                   ctx.compute_timers);
+      reduce_chunk(g, c, rank, static_cast<const T*>(slot.buffer->data()), *engine, scaled, acc,
+                   comm, ctx.compute_timers);
     });
     const double t0 = wall_seconds();
     detail::delay_ms(ctx.compute_delay_ms);
@@ -411,19 +440,31 @@ ReduceResult compute_side(Shared& s, const std::vector<Op>& ops, Axis axis,
 
 } // namespace
 
+namespace detail {
+
+ReducePass reduce_pass(const DatasetRef& in, const std::vector<Op>& ops, Axis axis,
+                       const OutOfCoreOptions& options, MPI_Comm comm, const Norm2Exponents* rescue,
+                       bool extra) {
+  Shared s(comm, options, in, rescue, extra || rescue);
+  ReducePass pass;
+  detail::run_sides(
+      *s.ctx.io, [&] { io_side(s); },
+      [&] { pass.result = compute_side(s, ops, axis, pass.report, pass.dtype); },
+      [&](std::exception_ptr e) { s.abort(e); });
+  detail::finish_report(s.ctx, pass.report, s.ring, nullptr);
+  return pass;
+}
+
+} // namespace detail
+
 ReduceResult reduce_out_of_core(const DatasetRef& in, const std::vector<Op>& ops, Axis axis,
                                 const OutOfCoreOptions& options, MPI_Comm comm,
                                 OutOfCoreReport* report) {
-  Shared s(comm, options, in);
-  OutOfCoreReport r;
-  ReduceResult result;
-  detail::run_sides(
-      *s.ctx.io, [&] { io_side(s); }, [&] { result = compute_side(s, ops, axis, r); },
-      [&](std::exception_ptr e) { s.abort(e); });
-  detail::finish_report(s.ctx, r, s.ring, nullptr);
+  detail::ReducePass pass = detail::reduce_pass(in, ops, axis, options, comm, nullptr);
+  detail::rescue_norm2(in, axis, options, comm, pass);
   if (report)
-    *report = r;
-  return result;
+    *report = pass.report;
+  return std::move(pass.result);
 }
 
 } // namespace tessera::io

@@ -1,6 +1,7 @@
 // Out-of-core transpose and reductions with the CUDA backend: each chunk goes from its host
 // buffer through the GPU and back. The results must be bit-identical to the CPU backend's on the
-// same file, with a memory limit far below the dataset size (many chunks, a short last one).
+// same file, with a memory limit far below the dataset size (many chunks, a short last one),
+// norms rescued near overflow and underflow included.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "../io/io_test_support.hpp"
+#include "../norm2_test_support.hpp"
 #include "core/block_distribution.hpp"
 #include "core/dtype.hpp"
 #include "cuda_test_util.hpp"
@@ -101,6 +103,46 @@ void check_reduce(Shape shape, Axis axis) {
       ASSERT_EQ(std::memcmp(&got.values[k][i], &want.values[k][i], sizeof(double)), 0)
           << op_name(ops[k]) << "[" << i << "]: cuda " << got.values[k][i] << ", cpu "
           << want.values[k][i];
+  }
+}
+
+// The Norm2 rescue out of core: its passes give the CUDA backend's run the CPU backend's bits.
+TEST(CudaOutOfCore, RescuedNormsMatchCpuBackend) {
+  TESSERA_REQUIRE_GPU();
+  const Shape shape{777, 513};
+  const int rank = test::rank_of();
+  const BlockDistribution dist(shape, test::size_of());
+  for (const auto& c : test::extreme_cases()) {
+    if (c.name != "huge and tiny mixed" &&
+        c.name != "a tiny column and a huge column among normal ones")
+      continue;
+    test::TempDir dir;
+    const DatasetRef in{dir.file("a.h5"), "/A"};
+    const auto a = test::extreme_matrix(c, shape.rows, shape.cols);
+    {
+      H5File f = H5File::create(in.file, MPI_COMM_WORLD);
+      write_rows(f, in.path, dist, rank, DType::f64, a.data() + dist.begin(rank) * shape.cols);
+      f.commit();
+    }
+    for (Axis axis : {Axis::All, Axis::Rows, Axis::Cols})
+      for (const std::vector<Op>& ops :
+           {std::vector<Op>{Op::Norm2, Op::Sum}, std::vector<Op>{Op::Norm2, Op::NormInf}}) {
+        SCOPED_TRACE(testing::Message()
+                     << c.name << ", " << axis_name(axis) << ", " << ops.size() << " ops");
+        const ReduceResult want =
+            reduce_out_of_core(in, ops, axis, small_chunks(Backend::Cpu), MPI_COMM_WORLD);
+        const ReduceResult got =
+            reduce_out_of_core(in, ops, axis, small_chunks(Backend::Cuda), MPI_COMM_WORLD);
+        for (Op op : ops) {
+          const std::int64_t at = test::first_difference(got[op], want[op]);
+          ASSERT_EQ(at, -1) << op_name(op) << ": cuda " << got[op][at] << ", cpu " << want[op][at];
+        }
+        const auto accurate = test::accurate_norms(axis, a.data(), shape.rows, shape.cols);
+        for (std::size_t k = 0; k < accurate.size(); ++k)
+          ASSERT_TRUE(test::close_norm(got[Op::Norm2][k], accurate[k],
+                                       test::vector_length(axis, shape.rows, shape.cols)))
+              << "norm2 " << k << " is " << got[Op::Norm2][k] << ", accurately " << accurate[k];
+      }
   }
 }
 

@@ -1,15 +1,18 @@
 // GPU reductions against the serial reference, bit for bit: every op, every axis, f32 and f64,
-// awkward shapes, padded and misaligned rows; the plan-facing pieces against the CPU backend's.
+// awkward shapes, padded and misaligned rows; the plan-facing pieces against the CPU backend's;
+// the Norm2 rescue of the CUDA backend's plans against the CPU backend's.
 #include <gtest/gtest.h>
 
 #include <cstring>
 
+#include "../norm2_test_support.hpp"
 #include "cpu/reduce.hpp"
 #include "cpu/reference.hpp"
 #include "cuda/buffer.hpp"
 #include "cuda/reduce.hpp"
 #include "cuda/stream.hpp"
 #include "cuda_test_util.hpp"
+#include "mpi/reduce_plan.hpp"
 
 namespace tessera {
 namespace {
@@ -217,6 +220,81 @@ TYPED_TEST(CudaReduce, LargePrimeShapeSumFamily) {
       const std::int64_t at = test::first_difference(got, want);
       ASSERT_EQ(at, -1) << "GPU " << got[at] << " reference " << want[at];
     }
+}
+
+// One f64 matrix through ReducePlan on the CUDA backend (device- and host-resident blocks) and
+// on the CPU backend, along axis: the same bits for every op. `check_reference`: and the same
+// as the serial reference.
+void check_norm2_plans(const std::vector<double>& a, Case s, Axis axis, const std::vector<Op>& ops,
+                       bool check_reference) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const BlockDistribution dist({s.rows, s.cols}, size);
+  const auto n = static_cast<std::size_t>(dist.local_size(rank));
+  const double* block = a.data() + dist.begin(rank) * s.cols;
+  cuda::DeviceBuffer dev(n * sizeof(double) + 16);
+  cuda::copy(dev.data(), block, n * sizeof(double));
+  ReducePlan cpu(dist, DType::f64, MPI_COMM_WORLD, Backend::Cpu, ops, axis);
+  const ReduceResult want = cpu.execute(block);
+  for (Memory memory : {Memory::Device, Memory::Host}) {
+    SCOPED_TRACE(memory == Memory::Device ? "device block" : "host block");
+    ReduceOptions opt;
+    opt.memory = memory;
+    ReducePlan gpu(dist, DType::f64, MPI_COMM_WORLD, Backend::Cuda, ops, axis, opt);
+    const ReduceResult got = gpu.execute(memory == Memory::Device ? dev.data() : block);
+    for (Op op : ops) {
+      const std::int64_t at = test::first_difference(got[op], want[op]);
+      ASSERT_EQ(at, -1) << op_name(op) << ": CUDA " << got[op][at] << " CPU " << want[op][at];
+    }
+  }
+  if (check_reference) {
+    const auto ref = reference::reduce(Op::Norm2, axis, a.data(), s.rows, s.cols);
+    const std::int64_t at = test::first_difference(want[Op::Norm2], ref);
+    ASSERT_EQ(at, -1) << "norm2: plan " << want[Op::Norm2][at] << " reference " << ref[at];
+  }
+  const auto accurate = test::accurate_norms(axis, a.data(), s.rows, s.cols);
+  for (std::size_t k = 0; k < accurate.size(); ++k)
+    ASSERT_TRUE(test::close_norm(want[Op::Norm2][k], accurate[k],
+                                 test::vector_length(axis, s.rows, s.cols)))
+        << "norm2 " << k << " is " << want[Op::Norm2][k] << ", accurately " << accurate[k];
+}
+
+// Sums of squares that overflow or underflow (tests/norm2_test_support.hpp): the rescued norms
+// of the CUDA backend are the CPU backend's, for every op at once and for Norm2 alone (the
+// rescue then takes M from the GPU's NormInf kernel).
+TEST(CudaReduceNorm2Rescue, PlansMatchTheCpuBackendBitForBit) {
+  TESSERA_REQUIRE_GPU();
+  const std::vector<Op> all = {Op::Sum,   Op::Min,   Op::Max,    Op::Mean,
+                               Op::Norm1, Op::Norm2, Op::NormInf};
+  for (const auto& c : test::extreme_cases())
+    for (Case s : {Case{1, 1}, Case{130, 7}, Case{191, 300}}) {
+      SCOPED_TRACE(::testing::Message() << c.name << ", " << s.rows << "x" << s.cols);
+      const auto a = test::extreme_matrix(c, s.rows, s.cols);
+      for (Axis axis : kAxes) {
+        SCOPED_TRACE(axis_name(axis));
+        check_norm2_plans(a, s, axis, all, true);
+        check_norm2_plans(a, s, axis, {Op::Norm2}, true);
+      }
+    }
+}
+
+// A device block larger than the rescue's host pieces (mpi/norm2_rescue.hpp) goes to the host in
+// several of them; the sums continue across pieces in the canonical order.
+TEST(CudaReduceNorm2Rescue, LargeDeviceBlocksInPieces) {
+  TESSERA_REQUIRE_GPU();
+  const Case s{2100, 1100}; // 18 MB of f64: more than one 16 MiB piece on one rank
+  for (const auto& c : test::extreme_cases()) {
+    if (c.name != "huge and tiny mixed" &&
+        c.name != "a tiny column and a huge column among normal ones")
+      continue;
+    SCOPED_TRACE(c.name);
+    const auto a = test::extreme_matrix(c, s.rows, s.cols);
+    for (Axis axis : kAxes) {
+      SCOPED_TRACE(axis_name(axis));
+      check_norm2_plans(a, s, axis, {Op::Norm2}, false);
+    }
+  }
 }
 
 TEST(CudaReduceArgs, RejectsComplexDataAndShortWorkspace) {

@@ -1,10 +1,12 @@
 // Out-of-core reductions against the in-memory ReducePlan and the serial reference, bit for
 // bit: every op on every axis, f32 and f64, chunks that cut the 64-row blocks (All, Rows) or
 // hold several of them (Cols), staging depths 1 and 3, and chunks from a memory limit far
-// below the dataset size.
+// below the dataset size. Norms rescued near overflow and underflow (the Norm2 rescue's extra
+// passes) against the plan bit for bit and against accurate norms.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -12,6 +14,7 @@
 #include <tuple>
 #include <vector>
 
+#include "../norm2_test_support.hpp"
 #include "core/block_distribution.hpp"
 #include "core/dtype.hpp"
 #include "cpu/reference.hpp"
@@ -174,6 +177,64 @@ TEST(OutOfCoreReduceLimits, NaNPropagatesAsInMemory) {
   o.chunk_rows = 64;
   for (Axis axis : {Axis::All, Axis::Rows, Axis::Cols})
     check_reduce<double>({200, 33}, axis, o, /*with_nan=*/true);
+}
+
+// The Norm2 rescue out of core: the same bits as ReducePlan and the reference on matrices whose
+// sums of squares overflow or underflow, along every axis, with chunks that cut the 64-row
+// blocks or follow a small memory limit, with NormInf alongside (reused) or not (one more pass).
+TEST(OutOfCoreReduceNorm2, RescuedNormsMatchReducePlanBitForBit) {
+  const Shape shape{130, 67};
+  const std::vector<std::string> names = {"huge and tiny mixed", "a huge row among normal rows",
+                                          "a tiny column and a huge column among normal ones",
+                                          "zeros and one tiny element"};
+  const int rank = test::rank_of(), size = test::size_of();
+  const BlockDistribution dist(shape, size);
+  for (const auto& c : test::extreme_cases()) {
+    if (std::find(names.begin(), names.end(), c.name) == names.end())
+      continue;
+    SCOPED_TRACE(c.name);
+    const std::vector<double> a = test::extreme_matrix(c, shape.rows, shape.cols);
+    const std::vector<double> mine(a.begin() + dist.begin(rank) * shape.cols,
+                                   a.begin() + dist.end(rank) * shape.cols);
+    TempDir dir;
+    const DatasetRef in{dir.file("a.h5"), "/A"};
+    {
+      H5File f = H5File::create(in.file, MPI_COMM_WORLD);
+      write_rows(f, in.path, dist, rank, DType::f64, mine.data());
+      f.commit();
+    }
+    struct Run {
+      std::vector<Op> ops;
+      std::int64_t chunk_rows;
+      std::size_t memory_limit;
+    };
+    const Run runs[] = {{all_ops, 7, 0},
+                        {{Op::Norm2}, 64, 0},
+                        {{Op::Sum, Op::Norm2, Op::Mean}, 0, 20000}}; // chunks of a few rows
+    for (Axis axis : {Axis::All, Axis::Rows, Axis::Cols})
+      for (const Run& run : runs) {
+        SCOPED_TRACE(testing::Message()
+                     << axis_name(axis) << ", " << run.ops.size() << " ops, chunk_rows "
+                     << run.chunk_rows << ", memory_limit " << run.memory_limit);
+        OutOfCoreOptions o;
+        o.progress = false;
+        o.chunk_rows = run.chunk_rows;
+        o.memory_limit = run.memory_limit;
+        const ReduceResult got = reduce_out_of_core(in, run.ops, axis, o, MPI_COMM_WORLD);
+        ReducePlan plan(dist, DType::f64, MPI_COMM_WORLD, Backend::Cpu, run.ops, axis);
+        const ReduceResult planned = plan.execute(mine.data());
+        ASSERT_EQ(got.values.size(), run.ops.size());
+        for (std::size_t k = 0; k < run.ops.size(); ++k)
+          compare(run.ops[k], got.values[k], planned.values[k],
+                  reference::reduce(run.ops[k], axis, a.data(), shape.rows, shape.cols));
+        const auto want = test::accurate_norms(axis, a.data(), shape.rows, shape.cols);
+        const auto& norms = got[Op::Norm2];
+        for (std::size_t k = 0; k < want.size(); ++k)
+          ASSERT_TRUE(test::close_norm(norms[k], want[k],
+                                       test::vector_length(axis, shape.rows, shape.cols)))
+              << "norm2 " << k << " is " << norms[k] << ", accurately " << want[k];
+      }
+  }
 }
 
 TEST(OutOfCoreReduceLimits, ComplexDataIsAnInputError) {

@@ -1,16 +1,24 @@
 // The OpenMP reduction kernels, assembled into whole results in the canonical order, against
-// the serial reference: every op and axis, f32 and f64, 1-3 threads, compared bit for bit.
+// the serial reference: every op and axis, f32 and f64, 1-3 threads, compared bit for bit. The
+// Norm2 rescue: the reference against accurate norms near overflow and underflow, and the
+// rescue's kernels assembled as the plan does against the reference, bit for bit.
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <bit>
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <vector>
 
+#include "../norm2_test_support.hpp"
+#include "core/error.hpp"
 #include "cpu/reduce.hpp"
 #include "cpu/reference.hpp"
+#include "mpi/norm2_rescue.hpp"
 
 using namespace tessera;
 
@@ -176,6 +184,179 @@ TEST(CpuReduceNaN, MinAndMaxPropagateNaNWhereverItIs) {
       double r = 0.0;
       cpu::reduce_rows(op, a.data(), 1, 200, &r);
       EXPECT_TRUE(std::isnan(r)) << op_name(op) << " with NaN at " << where;
+    }
+  }
+}
+
+// Norm2 along axis from the kernels, with the rescue of core/reduction.hpp assembled from the
+// rescue's kernels the way the plan does on one rank.
+std::vector<double> kernel_norm2(Axis axis, const double* a, std::int64_t rows, std::int64_t cols) {
+  std::vector<double> v = kernel_reduce(Op::Norm2, axis, a, rows, cols);
+  const std::vector<double> m = kernel_reduce(Op::NormInf, axis, a, rows, cols);
+  std::vector<int> e(v.size(), 0);
+  std::vector<bool> fix(v.size(), false);
+  for (std::size_t k = 0; k < v.size(); ++k)
+    if (const auto x = norm2_rescue_exponent(m[k]); x && norm2_needs_rescue(v[k])) {
+      e[k] = *x;
+      fix[k] = true;
+    }
+  std::vector<double> s(v.size(), 0.0);
+  const std::int64_t groups = (rows + kReduceBlockRows - 1) / kReduceBlockRows;
+  if (axis == Axis::Cols) {
+    for (std::int64_t g = 0; g < groups; ++g) {
+      std::vector<double> p(static_cast<std::size_t>(cols), 0.0);
+      const std::int64_t i0 = g * kReduceBlockRows;
+      cpu::fold_rows_scaled(a + i0 * cols, std::min(kReduceBlockRows, rows - i0), cols, e.data(),
+                            p.data());
+      for (std::int64_t j = 0; j < cols; ++j)
+        s[j] += p[j];
+    }
+  } else {
+    std::vector<int> row_exp(static_cast<std::size_t>(rows));
+    for (std::int64_t i = 0; i < rows; ++i)
+      row_exp[i] = e[axis == Axis::Rows ? i : 0];
+    std::vector<double> r(static_cast<std::size_t>(rows));
+    cpu::reduce_rows_scaled(a, rows, cols, row_exp.data(), r.data());
+    if (axis == Axis::Rows)
+      s = r;
+    for (std::int64_t g = 0; axis == Axis::All && g < groups; ++g) {
+      double p = 0.0;
+      for (std::int64_t i = g * kReduceBlockRows; i < std::min(rows, (g + 1) * kReduceBlockRows);
+           ++i)
+        p += r[i];
+      s[0] += p;
+    }
+  }
+  for (std::size_t k = 0; k < v.size(); ++k)
+    if (fix[k])
+      v[k] = norm2_unscale(std::sqrt(s[k]), e[k]);
+  return v;
+}
+
+const Shape2 kExtremeShapes[] = {{1, 1}, {3, 5}, {130, 7}, {67, 300}, {200, 129}};
+
+TEST(Norm2Rescue, ReferenceIsAccurateNearOverflowAndUnderflow) {
+  for (const auto& c : test::extreme_cases())
+    for (const auto& s : kExtremeShapes) {
+      const auto a = test::extreme_matrix(c, s.rows, s.cols);
+      for (Axis axis : kAxes) {
+        const auto got = reference::reduce(Op::Norm2, axis, a.data(), s.rows, s.cols);
+        const auto want = test::accurate_norms(axis, a.data(), s.rows, s.cols);
+        ASSERT_EQ(got.size(), want.size());
+        const std::int64_t n = test::vector_length(axis, s.rows, s.cols);
+        for (std::size_t k = 0; k < got.size(); ++k)
+          ASSERT_TRUE(test::close_norm(got[k], want[k], n))
+              << c.name << ", " << s.rows << "x" << s.cols << " along " << axis_name(axis)
+              << ": value " << k << " is " << got[k] << ", accurately " << want[k];
+      }
+    }
+}
+
+TEST(Norm2Rescue, RescueKernelsGiveTheReferenceBitsForAnyThreadCount) {
+  const int saved = omp_get_max_threads();
+  for (const auto& c : test::extreme_cases())
+    for (const auto& s : {Shape2{1, 1}, Shape2{130, 7}, Shape2{200, 129}}) {
+      const auto a = test::extreme_matrix(c, s.rows, s.cols);
+      for (Axis axis : kAxes) {
+        const auto expect = bits(reference::reduce(Op::Norm2, axis, a.data(), s.rows, s.cols));
+        for (int threads : {1, 3}) {
+          omp_set_num_threads(threads);
+          EXPECT_EQ(bits(kernel_norm2(axis, a.data(), s.rows, s.cols)), expect)
+              << c.name << ", " << s.rows << "x" << s.cols << " along " << axis_name(axis) << ", "
+              << threads << " threads";
+        }
+      }
+    }
+  omp_set_num_threads(saved);
+}
+
+// A rank boundary or an out-of-core chunk may cut a 64-row group: the scaled fold continues.
+TEST(Norm2Rescue, ScaledFoldInPiecesMatchesTheWholeFold) {
+  const auto a = test::extreme_matrix(test::extreme_cases()[0], 64, 1500); // > 1 column tile
+  std::vector<int> e(1500);
+  for (std::size_t j = 0; j < e.size(); ++j)
+    e[j] = -996 + static_cast<int>(j % 5);
+  std::vector<double> whole(1500, 0.0), pieces(1500, 0.0);
+  cpu::fold_rows_scaled(a.data(), 64, 1500, e.data(), whole.data());
+  std::int64_t i = 0;
+  for (std::int64_t n : {1, 7, 8, 9, 15, 16, 2, 6}) {
+    cpu::fold_rows_scaled(a.data() + i * 1500, n, 1500, e.data(), pieces.data());
+    i += n;
+  }
+  EXPECT_EQ(bits(pieces), bits(whole));
+  EXPECT_TRUE(std::all_of(whole.begin(), whole.end(), [](double x) { return std::isfinite(x); }));
+}
+
+// The rescue engine reads blocks in pieces of rows (device blocks are copied to the host so):
+// with pieces of 3 rows, its pieces give the rescue kernels' bits on the whole block.
+TEST(Norm2Rescue, EngineInPiecesGivesTheKernelsBits) {
+  const std::int64_t rows = 150, cols = 37;
+  const auto a = test::extreme_matrix(test::extreme_cases().at(4), rows, cols); // up to 2^1019
+  Norm2Exponents e;
+  for (std::int64_t i = 0; i < rows; ++i)
+    e.rows.push_back(-1020 + static_cast<int>(i % 3));
+  for (std::int64_t j = 0; j < cols; ++j)
+    e.cols.push_back(-1021 + static_cast<int>(j % 4));
+  ScaledNorm2Engine pieces(Memory::Host, e, 3 * cols * sizeof(double) + 5);
+
+  std::vector<double> want(100), got(100);
+  cpu::reduce_rows_scaled(a.data() + 10 * cols, 100, cols, e.rows.data() + 10, want.data());
+  pieces.set_first_row(10);
+  pieces.reduce_rows(Op::Norm2, a.data() + 10 * cols, 100, cols, got.data());
+  EXPECT_EQ(bits(got), bits(want)) << "reduce_rows";
+
+  const std::int64_t groups = (rows + kReduceBlockRows - 1) / kReduceBlockRows;
+  want.assign(static_cast<std::size_t>(groups * cols), 0.0);
+  got.assign(want.size(), -1.0);
+  for (std::int64_t g = 0; g < groups; ++g)
+    cpu::fold_rows_scaled(a.data() + g * kReduceBlockRows * cols,
+                          std::min(kReduceBlockRows, rows - g * kReduceBlockRows), cols,
+                          e.cols.data(), want.data() + g * cols);
+  pieces.reduce_col_groups(Op::Norm2, a.data(), rows, cols, got.data());
+  EXPECT_EQ(bits(got), bits(want)) << "reduce_col_groups";
+
+  want.assign(static_cast<std::size_t>(cols), 1.5);
+  got = want;
+  cpu::fold_rows_scaled(a.data(), rows, cols, e.cols.data(), want.data());
+  pieces.fold_rows(Op::Norm2, a.data(), rows, cols, got.data());
+  EXPECT_EQ(bits(got), bits(want)) << "fold_rows";
+  EXPECT_TRUE(std::all_of(want.begin(), want.end(), [](double x) { return std::isfinite(x); }));
+
+  EXPECT_THROW(pieces.reduce_rows(Op::Sum, a.data(), 1, cols, got.data()), InternalError);
+}
+
+TEST(Norm2Rescue, ConditionsAndScale) {
+  EXPECT_TRUE(norm2_needs_rescue(INFINITY));
+  EXPECT_TRUE(norm2_needs_rescue(0.0));
+  EXPECT_TRUE(norm2_needs_rescue(std::nextafter(0x1p-480, 0.0)));
+  EXPECT_FALSE(norm2_needs_rescue(0x1p-480));
+  EXPECT_FALSE(norm2_needs_rescue(1.0));
+  EXPECT_FALSE(norm2_needs_rescue(DBL_MAX));
+  EXPECT_FALSE(norm2_needs_rescue(NAN));
+  EXPECT_FALSE(norm2_rescue_exponent(0.0));
+  EXPECT_FALSE(norm2_rescue_exponent(INFINITY));
+  EXPECT_FALSE(norm2_rescue_exponent(NAN));
+  for (double m : {1e300, DBL_MAX, 1e-200, 1e-310, std::numeric_limits<double>::denorm_min()}) {
+    const auto e = norm2_rescue_exponent(m);
+    ASSERT_TRUE(e) << m;
+    const double y = std::ldexp(m, *e);
+    EXPECT_TRUE(y >= 1.0 && y < 2.0) << m << " scaled to " << y;
+    EXPECT_EQ(norm2_unscale(y, *e), m);
+  }
+}
+
+// f32 squares fit a double: the extremes of f32 need no rescue and are accurate as they are.
+TEST(Norm2Rescue, F32ExtremesAreAccurateWithoutIt) {
+  for (float x : {FLT_MAX, std::numeric_limits<float>::denorm_min(), 1e-30f}) {
+    const std::vector<float> a(130 * 7, x);
+    const std::vector<double> wide(a.begin(), a.end());
+    for (Axis axis : kAxes) {
+      const auto got = reference::reduce(Op::Norm2, axis, a.data(), 130, 7);
+      const auto want = test::accurate_norms(axis, wide.data(), 130, 7);
+      for (std::size_t k = 0; k < got.size(); ++k)
+        EXPECT_TRUE(test::close_norm(got[k], want[k], test::vector_length(axis, 130, 7)))
+            << x << " along " << axis_name(axis) << ": " << got[k] << " vs " << want[k];
+      EXPECT_EQ(bits(kernel_reduce(Op::Norm2, axis, a.data(), 130, 7)), bits(got));
     }
   }
 }

@@ -7,6 +7,26 @@ set(TESSERA_MPI_TEST_ENV
     OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
     OMP_NUM_THREADS=1 HDF5_USE_FILE_LOCKING=FALSE)
 
+# The MPI test main is compiled once, and carries the precompiled header every test reuses.
+function(tessera_test_main)
+  add_library(tessera_mpi_test_main OBJECT ${PROJECT_SOURCE_DIR}/tests/mpi_main.cpp)
+  target_link_libraries(tessera_mpi_test_main PUBLIC tessera_all GTest::gtest tessera_warnings
+                                                     tessera_sanitizers)
+  if(TESSERA_PCH)
+    target_precompile_headers(tessera_mpi_test_main PRIVATE ${TESSERA_PCH_HEADERS}
+                              <gtest/gtest.h>)
+    tessera_pch_warnings(tessera_mpi_test_main)
+  endif()
+endfunction()
+
+# tessera_test_pch(TARGET): a test binary reuses the tests' precompiled header.
+function(tessera_test_pch target)
+  if(TESSERA_PCH)
+    target_precompile_headers(${target} REUSE_FROM tessera_mpi_test_main)
+    tessera_pch_warnings(${target})
+  endif()
+endfunction()
+
 function(tessera_add_mpi_test name)
   cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;RANKS;LABELS;LINKS" ${ARGN})
   if(NOT ARG_RANKS)
@@ -16,9 +36,13 @@ function(tessera_add_mpi_test name)
     # Generous: sanitizer builds run 3-4 oversubscribed ranks on two cores.
     set(ARG_TIMEOUT 300)
   endif()
-  add_executable(${name} ${ARG_SOURCES} ${PROJECT_SOURCE_DIR}/tests/mpi_main.cpp)
+  if(NOT TARGET tessera_mpi_test_main)
+    tessera_test_main()
+  endif()
+  add_executable(${name} ${ARG_SOURCES} $<TARGET_OBJECTS:tessera_mpi_test_main>)
   target_link_libraries(${name} PRIVATE tessera_all GTest::gtest tessera_warnings tessera_sanitizers
                                         ${ARG_LINKS})
+  tessera_test_pch(${name})
   foreach(np IN LISTS ARG_RANKS)
     add_test(NAME ${name}.np${np}
              COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${MPIEXEC_PREFLAGS}

@@ -2,11 +2,14 @@
 // its error's kind and message, and every rank throws an error of that kind, marked collective.
 #include "mpi/agreement.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <new>
 #include <string>
+#include <thread>
 
 #include "core/check.hpp"
 #include "core/throw.hpp"
@@ -95,21 +98,8 @@ template <class E>
   }
 }
 
-} // namespace
-
-void agree(MPI_Comm comm, std::exception_ptr error) {
-  int rank = 0, size = 1;
-  CHECK_MPI(MPI_Comm_rank(comm, &rank));
-  CHECK_MPI(MPI_Comm_size(comm, &size));
-  if (size == 1) {
-    if (error)
-      rethrow_own(error);
-    return;
-  }
-
-  int mine = error ? rank : INT_MAX;
-  int first = INT_MAX;
-  CHECK_MPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
+// The second half of an agreement: `first` is the lowest failing rank (INT_MAX: none).
+void settle(MPI_Comm comm, int rank, int first, const std::exception_ptr& error) {
   if (first == INT_MAX)
     return;
 
@@ -127,6 +117,74 @@ void agree(MPI_Comm comm, std::exception_ptr error) {
   if (error)
     rethrow_own(error);
   throw_kind(d.kind, "rank " + std::to_string(first) + ": " + d.message, __FILE__, __LINE__);
+}
+
+} // namespace
+
+void agree(MPI_Comm comm, std::exception_ptr error) {
+  int rank = 0, size = 1;
+  CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  CHECK_MPI(MPI_Comm_size(comm, &size));
+  if (size == 1) {
+    if (error)
+      rethrow_own(error);
+    return;
+  }
+  int mine = error ? rank : INT_MAX;
+  int first = INT_MAX;
+  CHECK_MPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
+  settle(comm, rank, first, error);
+}
+
+void collectively_or_abort(MPI_Comm comm, double seconds, const std::function<void()>& step,
+                           const std::function<void()>& before_abort) {
+  std::exception_ptr error;
+  try {
+    step();
+  } catch (...) {
+    error = std::current_exception();
+  }
+  int rank = 0, size = 1;
+  CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  CHECK_MPI(MPI_Comm_size(comm, &size));
+  if (size == 1) {
+    agree(comm, error);
+    return;
+  }
+  // Nonblocking on every rank: a blocking allreduce would not match a nonblocking one.
+  int mine = error ? rank : INT_MAX;
+  int first = INT_MAX;
+  MPI_Request request = MPI_REQUEST_NULL;
+  CHECK_MPI(MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm, &request));
+  if (!error) {
+    CHECK_MPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
+    settle(comm, rank, first, error);
+    return;
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  auto pause = std::chrono::microseconds(100);
+  for (;;) {
+    int done = 0;
+    CHECK_MPI(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
+    if (done)
+      break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      const std::string message =
+          describe(error).message + fmt::format(" (the other ranks did not come to agree on "
+                                                "it within {:g} s: aborting the job)",
+                                                seconds);
+      if (before_abort) {
+        try {
+          before_abort();
+        } catch (...) {
+        }
+      }
+      abort_job(comm, message.c_str());
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(10000));
+  }
+  settle(comm, rank, first, error);
 }
 
 void collectively(MPI_Comm comm, const std::function<void()>& step) {

@@ -19,6 +19,14 @@ void collectively(MPI_Comm comm, const std::function<void()>& step);
 // Lower-level: `error` is null when this rank succeeded. Throws on every rank if any failed.
 void agree(MPI_Comm comm, std::exception_ptr error);
 
+// collectively() for a step that is itself a collective call which can fail on some ranks only
+// and leave the others inside it, where they would never reach the agreement: a rank whose
+// step failed waits at most `seconds` for the others to agree, then runs `before_abort` and
+// aborts the job with its message (abort_job). Ranks whose step succeeded wait as long as it
+// takes (the failed one ends the job if they are stuck).
+void collectively_or_abort(MPI_Comm comm, double seconds, const std::function<void()>& step,
+                           const std::function<void()>& before_abort = {});
+
 // For failures that cannot be agreed on (inside a collective, in a thread): print the message
 // and MPI_Abort the whole job.
 [[noreturn]] void abort_job(MPI_Comm comm, const char* message, int code = 1) noexcept;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "app/host_matrix.hpp"
 #include "app/jobs.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
@@ -45,6 +46,19 @@ void heat2d_schema(DeckSchema& s) {
   s.add("restart.file", std::string(""), "continue from this checkpoint (\"\": start afresh)");
   s.add("transpose.exchange", std::string("auto"), "auto, alltoallv, pairwise, pipelined, nccl",
         {"auto", "alltoallv", "pairwise", "pipelined", "nccl"});
+}
+
+void check_heat2d_deck(const Deck& deck) {
+  const auto output = deck.get<std::string>("output.file");
+  const auto given = deck.get<std::string>("output.checkpoint_file");
+  const std::string checkpoint = given.empty() ? heat2d::checkpoint_path(output) : given;
+  // Both would be written to one file: the checkpoint would replace the output, or the output
+  // the checkpoint needed for a restart.
+  if (!output.empty() && same_file(output, checkpoint))
+    deck.fail(given.empty() ? "output.file" : "output.checkpoint_file",
+              "the checkpoint '{}' and the output '{}' are the same file; give each a name of "
+              "its own",
+              checkpoint, output);
 }
 
 namespace {

@@ -8,8 +8,9 @@ namespace tessera::app {
 const std::vector<JobKind>& job_kinds() {
   static const std::vector<JobKind> kinds = {
       {"pipeline", "generate or read a matrix, transpose it, reduce it, write the results",
-       pipeline_schema, run_pipeline_job},
-      {"heat2d", "2-D heat equation (ADI), with checkpoints", heat2d_schema, run_heat2d_job},
+       pipeline_schema, run_pipeline_job, nullptr},
+      {"heat2d", "2-D heat equation (ADI), with checkpoints", heat2d_schema, run_heat2d_job,
+       check_heat2d_deck},
   };
   return kinds;
 }
@@ -46,6 +47,8 @@ Deck load_deck(const std::optional<std::string>& path, const std::vector<std::st
   common_schema(schema);
   kind->schema(schema);
   deck.validate(schema);
+  if (kind->check)
+    kind->check(deck);
   return deck;
 }
 

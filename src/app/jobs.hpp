@@ -1,14 +1,16 @@
 // The job kinds `tessera run` and `tessera check` know: [job] kind = "NAME" in a deck picks one.
 //
 // A job kind is a name, a one-line summary, a function that declares its deck keys (its
-// schema; the common keys job.kind and job.backend are added for every kind) and a function
-// that runs it. Kinds are listed explicitly in jobs.cpp:
+// schema; the common keys job.kind and job.backend are added for every kind), a function that
+// runs it, and optionally one that checks keys against each other once the deck is valid (run
+// by `tessera run` and `tessera check` alike). Kinds are listed explicitly in jobs.cpp:
 //
-//   // jobs.hpp: declare the two functions
+//   // jobs.hpp: declare the functions
 //   void heat2d_schema(DeckSchema& s);
 //   int run_heat2d_job(const Deck& deck, const Context& ctx);
+//   void check_heat2d_deck(const Deck& deck);
 //   // jobs.cpp, in job_kinds(): one line
-//   {"heat2d", "2-D heat equation (ADI)", heat2d_schema, run_heat2d_job},
+//   {"heat2d", "2-D heat equation (ADI)", heat2d_schema, run_heat2d_job, check_heat2d_deck},
 //
 // A job reads its settings with deck.get<T>("table.key") (every key it reads must be declared
 // in its schema), reports bad values with deck.fail("table.key", "…") so the message names the
@@ -28,12 +30,14 @@ namespace tessera::app {
 
 using JobSchemaFn = void (*)(DeckSchema&);
 using JobRunFn = int (*)(const Deck&, const Context&);
+using JobCheckFn = void (*)(const Deck&);
 
 struct JobKind {
   const char* name;
   const char* summary;
   JobSchemaFn schema;
   JobRunFn run;
+  JobCheckFn check; // nullptr: nothing beyond the schema
 };
 
 // Every job kind of this build, in the order `tessera run --help` lists them.
@@ -60,5 +64,7 @@ int run_pipeline_job(const Deck& deck, const Context& ctx);
 // heat2d: the ADI heat equation solver (job_heat2d.cpp; keys in inputs/heat2d.toml).
 void heat2d_schema(DeckSchema& s);
 int run_heat2d_job(const Deck& deck, const Context& ctx);
+// The output and the checkpoint must be different files.
+void check_heat2d_deck(const Deck& deck);
 
 } // namespace tessera::app

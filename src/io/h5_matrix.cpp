@@ -186,8 +186,8 @@ void read_block(const H5File& f, const std::string& path, const Hyperslab& mine,
       dset = open_dataset(f.id(), f.path(), path);
       check_transfer(describe(dset.get(), f.path(), path), mine, dtype, f.path(), path, buf);
     });
-    mpi::collectively(f.comm(),
-                      [&] { transfer(dset.get(), mine, dtype, buf, Direction::Read, true); });
+    detail::collective_transfer(
+        f, [&] { transfer(dset.get(), mine, dtype, buf, Direction::Read, true); });
     return;
   }
   // Serial mode: readers do not disturb each other, so every rank reads at once.
@@ -226,6 +226,7 @@ void create_dataset(H5File& f, const std::string& path, Shape shape, DType dtype
     if (dset < 0)
       TESSERA_THROW(IoError, "cannot create dataset {} in '{}': {}", path, f.path(),
                     detail::take_hdf5_error());
+    f.note_storage(path, H5Dget_storage_size(dset));
     CHECK_HDF5(H5Dclose(dset));
   });
 }
@@ -241,8 +242,9 @@ void write_block(H5File& f, const std::string& path, const Hyperslab& mine, DTyp
       dset = open_dataset(f.id(), f.path(), path);
       check_transfer(describe(dset.get(), f.path(), path), mine, dtype, f.path(), path, buf);
     });
-    mpi::collectively(f.comm(),
-                      [&] { transfer(dset.get(), mine, dtype, data, Direction::Write, true); });
+    f.reserve_space();
+    detail::collective_transfer(
+        f, [&] { transfer(dset.get(), mine, dtype, data, Direction::Write, true); });
     // Closing a dataset of a parallel file is collective; every rank reaches it here.
     dset.reset();
     return;

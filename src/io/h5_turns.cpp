@@ -3,6 +3,7 @@
 
 #include <hdf5.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <string_view>
@@ -20,6 +21,8 @@ namespace {
 // Point-to-point tag of the turn token: the other messages on a file's communicator are
 // collectives, which never match a tagged receive.
 constexpr int turn_tag = 0x7e55;
+// How long a rank whose collective transfer failed waits for the others (collective_transfer).
+constexpr double kDefaultCollectiveTimeout = 60;
 } // namespace
 
 IoMode choose_io_mode(MPI_Comm comm) {
@@ -89,8 +92,25 @@ unique_hid open_file_alone(const std::string& path, bool write) {
   return unique_hid(id);
 }
 
+void collective_transfer(const H5File& f, const std::function<void()>& fn) {
+  double seconds = kDefaultCollectiveTimeout;
+  if (const char* env = std::getenv("TESSERA_COLLECTIVE_TIMEOUT"); env && *env) {
+    char* end = nullptr;
+    const double v = std::strtod(env, &end);
+    if (end && *end == '\0' && v > 0)
+      seconds = v;
+  }
+  const std::string temporary = f.writable() ? f.disk_path() : std::string();
+  mpi::collectively_or_abort(f.comm(), seconds, fn, [&] {
+    if (!temporary.empty())
+      std::remove(temporary.c_str());
+  });
+}
+
 void change_metadata(H5File& f, const std::function<void(hid_t file)>& fn) {
   if (f.parallel()) {
+    // HDF5 may write metadata collectively during any metadata call (cache evictions).
+    f.reserve_space();
     mpi::collectively(f.comm(), [&] { fn(f.id()); });
     return;
   }

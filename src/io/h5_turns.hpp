@@ -36,6 +36,14 @@ void on_root(MPI_Comm comm, const std::function<void()>& step);
 // Opens `path` with the default (sec2) driver, on this rank alone; IoError naming the file.
 unique_hid open_file_alone(const std::string& path, bool write);
 
+// A collective raw-data transfer: `fn` runs on every rank (an H5Dread / H5Dwrite in
+// H5FD_MPIO_COLLECTIVE mode) and every rank throws if it failed on one. A rank whose transfer
+// failed may have left the others inside the collective call, where they would wait forever:
+// it waits TESSERA_COLLECTIVE_TIMEOUT seconds (default 60) for them to agree, then removes
+// f's temporary and aborts the job with its message. Writers call f.reserve_space() first, so
+// that a full disk is found before the transfer.
+void collective_transfer(const H5File& f, const std::function<void()>& fn);
+
 // Metadata changes (create a dataset, write an attribute) on f's root file id. Collective mode:
 // every rank calls fn(f.id()) — HDF5 wants identical metadata calls on all ranks. Serial mode:
 // rank 0 opens the file for writing, calls fn, closes it. Either way every rank throws if one

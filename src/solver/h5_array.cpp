@@ -90,7 +90,7 @@ void move(const io::H5File& f, const std::string& path, Elem e, const Box& mine,
       dset = open_dataset(f.id(), f.path(), path);
       check_box(dset.get(), mine, buf, f.path(), path);
     });
-    mpi::collectively(f.comm(), [&] { transfer(dset.get(), e, mine, buf, dir, true); });
+    io::detail::collective_transfer(f, [&] { transfer(dset.get(), e, mine, buf, dir, true); });
     dset.reset(); // collective close: every rank is here
     return;
   }
@@ -155,6 +155,7 @@ void create(io::H5File& f, const std::string& path, Elem e, const Dims& dims,
     if (dset < 0)
       TESSERA_THROW(IoError, "cannot create dataset {} in '{}': {}", path, f.path(),
                     io::detail::take_hdf5_error());
+    f.note_storage(path, H5Dget_storage_size(dset));
     CHECK_HDF5(H5Dclose(dset));
   });
 }
@@ -163,6 +164,7 @@ void extend(io::H5File& f, const std::string& path, const Dims& d) {
   io::detail::change_metadata(f, [&](hid_t file) {
     const io::unique_hid dset = open_dataset(file, f.path(), path);
     CHECK_HDF5(H5Dset_extent(dset.get(), d.data()));
+    f.note_storage(path, H5Dget_storage_size(dset.get()));
   });
 }
 
@@ -182,6 +184,7 @@ bool exists(const io::H5File& f, const std::string& path) {
 void write(io::H5File& f, const std::string& path, Elem e, const Box& mine, const void* buf) {
   if (!f.writable())
     TESSERA_THROW(InternalError, "'{}' was opened for reading, not writing {}", f.path(), path);
+  f.reserve_space(); // a full disk shows here, not inside the collective write
   move(f, path, e, mine, const_cast<void*>(buf), Direction::Write);
 }
 

@@ -59,6 +59,28 @@ void close_abandoned_files() noexcept {
   }
 }
 
+namespace {
+
+struct NotedDataset {
+  std::vector<hsize_t> dims, chunk;
+  std::size_t element_size = 0;
+  bool compressed = false;
+
+  // Allocated storage: whole chunks, however full.
+  std::uint64_t bytes() const {
+    if (compressed)
+      return 0;
+    std::uint64_t n = element_size;
+    for (std::size_t k = 0; k < dims.size(); ++k) {
+      const hsize_t c = k < chunk.size() && chunk[k] > 0 ? chunk[k] : 1;
+      n *= (dims[k] + c - 1) / c * c;
+    }
+    return n;
+  }
+};
+
+} // namespace
+
 struct H5File::State {
   unique_hid file; // open in collective mode only
   MPI_Comm comm = MPI_COMM_NULL;
@@ -66,7 +88,7 @@ struct H5File::State {
   std::string path;
   std::string disk_path;
   std::optional<detail::OutputClaim> claim;     // rank 0 of a writable file: lock and temporary
-  std::map<std::string, std::uint64_t> storage; // bytes allocated per dataset (note_storage)
+  std::map<std::string, NotedDataset> datasets; // note_dataset: what reserve_space counts
   bool writable = false;
   bool parallel = false;
   bool committed = false;
@@ -228,18 +250,30 @@ void H5File::release() noexcept {
   s_ = nullptr;
 }
 
+// HDF5's own end of allocation is out of reach with the MPI-IO driver (H5Fget_eoa wants a SWMR
+// driver, H5Fget_filesize fails after a write): the datasets' storage plus slack for the
+// metadata bounds the file's size instead.
+std::uint64_t H5File::space_needed(const State& s) {
+  std::uint64_t data = 0;
+  for (const auto& [name, d] : s.datasets)
+    data += d.bytes();
+  return data + kReserveSlack + data / 32;
+}
+
+void H5File::reserve_in_turn() const {
+  if (!s_ || s_->parallel || !s_->writable || s_->closed)
+    return;
+  // Every time: the last close cut the file back to HDF5's end of allocation.
+  detail::reserve_file(s_->disk_path, space_needed(*s_), s_->path);
+}
+
 void H5File::reserve_space() {
   if (!s_ || !s_->parallel || !s_->writable || !s_->file || s_->closed)
     return;
-  // HDF5's own end of allocation is out of reach with the MPI-IO driver (H5Fget_eoa wants a
-  // SWMR driver, H5Fget_filesize fails after a write): the datasets' storage plus slack for
-  // the metadata bounds the file's size instead.
-  std::uint64_t data = 0;
-  for (const auto& [name, bytes] : s_->storage)
-    data += bytes;
+  const std::uint64_t bytes = space_needed(*s_);
   mpi::collectively(s_->comm, [&] {
     if (s_->claim)
-      s_->claim->reserve(data + kReserveSlack + data / 32);
+      s_->claim->reserve(bytes);
   });
 }
 
@@ -289,9 +323,17 @@ void H5File::close() {
   }
 }
 
-void H5File::note_storage(const std::string& dataset, std::uint64_t bytes) {
+void H5File::note_dataset(const std::string& path, std::vector<hsize_t> dims,
+                          std::vector<hsize_t> chunk, std::size_t element_size, bool compressed) {
   if (s_)
-    s_->storage[dataset] = bytes;
+    s_->datasets[path] = {std::move(dims), std::move(chunk), element_size, compressed};
+}
+
+void H5File::note_extent(const std::string& path, const std::vector<hsize_t>& dims) {
+  if (!s_)
+    return;
+  if (const auto it = s_->datasets.find(path); it != s_->datasets.end())
+    it->second.dims = dims;
 }
 
 hid_t H5File::id() const noexcept {

@@ -33,6 +33,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "io/h5_handle.hpp"
 
@@ -68,14 +69,23 @@ public:
   // destructor). Further use of the object is an error; destroying it is fine.
   void close();
 
-  // Collective in collective mode (no-op otherwise): rank 0 makes sure the disk holds the
-  // storage of the datasets created so far (note_storage) plus slack for the metadata; every
-  // rank throws IoError ("No space left on device", naming the file) when it does not. Called
-  // before collective writes and metadata changes (io/h5_matrix.cpp, io/h5_turns.cpp).
+  // Makes sure the disk holds what the file will need for the datasets created so far (their
+  // full storage, from note_dataset) plus slack for the metadata, so that a full disk shows as
+  // IoError ("No space left on device", naming the file) before a write fails halfway.
+  // Collective mode: collective, rank 0 reserves (fallocate) and every rank throws when it
+  // failed; called before collective writes and metadata changes. Serial mode: no-op — each
+  // rank reserves in its turn instead (reserve_in_turn).
   void reserve_space();
-  // Records the bytes allocated for `dataset` (H5Dget_storage_size after creating or extending
-  // it; every rank, in collective mode). Dataset creators call it.
-  void note_storage(const std::string& dataset, std::uint64_t bytes);
+  // Serial mode, inside this rank's turn, before it opens the file: the same reservation, by
+  // this rank alone (the file's own close gives back what lies beyond HDF5's end of allocation,
+  // so each turn reserves again). Throws IoError on this rank.
+  void reserve_in_turn() const;
+  // Records a dataset created (every rank, with the same values): its extent, chunk shape
+  // (empty: contiguous) and element size; a compressed one is left out (its size is unknown).
+  void note_dataset(const std::string& path, std::vector<hsize_t> dims, std::vector<hsize_t> chunk,
+                    std::size_t element_size, bool compressed = false);
+  // Records a new extent of a dataset noted before (every rank).
+  void note_extent(const std::string& path, const std::vector<hsize_t>& dims);
 
   // The open HDF5 file in collective mode; H5I_INVALID_HID in serial mode, where each operation
   // opens the file by disk_path() in its turn.
@@ -92,6 +102,7 @@ private:
   H5File() = default;
   void release() noexcept;
   struct State;
+  static std::uint64_t space_needed(const State& s);
   State* s_ = nullptr;
 };
 

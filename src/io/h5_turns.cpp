@@ -115,6 +115,7 @@ void change_metadata(H5File& f, const std::function<void(hid_t file)>& fn) {
     return;
   }
   on_root(f.comm(), [&] {
+    f.reserve_in_turn();
     unique_hid file = open_file_alone(f.disk_path(), true);
     fn(file.get());
     // Closing flushes; a failure here is a failed write, so it must not be swallowed.

@@ -26,6 +26,10 @@ inline constexpr std::size_t kTemporarySuffixLength = 15;
 // `path`; `what` names the file for the message. No-op for other MPI libraries.
 void check_mpiio_name(const std::string& path, int nranks, const std::string& what);
 
+// Makes sure the file `path` (the temporary of the output `name`) has `bytes` of disk space, as
+// OutputClaim::reserve does; for ranks other than the claim's holder.
+void reserve_file(const std::string& path, std::uint64_t bytes, const std::string& name);
+
 class OutputClaim {
 public:
   // Rank 0: checks the name, takes the lock, creates the temporary. `mpiio`: the ranks will

@@ -95,6 +95,8 @@ void move(const io::H5File& f, const std::string& path, Elem e, const Box& mine,
     return;
   }
   auto turn = [&] {
+    if (dir == Direction::Write)
+      f.reserve_in_turn();
     io::unique_hid file = io::detail::open_file_alone(f.disk_path(), dir == Direction::Write);
     {
       const io::unique_hid dset = open_dataset(file.get(), f.path(), path);
@@ -155,17 +157,17 @@ void create(io::H5File& f, const std::string& path, Elem e, const Dims& dims,
     if (dset < 0)
       TESSERA_THROW(IoError, "cannot create dataset {} in '{}': {}", path, f.path(),
                     io::detail::take_hdf5_error());
-    f.note_storage(path, H5Dget_storage_size(dset));
     CHECK_HDF5(H5Dclose(dset));
   });
+  f.note_dataset(path, dims, opts.chunk, 8);
 }
 
 void extend(io::H5File& f, const std::string& path, const Dims& d) {
   io::detail::change_metadata(f, [&](hid_t file) {
     const io::unique_hid dset = open_dataset(file, f.path(), path);
     CHECK_HDF5(H5Dset_extent(dset.get(), d.data()));
-    f.note_storage(path, H5Dget_storage_size(dset.get()));
   });
+  f.note_extent(path, d);
 }
 
 Dims dims(const io::H5File& f, const std::string& path) {

@@ -101,7 +101,16 @@ void collective_transfer(const H5File& f, const std::function<void()>& fn) {
       seconds = v;
   }
   const std::string temporary = f.writable() ? f.disk_path() : std::string();
-  mpi::collectively_or_abort(f.comm(), seconds, fn, [&] {
+  // HDF5's message names the call that failed, not the file.
+  const auto named = [&] {
+    try {
+      fn();
+    } catch (const IoError& e) {
+      TESSERA_THROW(IoError, "{} '{}': {}", f.writable() ? "writing" : "reading", f.path(),
+                    e.what());
+    }
+  };
+  mpi::collectively_or_abort(f.comm(), seconds, named, [&] {
     if (!temporary.empty())
       std::remove(temporary.c_str());
   });

@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <chrono>
 #include <new>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "core/throw.hpp"
 #include "mpi/agreement.hpp"
@@ -115,6 +117,32 @@ TEST(Agreement, ForeignExceptionsBecomeTesseraErrors) {
     EXPECT_STREQ(e.kind(), "error");
     EXPECT_NE(std::string(e.what()).find("plain failure"), std::string::npos) << e.what();
   }
+}
+
+// The bounded wait (collectively_or_abort): when every rank comes to the agreement, however late
+// the ranks that succeeded arrive, it is an agreement like collectively()'s and nobody aborts.
+TEST(Agreement, BoundedWaitAgreesWhenEveryRankArrives) {
+  const int bad = random_rank(MPI_COMM_WORLD);
+  const int rank = rank_of(MPI_COMM_WORLD);
+  bool aborting = false;
+  try {
+    tessera::mpi::collectively_or_abort(
+        MPI_COMM_WORLD, 600,
+        [&] {
+          if (rank == bad)
+            TESSERA_THROW(IoError, "the disk of rank {} failed", rank);
+          std::this_thread::sleep_for(std::chrono::milliseconds(50)); // the others come later
+        },
+        [&] { aborting = true; });
+    ADD_FAILURE() << "no error";
+  } catch (const tessera::IoError& e) {
+    EXPECT_TRUE(e.collective());
+    EXPECT_NE(std::string(e.what()).find("the disk of rank " + std::to_string(bad)),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(aborting);
+  EXPECT_NO_THROW(tessera::mpi::collectively_or_abort(MPI_COMM_WORLD, 600, [] {}));
 }
 
 TEST(Agreement, CommunicatorStillUsableAfterAFailure) {

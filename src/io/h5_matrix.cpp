@@ -120,7 +120,7 @@ void transfer(hid_t dset, const Hyperslab& s, DType dtype, void* buf, Direction 
 // The chunk shape of a dataset written with `o`; empty for the contiguous layout.
 std::vector<hsize_t> chunk_of(Shape shape, DType dtype, const WriteOptions& o) {
   const bool chunked = o.chunk_rows > 0 || o.chunk_cols > 0 || o.deflate > 0;
-  if (!chunked || shape.empty())
+  if (!chunked || shape.rows <= 0 || shape.cols <= 0) // a bad shape fails in check_options
     return {};
   const auto esize = static_cast<std::int64_t>(dtype_size(dtype));
   std::int64_t cols = o.chunk_cols > 0 ? std::min(o.chunk_cols, shape.cols) : shape.cols;
@@ -133,7 +133,7 @@ std::vector<hsize_t> chunk_of(Shape shape, DType dtype, const WriteOptions& o) {
   return {static_cast<hsize_t>(rows), static_cast<hsize_t>(cols)};
 }
 
-unique_hid dataset_creation(DType dtype, const std::vector<hsize_t>& chunk, const WriteOptions& o) {
+unique_hid dataset_creation(const std::vector<hsize_t>& chunk, const WriteOptions& o) {
   unique_hid dcpl = checked_hid(H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate(H5P_DATASET_CREATE)");
   if (chunk.empty()) {
     // Parallel HDF5 allocates contiguous datasets at creation; writing fill values there
@@ -149,7 +149,6 @@ unique_hid dataset_creation(DType dtype, const std::vector<hsize_t>& chunk, cons
   } else {
     CHECK_HDF5(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER));
   }
-  (void)dtype;
   return dcpl;
 }
 
@@ -228,7 +227,7 @@ void create_dataset(H5File& f, const std::string& path, Shape shape, DType dtype
       TESSERA_THROW(InputError, "{} exists already in '{}'", path, f.path());
     const unique_hid lcpl = checked_hid(H5Pcreate(H5P_LINK_CREATE), "H5Pcreate(H5P_LINK_CREATE)");
     CHECK_HDF5(H5Pset_create_intermediate_group(lcpl.get(), 1));
-    const unique_hid dcpl = dataset_creation(dtype, chunk, opts);
+    const unique_hid dcpl = dataset_creation(chunk, opts);
     const unique_hid space =
         checked_hid(H5Screate_simple(2, dims.data(), nullptr), "H5Screate_simple");
     const unique_hid type = h5_file_type(dtype);

@@ -102,53 +102,8 @@ template <class E>
   }
 }
 
-// The lowest failing rank (INT_MAX: none), like MPI_Allreduce(MIN) but nonblocking, so a failed
-// rank can stop waiting after `seconds` and abort with its message. Nonblocking collectives
-// match only nonblocking ones: every rank of one agreement comes here.
-int lowest_failing_within(MPI_Comm comm, int mine, const std::exception_ptr& error,
-                          double seconds) {
-  int first = INT_MAX;
-  MPI_Request request = MPI_REQUEST_NULL;
-  CHECK_MPI(MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm, &request));
-  if (!error) {
-    CHECK_MPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
-    return first;
-  }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  for (;;) {
-    int done = 0;
-    CHECK_MPI(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
-    if (done)
-      return first;
-    if (std::chrono::steady_clock::now() >= deadline)
-      break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  const std::string message =
-      describe(error).message +
-      fmt::format(" (the other ranks did not report back within {:g} s: they are probably "
-                  "waiting inside the collective call this rank left; aborting the job)",
-                  seconds);
-  abort_job(comm, message.c_str());
-}
-
-// agree(), with the first step bounded for failed ranks when seconds >= 0.
-void agree_impl(MPI_Comm comm, const std::exception_ptr& error, double seconds) {
-  int rank = 0, size = 1;
-  CHECK_MPI(MPI_Comm_rank(comm, &rank));
-  CHECK_MPI(MPI_Comm_size(comm, &size));
-  if (size == 1) {
-    if (error)
-      rethrow_own(error);
-    return;
-  }
-
-  int mine = error ? rank : INT_MAX;
-  int first = INT_MAX;
-  if (seconds >= 0.0)
-    first = lowest_failing_within(comm, mine, error, seconds);
-  else
-    CHECK_MPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
+// The second half of an agreement: `first` is the lowest failing rank (INT_MAX: none).
+void settle(MPI_Comm comm, int rank, int first, const std::exception_ptr& error) {
   if (first == INT_MAX)
     return;
 
@@ -171,7 +126,69 @@ void agree_impl(MPI_Comm comm, const std::exception_ptr& error, double seconds) 
 } // namespace
 
 void agree(MPI_Comm comm, std::exception_ptr error) {
-  agree_impl(comm, error, -1.0);
+  int rank = 0, size = 1;
+  CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  CHECK_MPI(MPI_Comm_size(comm, &size));
+  if (size == 1) {
+    if (error)
+      rethrow_own(error);
+    return;
+  }
+  int mine = error ? rank : INT_MAX;
+  int first = INT_MAX;
+  CHECK_MPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
+  settle(comm, rank, first, error);
+}
+
+void collectively_or_abort(MPI_Comm comm, double seconds, const std::function<void()>& step,
+                           const std::function<void()>& before_abort) {
+  std::exception_ptr error;
+  try {
+    step();
+  } catch (...) {
+    error = std::current_exception();
+  }
+  int rank = 0, size = 1;
+  CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  CHECK_MPI(MPI_Comm_size(comm, &size));
+  if (size == 1) {
+    agree(comm, error);
+    return;
+  }
+  // Nonblocking on every rank: a blocking allreduce would not match a nonblocking one.
+  int mine = error ? rank : INT_MAX;
+  int first = INT_MAX;
+  MPI_Request request = MPI_REQUEST_NULL;
+  CHECK_MPI(MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm, &request));
+  if (!error) {
+    CHECK_MPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
+    settle(comm, rank, first, error);
+    return;
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  auto pause = std::chrono::microseconds(100);
+  for (;;) {
+    int done = 0;
+    CHECK_MPI(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
+    if (done)
+      break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      const std::string message =
+          describe(error).message + fmt::format(" (the other ranks did not come to agree on "
+                                                "it within {:g} s: aborting the job)",
+                                                seconds);
+      if (before_abort) {
+        try {
+          before_abort();
+        } catch (...) {
+        }
+      }
+      abort_job(comm, message.c_str());
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(10000));
+  }
+  settle(comm, rank, first, error);
 }
 
 void collectively(MPI_Comm comm, const std::function<void()>& step) {
@@ -182,16 +199,6 @@ void collectively(MPI_Comm comm, const std::function<void()>& step) {
     error = std::current_exception();
   }
   agree(comm, error);
-}
-
-void collectively_within(MPI_Comm comm, double seconds, const std::function<void()>& step) {
-  std::exception_ptr error;
-  try {
-    step();
-  } catch (...) {
-    error = std::current_exception();
-  }
-  agree_impl(comm, error, std::max(seconds, 0.0));
 }
 
 void abort_job(MPI_Comm comm, const char* message, int code) noexcept {

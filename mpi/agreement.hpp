@@ -19,14 +19,13 @@ void collectively(MPI_Comm comm, const std::function<void()>& step);
 // Lower-level: `error` is null when this rank succeeded. Throws on every rank if any failed.
 void agree(MPI_Comm comm, std::exception_ptr error);
 
-// For a step that is itself a collective call of another library (a collective H5Dread): a
-// rank on which it fails may have left before that library's own communication, and the others
-// then wait inside the step for it forever, never reaching the agreement. So a rank whose step
-// failed waits at most `seconds` for the others; when they do not come, it aborts the job with
-// its message (abort_job). Ranks whose step succeeded wait as long as the others need. The
-// outcome is otherwise that of collectively(). Every rank must call this (not collectively())
-// at the same point.
-void collectively_within(MPI_Comm comm, double seconds, const std::function<void()>& step);
+// collectively() for a step that is itself a collective call which can fail on some ranks only
+// and leave the others inside it, where they would never reach the agreement: a rank whose
+// step failed waits at most `seconds` for the others to agree, then runs `before_abort` and
+// aborts the job with its message (abort_job). Ranks whose step succeeded wait as long as it
+// takes (the failed one ends the job if they are stuck).
+void collectively_or_abort(MPI_Comm comm, double seconds, const std::function<void()>& step,
+                           const std::function<void()>& before_abort = {});
 
 // For failures that cannot be agreed on (inside a collective, in a thread): print the message
 // and MPI_Abort the whole job.

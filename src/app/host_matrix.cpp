@@ -80,7 +80,9 @@ bool same_file(const std::string& a, const std::string& b) {
   std::error_code ec;
   if (fs::exists(a, ec) && fs::exists(b, ec))
     return fs::equivalent(a, b, ec);
-  return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
+  // Absolute first: weakly_canonical leaves a relative path with no existing prefix as it is.
+  return fs::weakly_canonical(fs::absolute(a, ec), ec) ==
+         fs::weakly_canonical(fs::absolute(b, ec), ec);
 }
 
 HostMatrix generate_matrix(Shape shape, DType dtype, std::uint64_t seed, const Context& ctx,

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "app/host_matrix.hpp"
 #include "app/jobs.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
@@ -69,6 +70,20 @@ void heat2d_schema(DeckSchema& s) {
 }
 
 namespace {
+
+// The output and the checkpoint must be different files.
+void check_output_names(const Deck& deck) {
+  const auto output = deck.get<std::string>("output.file");
+  const auto given = deck.get<std::string>("output.checkpoint_file");
+  const std::string checkpoint = given.empty() ? heat2d::checkpoint_path(output) : given;
+  // Both would be written to one file: the checkpoint would replace the output, or the output
+  // the checkpoint needed for a restart.
+  if (!output.empty() && same_file(output, checkpoint))
+    deck.problem(given.empty() ? "output.file" : "output.checkpoint_file",
+                 fmt::format("the checkpoint '{}' and the output '{}' are the same file; give "
+                             "each a name of its own",
+                             checkpoint, output));
+}
 
 // The run settings of a checked deck for `nranks` ranks; what heat2d::find_invalid refuses is
 // recorded as deck problems (check_heat2d_job reads the settings once for them).
@@ -153,6 +168,8 @@ void print_summary(const heat2d::RunSettings& s, const heat2d::RunResult& r, con
 
 void check_heat2d_job(const Deck& deck, int nranks) {
   settings_from(deck, nranks);
+  if (!deck.has_problem("output.file") && !deck.has_problem("output.checkpoint_file"))
+    check_output_names(deck);
 }
 
 int run_heat2d_job(const Deck& deck, const Context& ctx) {

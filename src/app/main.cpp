@@ -11,6 +11,7 @@
 #include "core/build_info.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
+#include "io/h5_file.hpp"
 #include "solver/stop_signal.hpp"
 
 namespace {
@@ -104,6 +105,9 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     code = report_error(ctx, "error", e.what(), false);
   }
+  // Every rank is here (an error only some ranks saw aborted the job above): HDF5 files left
+  // open by the error are closed now, while MPI still works.
+  tessera::io::close_abandoned_files();
   MPI_Finalize();
   return code;
 }

@@ -8,7 +8,11 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <utility>
+#include <vector>
 
 #include "core/check.hpp"
 #include "core/log.hpp"
@@ -16,6 +20,7 @@
 #include "io/h5_attribute.hpp"
 #include "io/h5_error.hpp"
 #include "io/h5_turns.hpp"
+#include "io/output_claim.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/communicator.hpp"
 
@@ -23,17 +28,72 @@ namespace tessera::io {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// MPI-IO handles of files destroyed while an exception unwound (see ~H5File), in that order.
+std::mutex abandoned_mutex;
+std::vector<hid_t> abandoned;
+
+void abandon_handle(hid_t id) noexcept {
+  try {
+    const std::lock_guard<std::mutex> lock(abandoned_mutex);
+    abandoned.push_back(id);
+  } catch (...) {
+    // Out of memory: the handle is left to HDF5's own shutdown.
+  }
+}
+
+} // namespace
+
+void close_abandoned_files() noexcept {
+  std::vector<hid_t> ids;
+  {
+    const std::lock_guard<std::mutex> lock(abandoned_mutex);
+    ids.swap(abandoned);
+  }
+  for (const hid_t id : ids) {
+    if (H5Iis_valid(id) <= 0)
+      continue;
+    if (H5Fclose(id) < 0)
+      log::warn("closing an abandoned HDF5 file failed: {}", detail::take_hdf5_error());
+  }
+}
+
+namespace {
+
+struct NotedDataset {
+  std::vector<hsize_t> dims, chunk;
+  std::size_t element_size = 0;
+  bool compressed = false;
+
+  // Allocated storage: whole chunks, however full.
+  std::uint64_t bytes() const {
+    if (compressed)
+      return 0;
+    std::uint64_t n = element_size;
+    for (std::size_t k = 0; k < dims.size(); ++k) {
+      const hsize_t c = k < chunk.size() && chunk[k] > 0 ? chunk[k] : 1;
+      n *= (dims[k] + c - 1) / c * c;
+    }
+    return n;
+  }
+};
+
+} // namespace
+
 struct H5File::State {
   unique_hid file; // open in collective mode only
   MPI_Comm comm = MPI_COMM_NULL;
   int rank = 0;
   std::string path;
   std::string disk_path;
+  std::optional<detail::OutputClaim> claim;     // rank 0 of a writable file: lock and temporary
+  std::map<std::string, NotedDataset> datasets; // note_dataset: what reserve_space counts
   bool writable = false;
   bool parallel = false;
   bool committed = false;
   bool closed = false;
-  bool removed = false; // the .partial of an uncommitted file is gone
+  bool removed = false; // the temporary of an uncommitted file is gone
   // std::uncaught_exceptions() when the file was opened: more at destruction means the
   // destructor runs because an exception unwinds (see ~H5File).
   int uncaught = 0;
@@ -55,7 +115,7 @@ unique_hid mpio_fapl([[maybe_unused]] MPI_Comm comm) {
 }
 
 // Clear messages for the usual mistakes, before MPI-IO sees the path (run on rank 0).
-void check_readable(const std::string& path) {
+void check_readable(const std::string& path, bool mpiio, int nranks) {
   std::error_code ec;
   const auto st = fs::status(path, ec);
   if (!fs::exists(st))
@@ -64,6 +124,8 @@ void check_readable(const std::string& path) {
     TESSERA_THROW(InputError, "cannot open '{}': it is a directory, not an HDF5 file", path);
   if (::access(path.c_str(), R_OK) != 0)
     TESSERA_THROW(IoError, "cannot open '{}': {}", path, std::strerror(errno));
+  if (mpiio)
+    detail::check_mpiio_name(path, nranks, fmt::format("cannot open '{}'", path));
   const htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
   if (is_hdf5 < 0)
     TESSERA_THROW(IoError, "cannot open '{}': {}", path, detail::take_hdf5_error());
@@ -71,35 +133,23 @@ void check_readable(const std::string& path) {
     TESSERA_THROW(InputError, "'{}' is not an HDF5 file", path);
 }
 
-void check_creatable(const std::string& final_path) {
-  fs::path dir = fs::path(final_path).parent_path();
-  if (dir.empty())
-    dir = ".";
-  std::error_code ec;
-  const auto st = fs::status(dir, ec);
-  if (!fs::exists(st))
-    TESSERA_THROW(IoError, "cannot create '{}': directory '{}' does not exist", final_path,
-                  dir.string());
-  if (!fs::is_directory(st))
-    TESSERA_THROW(IoError, "cannot create '{}': '{}' is not a directory", final_path, dir.string());
-  if (::access(dir.c_str(), W_OK | X_OK) != 0)
-    TESSERA_THROW(IoError, "cannot create '{}': directory '{}' is not writable ({})", final_path,
-                  dir.string(), std::strerror(errno));
-  if (fs::is_directory(fs::status(final_path, ec)))
-    TESSERA_THROW(IoError, "cannot create '{}': a directory of that name exists", final_path);
-}
-
 void remove_quietly(const std::string& path) noexcept {
-  if (std::remove(path.c_str()) != 0 && errno != ENOENT)
+  if (!path.empty() && std::remove(path.c_str()) != 0 && errno != ENOENT)
     log::warn("could not remove '{}': {}", path, std::strerror(errno));
 }
+
+// Room reserved beyond the datasets' storage, for the metadata (attributes, object headers,
+// chunk indexes) and what HDF5 leaves unused between objects; reserve_space() adds 1/32 of the
+// storage to it.
+constexpr std::uint64_t kReserveSlack = std::uint64_t{1} << 20;
 
 } // namespace
 
 H5File H5File::open_read(const std::string& path, MPI_Comm comm) {
   detail::ensure_hdf5_ready();
   const detail::IoMode mode = detail::choose_io_mode(comm);
-  detail::on_root(comm, [&] { check_readable(path); });
+  const int nranks = mpi::comm_size(comm);
+  detail::on_root(comm, [&] { check_readable(path, mode == detail::IoMode::Collective, nranks); });
 
   H5File f;
   f.s_ = new State;
@@ -123,31 +173,37 @@ H5File H5File::open_read(const std::string& path, MPI_Comm comm) {
 H5File H5File::create(const std::string& final_path, MPI_Comm comm) {
   detail::ensure_hdf5_ready();
   const detail::IoMode mode = detail::choose_io_mode(comm);
-  detail::on_root(comm, [&] { check_creatable(final_path); });
 
   H5File f;
   f.s_ = new State;
   f.s_->comm = comm;
   f.s_->rank = mpi::comm_rank(comm);
   f.s_->path = final_path;
-  f.s_->disk_path = final_path + ".partial";
   f.s_->writable = true;
   f.s_->parallel = mode == detail::IoMode::Collective;
   f.s_->uncaught = std::uncaught_exceptions();
-  const std::string& partial = f.s_->disk_path;
+  // Rank 0 takes the output (checks, lock, temporary); every rank learns the temporary's name.
+  const int nranks = mpi::comm_size(comm);
+  std::string temporary;
+  detail::on_root(comm, [&] {
+    f.s_->claim.emplace(detail::OutputClaim::take(final_path, f.s_->parallel, nranks));
+    temporary = f.s_->claim->temporary();
+  });
+  detail::broadcast(comm, temporary);
+  f.s_->disk_path = temporary;
   if (f.s_->parallel) {
     mpi::collectively(comm, [&] {
       const unique_hid fapl = mpio_fapl(comm);
-      const hid_t id = H5Fcreate(partial.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
+      const hid_t id = H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
       if (id < 0)
-        TESSERA_THROW(IoError, "cannot create '{}': {}", partial, detail::take_hdf5_error());
+        TESSERA_THROW(IoError, "cannot create '{}': {}", temporary, detail::take_hdf5_error());
       f.s_->file.reset(id);
     });
   } else {
     detail::on_root(comm, [&] {
-      const hid_t id = H5Fcreate(partial.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+      const hid_t id = H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
       if (id < 0)
-        TESSERA_THROW(IoError, "cannot create '{}': {}", partial, detail::take_hdf5_error());
+        TESSERA_THROW(IoError, "cannot create '{}': {}", temporary, detail::take_hdf5_error());
       CHECK_HDF5(H5Fclose(id));
     });
   }
@@ -173,15 +229,52 @@ void H5File::release() noexcept {
     return;
   const bool unwinding = std::uncaught_exceptions() > s_->uncaught;
   if (s_->file) {
-    if (unwinding)
-      (void)s_->file.release(); // left for HDF5 to close at MPI_Finalize (see the header)
-    else
+    if (unwinding) {
+      abandon_handle(s_->file.release()); // closed by close_abandoned_files() (see the header)
+    } else {
+      if (s_->writable && !s_->committed) {
+        try {
+          reserve_space(); // the close below flushes metadata collectively
+        } catch (const std::exception& e) {
+          log::warn("{}", e.what());
+        }
+      }
       s_->file.reset();
+    }
   }
   if (s_->writable && !s_->committed && !s_->removed && (unwinding || s_->rank == 0))
     remove_quietly(s_->disk_path);
+  if (s_->claim)
+    s_->claim->abandon(); // rank 0: releases the lock
   delete s_;
   s_ = nullptr;
+}
+
+// HDF5's own end of allocation is out of reach with the MPI-IO driver (H5Fget_eoa wants a SWMR
+// driver, H5Fget_filesize fails after a write): the datasets' storage plus slack for the
+// metadata bounds the file's size instead.
+std::uint64_t H5File::space_needed(const State& s) {
+  std::uint64_t data = 0;
+  for (const auto& [name, d] : s.datasets)
+    data += d.bytes();
+  return data + kReserveSlack + data / 32;
+}
+
+void H5File::reserve_in_turn() const {
+  if (!s_ || s_->parallel || !s_->writable || s_->closed)
+    return;
+  // Every time: the last close cut the file back to HDF5's end of allocation.
+  detail::reserve_file(s_->disk_path, space_needed(*s_), s_->path);
+}
+
+void H5File::reserve_space() {
+  if (!s_ || !s_->parallel || !s_->writable || !s_->file || s_->closed)
+    return;
+  const std::uint64_t bytes = space_needed(*s_);
+  mpi::collectively(s_->comm, [&] {
+    if (s_->claim)
+      s_->claim->reserve(bytes);
+  });
 }
 
 void H5File::commit() {
@@ -194,17 +287,17 @@ void H5File::commit() {
     detail::put_attribute(file, "complete", 1LL);
   });
   if (s_->file) {
+    // The flush cut the file back to HDF5's end of allocation; the close writes a little more.
+    if (s_->claim)
+      s_->claim->forget_reservation();
+    reserve_space();
     mpi::collectively(s_->comm, [&] {
       if (H5Fclose(s_->file.release()) < 0)
         TESSERA_THROW(IoError, "closing '{}' failed: {}", s_->disk_path, detail::take_hdf5_error());
     });
   }
   s_->closed = true;
-  detail::on_root(s_->comm, [&] {
-    if (std::rename(s_->disk_path.c_str(), s_->path.c_str()) != 0)
-      TESSERA_THROW(IoError, "cannot rename '{}' to '{}': {}", s_->disk_path, s_->path,
-                    std::strerror(errno));
-  });
+  detail::on_root(s_->comm, [&] { s_->claim->commit(); });
   s_->committed = true;
   s_->disk_path = s_->path;
 }
@@ -213,6 +306,8 @@ void H5File::close() {
   if (!s_ || s_->closed)
     return;
   if (s_->file) {
+    if (s_->writable && !s_->committed)
+      reserve_space();
     mpi::collectively(s_->comm, [&] {
       if (H5Fclose(s_->file.release()) < 0)
         TESSERA_THROW(IoError, "closing '{}' failed: {}", s_->disk_path, detail::take_hdf5_error());
@@ -223,7 +318,22 @@ void H5File::close() {
     if (s_->rank == 0)
       remove_quietly(s_->disk_path);
     s_->removed = true;
+    if (s_->claim)
+      s_->claim->abandon();
   }
+}
+
+void H5File::note_dataset(const std::string& path, std::vector<hsize_t> dims,
+                          std::vector<hsize_t> chunk, std::size_t element_size, bool compressed) {
+  if (s_)
+    s_->datasets[path] = {std::move(dims), std::move(chunk), element_size, compressed};
+}
+
+void H5File::note_extent(const std::string& path, const std::vector<hsize_t>& dims) {
+  if (!s_)
+    return;
+  if (const auto it = s_->datasets.find(path); it != s_->datasets.end())
+    it->second.dims = dims;
 }
 
 hid_t H5File::id() const noexcept {

@@ -3,9 +3,15 @@
 // turn with the default driver (io/h5_turns.hpp). Both write the same file format.
 //
 // File conventions (what a reader of tessera's output can rely on):
-// - An output file is written as NAME.partial and renamed to NAME by commit(), after every
-//   dataset and attribute is in it. A file called NAME is therefore always complete; a
-//   NAME.partial left behind is the remainder of a run that was killed.
+// - An output file NAME is written under a temporary name of its own, NAME.XXXXXX.partial (six
+//   random letters and digits), and renamed to NAME by commit(), after every dataset and
+//   attribute is in it. A file called NAME is therefore always complete; a NAME.XXXXXX.partial
+//   left behind is the remainder of a run that was killed (the next run writing NAME removes it).
+// - A writer owns its output: from create() to commit() rank 0 holds an exclusive lock on
+//   NAME.lock, so a second writer of NAME fails at once, naming the first
+//   (io/output_claim.hpp; where the file system has no locks, a warning says so).
+// - NAME must be a regular file or absent; devices, FIFOs, sockets and directories are refused.
+//   A symbolic link is followed: the file it points to is written, the link stays.
 // - commit() writes the root attribute `complete` (64-bit integer, = 1) last, after flushing
 //   everything else, so even a copy taken mid-rename can be checked: complete == 1.
 // - The root group carries provenance attributes (io/provenance.hpp).
@@ -15,12 +21,19 @@
 //
 // A writable file destroyed without commit() is removed, so a failed run leaves nothing
 // half-written behind (see ~H5File for how that works when only some ranks fail).
+//
+// Collective writes and a full disk: before each collective operation on a writable file,
+// rank 0 reserves the space HDF5 has allocated so far plus some slack (fallocate), and all
+// ranks agree on the result, so "No space left on device" shows on every rank before any rank
+// is inside a collective write that would fail on some ranks only.
 #pragma once
 
 #include <hdf5.h>
 #include <mpi.h>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "io/h5_handle.hpp"
 
@@ -31,8 +44,9 @@ public:
   // Collective. Throws on every rank naming the file: IoError when it is missing or
   // unreadable, InputError when it is not an HDF5 file.
   static H5File open_read(const std::string& path, MPI_Comm comm);
-  // Collective. Creates `final_path + ".partial"` (replacing an old one); throws IoError on
-  // every rank when the directory is missing or not writable.
+  // Collective. Takes `final_path` (its lock) and creates its temporary; throws on every rank:
+  // IoError when the directory is missing or not writable, when another writer holds the
+  // output, or when it exists and is not a regular file; InputError when the name is too long.
   static H5File create(const std::string& final_path, MPI_Comm comm);
 
   H5File(H5File&&) noexcept;
@@ -42,24 +56,43 @@ public:
   //   the MPI-IO driver does collectively, and rank 0 removes NAME.partial;
   // - while an exception unwinds, the other ranks may not be unwinding with it (an error that
   //   was not agreed on), and a collective close would then wait forever. So the MPI-IO handle
-  //   is left open — HDF5 closes it at MPI_Finalize, or the job is aborted — and every
-  //   unwinding rank removes NAME.partial itself (unlink is idempotent and needs no other rank).
+  //   is left open — close_abandoned_files() closes it once the ranks are together again, or
+  //   the job is aborted — and every unwinding rank removes the temporary itself (unlink is
+  //   idempotent and needs no other rank); rank 0 releases the lock.
   // In serial mode no handle stays open between calls, so only the removal is left to do.
   ~H5File();
 
-  // Collective: flushes, writes `complete = 1` on the root group, closes and renames
-  // NAME.partial → NAME (rank 0), then all ranks agree that it worked.
+  // Collective: flushes, writes `complete = 1` on the root group, closes and renames the
+  // temporary → NAME (rank 0; then the lock is released), then all ranks agree that it worked.
   void commit();
   // Collective: closes the file now (an uncommitted writable file is removed, as by the
   // destructor). Further use of the object is an error; destroying it is fine.
   void close();
+
+  // Makes sure the disk holds what the file will need for the datasets created so far (their
+  // full storage, from note_dataset) plus slack for the metadata, so that a full disk shows as
+  // IoError ("No space left on device", naming the file) before a write fails halfway.
+  // Collective mode: collective, rank 0 reserves (fallocate) and every rank throws when it
+  // failed; called before collective writes and metadata changes. Serial mode: no-op — each
+  // rank reserves in its turn instead (reserve_in_turn).
+  void reserve_space();
+  // Serial mode, inside this rank's turn, before it opens the file: the same reservation, by
+  // this rank alone (the file's own close gives back what lies beyond HDF5's end of allocation,
+  // so each turn reserves again). Throws IoError on this rank.
+  void reserve_in_turn() const;
+  // Records a dataset created (every rank, with the same values): its extent, chunk shape
+  // (empty: contiguous) and element size; a compressed one is left out (its size is unknown).
+  void note_dataset(const std::string& path, std::vector<hsize_t> dims, std::vector<hsize_t> chunk,
+                    std::size_t element_size, bool compressed = false);
+  // Records a new extent of a dataset noted before (every rank).
+  void note_extent(const std::string& path, const std::vector<hsize_t>& dims);
 
   // The open HDF5 file in collective mode; H5I_INVALID_HID in serial mode, where each operation
   // opens the file by disk_path() in its turn.
   hid_t id() const noexcept;
   MPI_Comm comm() const noexcept;
   const std::string& path() const noexcept;      // the final name
-  const std::string& disk_path() const noexcept; // NAME.partial until commit(), then NAME
+  const std::string& disk_path() const noexcept; // the temporary until commit(), then NAME
   bool writable() const noexcept;
   // True when opened with the MPI-IO driver (collective transfers); false when the ranks take
   // turns.
@@ -69,7 +102,14 @@ private:
   H5File() = default;
   void release() noexcept;
   struct State;
+  static std::uint64_t space_needed(const State& s);
   State* s_ = nullptr;
 };
+
+// Closes the MPI-IO handles that files destroyed during unwinding left open (see ~H5File), in
+// the order they were left. Collective: call it where every rank is known to be, after an error
+// that all of them agreed on — tessera's main does, before MPI_Finalize, inside which HDF5
+// would otherwise close them during its own shutdown and crash.
+void close_abandoned_files() noexcept;
 
 } // namespace tessera::io

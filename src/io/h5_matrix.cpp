@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <vector>
 
 #include "core/check.hpp"
 #include "core/throw.hpp"
@@ -149,10 +150,10 @@ void transfer(hid_t dset, const Hyperslab& s, DType dtype, void* buf, Direction 
   last_collective = was_collective;
 }
 
-} // namespace
-
-Shape chunk_dims(Shape shape, DType dtype, const WriteOptions& o) {
-  if (!(o.chunk_rows > 0 || o.chunk_cols > 0 || o.deflate > 0) || shape.empty())
+// The chunk shape of a dataset written with `o`; empty for the contiguous layout.
+std::vector<hsize_t> chunk_of(Shape shape, DType dtype, const WriteOptions& o) {
+  const bool chunked = o.chunk_rows > 0 || o.chunk_cols > 0 || o.deflate > 0;
+  if (!chunked || shape.rows <= 0 || shape.cols <= 0) // a bad shape fails in check_options
     return {};
   const auto esize = static_cast<std::int64_t>(dtype_size(dtype));
   std::int64_t cols = o.chunk_cols > 0 ? std::min(o.chunk_cols, shape.cols) : shape.cols;
@@ -162,23 +163,18 @@ Shape chunk_dims(Shape shape, DType dtype, const WriteOptions& o) {
           ? std::min(o.chunk_rows, shape.rows)
           : std::clamp<std::int64_t>(default_chunk_bytes / (cols * esize), 1, shape.rows);
   rows = std::min(rows, std::max<std::int64_t>(max_chunk_bytes / (cols * esize), 1));
-  return {rows, cols};
+  return {static_cast<hsize_t>(rows), static_cast<hsize_t>(cols)};
 }
 
-namespace {
-
-unique_hid dataset_creation(Shape shape, DType dtype, const WriteOptions& o) {
+unique_hid dataset_creation(const std::vector<hsize_t>& chunk, const WriteOptions& o) {
   unique_hid dcpl = checked_hid(H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate(H5P_DATASET_CREATE)");
-  const bool chunked = o.chunk_rows > 0 || o.chunk_cols > 0 || o.deflate > 0;
-  if (!chunked || shape.empty()) {
+  if (chunk.empty()) {
     // Parallel HDF5 allocates contiguous datasets at creation; writing fill values there
     // would write the whole matrix twice.
     CHECK_HDF5(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER));
     return dcpl;
   }
-  const Shape chunk = chunk_dims(shape, dtype, o);
-  const hsize_t dims[2] = {static_cast<hsize_t>(chunk.rows), static_cast<hsize_t>(chunk.cols)};
-  CHECK_HDF5(H5Pset_chunk(dcpl.get(), 2, dims));
+  CHECK_HDF5(H5Pset_chunk(dcpl.get(), 2, chunk.data()));
   if (o.deflate > 0) {
     if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0)
       TESSERA_THROW(NotCompiled, "this HDF5 library has no deflate (gzip) filter");
@@ -200,6 +196,14 @@ void check_options(const std::string& path, Shape shape, const WriteOptions& o) 
 }
 
 } // namespace
+
+// The public view of chunk_of().
+Shape chunk_dims(Shape shape, DType dtype, const WriteOptions& o) {
+  const std::vector<hsize_t> c = chunk_of(shape, dtype, o);
+  if (c.empty())
+    return {};
+  return {static_cast<std::int64_t>(c[0]), static_cast<std::int64_t>(c[1])};
+}
 
 DatasetInfo inspect_dataset(const H5File& f, const std::string& path) {
   DatasetInfo info{};
@@ -235,7 +239,7 @@ void read_block(const H5File& f, const std::string& path, const Hyperslab& mine,
     // Every rank must make the same choice: a rank alone in a collective read waits forever.
     const Mode mode = detail::any_rank(f.comm(), unwritten) ? Mode::Independent : Mode::Collective;
     detail::collective_transfer(
-        f.comm(), [&] { transfer(dset.get(), mine, dtype, buf, Direction::Read, mode); });
+        f, [&] { transfer(dset.get(), mine, dtype, buf, Direction::Read, mode); });
     return;
   }
   // Serial mode: readers do not disturb each other, so every rank reads at once.
@@ -258,6 +262,9 @@ void read_rows(const H5File& f, const std::string& path, const BlockDistribution
 
 void create_dataset(H5File& f, const std::string& path, Shape shape, DType dtype,
                     const WriteOptions& opts) {
+  const std::vector<hsize_t> dims = {static_cast<hsize_t>(std::max<std::int64_t>(shape.rows, 0)),
+                                     static_cast<hsize_t>(std::max<std::int64_t>(shape.cols, 0))};
+  const std::vector<hsize_t> chunk = chunk_of(shape, dtype, opts);
   detail::change_metadata(f, [&](hid_t file) {
     check_path(path);
     check_options(path, shape, opts);
@@ -265,9 +272,9 @@ void create_dataset(H5File& f, const std::string& path, Shape shape, DType dtype
       TESSERA_THROW(InputError, "{} exists already in '{}'", path, f.path());
     const unique_hid lcpl = checked_hid(H5Pcreate(H5P_LINK_CREATE), "H5Pcreate(H5P_LINK_CREATE)");
     CHECK_HDF5(H5Pset_create_intermediate_group(lcpl.get(), 1));
-    const unique_hid dcpl = dataset_creation(shape, dtype, opts);
-    const hsize_t dims[2] = {static_cast<hsize_t>(shape.rows), static_cast<hsize_t>(shape.cols)};
-    const unique_hid space = checked_hid(H5Screate_simple(2, dims, nullptr), "H5Screate_simple");
+    const unique_hid dcpl = dataset_creation(chunk, opts);
+    const unique_hid space =
+        checked_hid(H5Screate_simple(2, dims.data(), nullptr), "H5Screate_simple");
     const unique_hid type = h5_file_type(dtype);
     const hid_t dset = H5Dcreate2(file, path.c_str(), type.get(), space.get(), lcpl.get(),
                                   dcpl.get(), H5P_DEFAULT);
@@ -276,6 +283,7 @@ void create_dataset(H5File& f, const std::string& path, Shape shape, DType dtype
                     detail::take_hdf5_error());
     CHECK_HDF5(H5Dclose(dset));
   });
+  f.note_dataset(path, dims, chunk, dtype_size(dtype), opts.deflate > 0);
 }
 
 void write_block(H5File& f, const std::string& path, const Hyperslab& mine, DType dtype,
@@ -289,14 +297,15 @@ void write_block(H5File& f, const std::string& path, const Hyperslab& mine, DTyp
       dset = open_dataset(f.id(), f.path(), path);
       check_transfer(describe(dset.get(), f.path(), path), mine, dtype, f.path(), path, buf);
     });
-    detail::collective_transfer(f.comm(), [&] {
-      transfer(dset.get(), mine, dtype, data, Direction::Write, Mode::Collective);
-    });
+    f.reserve_space();
+    detail::collective_transfer(
+        f, [&] { transfer(dset.get(), mine, dtype, data, Direction::Write, Mode::Collective); });
     // Closing a dataset of a parallel file is collective; every rank reaches it here.
     dset.reset();
     return;
   }
   detail::take_turns(f.comm(), [&] {
+    f.reserve_in_turn();
     unique_hid file = detail::open_file_alone(f.disk_path(), true);
     {
       const unique_hid dset = open_dataset(file.get(), f.path(), path);

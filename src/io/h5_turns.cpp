@@ -3,6 +3,7 @@
 
 #include <hdf5.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <string_view>
@@ -20,6 +21,8 @@ namespace {
 // Point-to-point tag of the turn token: the other messages on a file's communicator are
 // collectives, which never match a tagged receive.
 constexpr int turn_tag = 0x7e55;
+// How long a rank whose collective transfer failed waits for the others (collective_transfer).
+constexpr double kDefaultCollectiveTimeout = 60;
 } // namespace
 
 IoMode choose_io_mode(MPI_Comm comm) {
@@ -89,12 +92,39 @@ unique_hid open_file_alone(const std::string& path, bool write) {
   return unique_hid(id);
 }
 
+void collective_transfer(const H5File& f, const std::function<void()>& fn) {
+  double seconds = kDefaultCollectiveTimeout;
+  if (const char* env = std::getenv("TESSERA_COLLECTIVE_TIMEOUT"); env && *env) {
+    char* end = nullptr;
+    const double v = std::strtod(env, &end);
+    if (end && *end == '\0' && v > 0)
+      seconds = v;
+  }
+  const std::string temporary = f.writable() ? f.disk_path() : std::string();
+  // HDF5's message names the call that failed, not the file.
+  const auto named = [&] {
+    try {
+      fn();
+    } catch (const IoError& e) {
+      TESSERA_THROW(IoError, "{} '{}': {}", f.writable() ? "writing" : "reading", f.path(),
+                    e.what());
+    }
+  };
+  mpi::collectively_or_abort(f.comm(), seconds, named, [&] {
+    if (!temporary.empty())
+      std::remove(temporary.c_str());
+  });
+}
+
 void change_metadata(H5File& f, const std::function<void(hid_t file)>& fn) {
   if (f.parallel()) {
+    // HDF5 may write metadata collectively during any metadata call (cache evictions).
+    f.reserve_space();
     mpi::collectively(f.comm(), [&] { fn(f.id()); });
     return;
   }
   on_root(f.comm(), [&] {
+    f.reserve_in_turn();
     unique_hid file = open_file_alone(f.disk_path(), true);
     fn(file.get());
     // Closing flushes; a failure here is a failed write, so it must not be swallowed.
@@ -117,19 +147,6 @@ bool any_rank(MPI_Comm comm, bool mine) {
   int in = mine ? 1 : 0, out = 0;
   CHECK_MPI(MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MAX, comm));
   return out != 0;
-}
-
-void collective_transfer(MPI_Comm comm, const std::function<void()>& transfer) {
-  // A bad value falls back to the default: this runs on the way to an agreement, which must
-  // not fail on its own.
-  double seconds = 60.0;
-  if (const char* env = std::getenv("TESSERA_COLLECTIVE_TIMEOUT")) {
-    char* end = nullptr;
-    const double v = std::strtod(env, &end);
-    if (end != env && *end == '\0' && v >= 0.0)
-      seconds = v;
-  }
-  mpi::collectively_within(comm, seconds, transfer);
 }
 
 void broadcast(MPI_Comm comm, std::string& value) {

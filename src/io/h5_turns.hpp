@@ -36,6 +36,14 @@ void on_root(MPI_Comm comm, const std::function<void()>& step);
 // Opens `path` with the default (sec2) driver, on this rank alone; IoError naming the file.
 unique_hid open_file_alone(const std::string& path, bool write);
 
+// A collective raw-data transfer: `fn` runs on every rank (an H5Dread / H5Dwrite in
+// H5FD_MPIO_COLLECTIVE mode) and every rank throws if it failed on one. A rank whose transfer
+// failed may have left the others inside the collective call, where they would wait forever:
+// it waits TESSERA_COLLECTIVE_TIMEOUT seconds (default 60) for them to agree, then removes
+// f's temporary and aborts the job with its message. Writers call f.reserve_space() first, so
+// that a full disk is found before the transfer.
+void collective_transfer(const H5File& f, const std::function<void()>& fn);
+
 // Metadata changes (create a dataset, write an attribute) on f's root file id. Collective mode:
 // every rank calls fn(f.id()) — HDF5 wants identical metadata calls on all ranks. Serial mode:
 // rank 0 opens the file for writing, calls fn, closes it. Either way every rank throws if one
@@ -48,12 +56,6 @@ void read_metadata(const H5File& f, const std::function<void(hid_t file)>& fn);
 
 // Whether `mine` is true on any rank of comm.
 bool any_rank(MPI_Comm comm, bool mine);
-
-// Runs `transfer`, one collective H5Dread or H5Dwrite, and agrees on its outcome. A rank on
-// which HDF5 fails before its MPI-IO call leaves the others waiting inside theirs: it then
-// aborts the job with its message after TESSERA_COLLECTIVE_TIMEOUT seconds (default 60)
-// instead of hanging (mpi::collectively_within).
-void collective_transfer(MPI_Comm comm, const std::function<void()>& transfer);
 
 // Rank 0's value on every rank.
 void broadcast(MPI_Comm comm, std::string& value);

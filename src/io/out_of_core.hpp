@@ -18,8 +18,8 @@
 // Both calls are collective over `comm` and need MPI_THREAD_MULTIPLE. Errors on either side
 // (a read or write failure, a corrupt chunk, an exception in compute, an input file that
 // changes while it is read: io/input_watch.hpp) stop both threads of every rank promptly and
-// are thrown on every rank, naming the cause; the output's NAME.partial is removed. Chunk geometry
-// and measurements: docs/performance.md ("Out-of-core I/O").
+// are thrown on every rank, naming the cause; the output's temporary is removed. Chunk
+// geometry and measurements: docs/performance.md ("Out-of-core I/O").
 #pragma once
 
 #include <mpi.h>
@@ -127,7 +127,7 @@ struct OutOfCoreReport {
 };
 
 // Collective. Writes the transpose of `in` (M×N) to `out` (N×M, same element type), creating
-// out.file (as out.file.partial until complete; an existing file is replaced) — it must not be
+// out.file (under a temporary name until complete; an existing file is replaced) — it must not be
 // in.file.
 OutOfCoreReport transpose_out_of_core(const DatasetRef& in, const DatasetRef& out,
                                       const OutOfCoreOptions& options, MPI_Comm comm);

@@ -1,6 +1,6 @@
 // heat2d checkpoints: everything a run needs to continue bit for bit (the field, the step, the
-// diagnostics so far) in one HDF5 file, written as NAME.partial and renamed when complete, so
-// the previous checkpoint stays valid until the next one is whole.
+// diagnostics so far) in one HDF5 file, written as NAME.XXXXXX.partial and renamed when complete,
+// so the previous checkpoint stays valid until the next one is whole.
 //
 // File layout (besides the provenance attributes of every tessera file, io/provenance.hpp):
 //   root attributes  kind = "heat2d checkpoint", step, time, run_id, and the problem:

@@ -90,11 +90,13 @@ void move(const io::H5File& f, const std::string& path, Elem e, const Box& mine,
       dset = open_dataset(f.id(), f.path(), path);
       check_box(dset.get(), mine, buf, f.path(), path);
     });
-    mpi::collectively(f.comm(), [&] { transfer(dset.get(), e, mine, buf, dir, true); });
+    io::detail::collective_transfer(f, [&] { transfer(dset.get(), e, mine, buf, dir, true); });
     dset.reset(); // collective close: every rank is here
     return;
   }
   auto turn = [&] {
+    if (dir == Direction::Write)
+      f.reserve_in_turn();
     io::unique_hid file = io::detail::open_file_alone(f.disk_path(), dir == Direction::Write);
     {
       const io::unique_hid dset = open_dataset(file.get(), f.path(), path);
@@ -157,6 +159,7 @@ void create(io::H5File& f, const std::string& path, Elem e, const Dims& dims,
                     io::detail::take_hdf5_error());
     CHECK_HDF5(H5Dclose(dset));
   });
+  f.note_dataset(path, dims, opts.chunk, 8);
 }
 
 void extend(io::H5File& f, const std::string& path, const Dims& d) {
@@ -164,6 +167,7 @@ void extend(io::H5File& f, const std::string& path, const Dims& d) {
     const io::unique_hid dset = open_dataset(file, f.path(), path);
     CHECK_HDF5(H5Dset_extent(dset.get(), d.data()));
   });
+  f.note_extent(path, d);
 }
 
 Dims dims(const io::H5File& f, const std::string& path) {
@@ -182,6 +186,7 @@ bool exists(const io::H5File& f, const std::string& path) {
 void write(io::H5File& f, const std::string& path, Elem e, const Box& mine, const void* buf) {
   if (!f.writable())
     TESSERA_THROW(InternalError, "'{}' was opened for reading, not writing {}", f.path(), path);
+  f.reserve_space(); // a full disk shows here, not inside the collective write
   move(f, path, e, mine, const_cast<void*>(buf), Direction::Write);
 }
 

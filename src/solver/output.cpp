@@ -66,7 +66,7 @@ Output::~Output() {
   if (!file_)
     return;
   if (std::uncaught_exceptions() > 0) {
-    // Unwinding, maybe on this rank only: no collective close (the file removes its .partial).
+    // Unwinding, maybe on this rank only: no collective close (the file removes its temporary).
     file_.reset();
     return;
   }

@@ -44,8 +44,9 @@ struct OutputSettings {
 
 class Output {
 public:
-  // Collective over the solver's communicator: creates NAME.partial with the grid and an empty
-  // snapshot series (on the I/O thread; waits for it, so a bad path fails here on every rank).
+  // Collective over the solver's communicator: creates the output (its temporary) with the grid and
+  // an empty snapshot series (on the I/O thread; waits for it, so a bad path fails here on every
+  // rank).
   Output(io::IoThread& io, const Solver& solver, const Initial& init, OutputSettings settings,
          PhaseTimers* timers);
   // An uncommitted file is removed.

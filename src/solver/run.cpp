@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <filesystem>
 #include <future>
 #include <optional>
 #include <random>
@@ -42,6 +43,16 @@ std::string format_duration(double s) {
   return fmt::format("{:.1f} h", s / 3600);
 }
 
+// Whether two names are one file (through ./, .. or symbolic links), existing or not.
+bool same_path(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(a, ec) && fs::exists(b, ec))
+    return fs::equivalent(a, b, ec);
+  return fs::weakly_canonical(fs::absolute(a, ec), ec) ==
+         fs::weakly_canonical(fs::absolute(b, ec), ec);
+}
+
 void check_schedule(const RunSettings& s) {
   TESSERA_REQUIRE(s.steps >= 0, InputError, "time.steps must not be negative, got {}", s.steps);
   TESSERA_REQUIRE(s.snapshot_every >= 0, InputError,
@@ -50,6 +61,12 @@ void check_schedule(const RunSettings& s) {
                   "output.diagnostics_every must not be negative, got {}", s.diagnostics_every);
   TESSERA_REQUIRE(s.checkpoint_every >= 0, InputError,
                   "output.checkpoint_every must not be negative, got {}", s.checkpoint_every);
+  const std::string checkpoint =
+      s.checkpoint_file.empty() ? checkpoint_path(s.output_file) : s.checkpoint_file;
+  TESSERA_REQUIRE(s.output_file.empty() || !same_path(s.output_file, checkpoint), InputError,
+                  "the checkpoint '{}' and the output '{}' are the same file; give each a name "
+                  "of its own",
+                  checkpoint, s.output_file);
 }
 
 // Periodic checkpoints are written behind the computation; the next one (or the end of the run)

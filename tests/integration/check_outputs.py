@@ -10,10 +10,11 @@
   check_outputs.py pipeline FILE.h5 [--input IN.h5:/A] [--ops sum,norm2,max] [--axis all]
       /input, /transpose == /input.T, /reductions/<op> against numpy, the deck attribute
 
-Every file must be complete: root attribute complete == 1, no FILE.partial beside it, and the
-provenance attributes of docs/output.md. Exit status 1 with one line per problem.
+Every file must be complete: root attribute complete == 1, no FILE.XXXXXX.partial or FILE.lock
+beside it, and the provenance attributes of docs/output.md. Exit status 1 with one line per problem.
 """
 import argparse
+import glob
 import json
 import os
 import sys
@@ -60,8 +61,9 @@ def check_complete(path, problems, ranks=None):
     if not os.path.isfile(path):
         problems.add(f"{path}: no such file")
         return False
-    if os.path.exists(path + ".partial"):
-        problems.add(f"{path}.partial was left behind")
+    for left in (glob.glob(glob.escape(path) + ".*.partial") +
+                 glob.glob(glob.escape(path) + ".lock")):
+        problems.add(f"{left} was left behind")
     with h5py.File(path, "r") as f:
         for name in PROVENANCE:
             if name not in f.attrs:

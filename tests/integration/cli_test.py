@@ -434,6 +434,40 @@ BAD = {
                                       "--set", "output.file=out.h5"],
                            r"numerical error: heat2d: the initial field \(step 0, initial\.kind = "
                            r"nan\.h5:/u\) is not finite"),
+    # Who owns an output: devices, FIFOs and links to them are refused, names too long for the
+    # file system fail before MPI-IO sees them, a second writer fails at once (the lock held
+    # here as another job would hold it), a checkpoint may not be the output.
+    "output_dev_null": (lambda r: ["generate", "/dev/null:/A", "--rows", "3", "--cols", "4"],
+                        r"'/dev/null' is a character device, not a regular file"),
+    "output_fifo": (lambda r: (os.mkfifo(r.path("pipe.h5")),
+                               ["generate", "pipe.h5:/A", "--rows", "3", "--cols", "4"])[1],
+                    r"'pipe\.h5' is a FIFO"),
+    "output_link_to_device": (lambda r: (os.symlink("/dev/null", r.path("null.h5")),
+                                         ["run", PIPELINE, "--set", "output.file=null.h5"])[1],
+                              r"'/dev/null' \(where the link 'null\.h5' points\) is a "
+                              r"character device"),
+    "output_name_too_long": (lambda r: ["generate", "n" * 250 + ".h5:/A", "--rows", "3",
+                                        "--cols", "4"],
+                             r"its file name has 253 characters; at most 240 fit"),
+    "output_path_too_long": (lambda r: ["generate", "d" * 5000 + "/out.h5:/A", "--rows", "3",
+                                        "--cols", "4"],
+                             r"the directory name 'd+\.\.\.' has 5000 characters"),
+    "output_written_elsewhere": (lambda r: (
+        (fd := os.open(r.path("out.h5.lock"), os.O_RDWR | os.O_CREAT)),
+        __import__("fcntl").flock(fd, __import__("fcntl").LOCK_EX),
+        os.write(fd, b"4242 elsewhere\n"),
+        ["generate", "out.h5:/A", "--rows", "3", "--cols", "4"])[3],
+        r"another job \(process 4242 on host elsewhere\) is writing it"),
+    "checkpoint_is_output": (lambda r: ["check", "--set", "output.file=run.h5", "--set",
+                                        "output.checkpoint_file=./run.h5"],
+                             r"--set: output\.checkpoint_file: the checkpoint '\./run\.h5' and "
+                             r"the output 'run\.h5' are the same file"),
+    "checkpoint_is_output_run": (lambda r: ["run", "--set", "output.file=run.h5", "--set",
+                                            "output.checkpoint_file=run.h5", "--set",
+                                            "output.checkpoint_every=1", "--set",
+                                            "time.steps=2"],
+                                 r"output\.checkpoint_file: the checkpoint 'run\.h5' and the "
+                                 r"output 'run\.h5' are the same file"),
 }
 HEAT2D_DECK = os.path.join(os.path.dirname(PIPELINE), "heat2d.toml")
 

@@ -102,4 +102,23 @@ inline bool exists(const std::string& path) {
   return std::filesystem::exists(path, ec);
 }
 
+// What writing the output `name` may leave beside it: temporaries (NAME.XXXXXX.partial, or the
+// NAME.partial of older versions) and the lock NAME.lock. Empty once the file is committed or
+// given up.
+inline std::vector<std::string> leftovers_of(const std::string& name) {
+  namespace fs = std::filesystem;
+  const fs::path p(name);
+  const std::string base = p.filename().string() + ".";
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (fs::directory_iterator it(p.parent_path().empty() ? fs::path(".") : p.parent_path(), ec),
+       end;
+       !ec && it != end; it.increment(ec)) {
+    const std::string f = it->path().filename().string();
+    if (f.compare(0, base.size(), base) == 0 && (f.ends_with(".partial") || f == base + "lock"))
+      found.push_back(f);
+  }
+  return found;
+}
+
 } // namespace tessera::test

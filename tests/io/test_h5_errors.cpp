@@ -134,7 +134,7 @@ TEST_P(Errors, OneRankOutOfBounds) {
 TEST_P(Errors, MissingOutputDirectory) {
   const std::string name = dir_.file("no/such/dir/out.h5");
   expect_error<IoError>([&] { H5File::create(name, MPI_COMM_WORLD); }, {name, "does not exist"});
-  EXPECT_FALSE(exists(name + ".partial"));
+  EXPECT_EQ(test::leftovers_of(name), std::vector<std::string>{});
 }
 
 // The tests run as root, for whom permission bits do not stop a write; /proc refuses new files
@@ -142,7 +142,7 @@ TEST_P(Errors, MissingOutputDirectory) {
 TEST_P(Errors, UnwritableOutputDirectory) {
   const std::string name = "/proc/tessera-test-output.h5";
   expect_error<IoError>([&] { H5File::create(name, MPI_COMM_WORLD); }, {name});
-  EXPECT_FALSE(exists(name + ".partial"));
+  EXPECT_EQ(test::leftovers_of(name), std::vector<std::string>{});
   expect_error<IoError>([&] { H5File::create(dir_.path(), MPI_COMM_WORLD); },
                         {dir_.path(), "directory"});
 }
@@ -175,7 +175,7 @@ TEST_P(Errors, BadWrites) {
         {"/nope", name});
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  EXPECT_FALSE(exists(name + ".partial"));
+  EXPECT_EQ(test::leftovers_of(name), std::vector<std::string>{});
   EXPECT_FALSE(exists(name));
 
   H5File r = H5File::open_read(bad_, MPI_COMM_WORLD);

@@ -1,5 +1,6 @@
-// Output-file life cycle: NAME.partial while writing, NAME after commit() with complete = 1,
-// nothing left behind by an uncommitted file; attributes and root provenance.
+// Output-file life cycle: a temporary NAME.XXXXXX.partial and the lock NAME.lock while writing,
+// NAME after commit() with complete = 1, nothing left behind by an uncommitted file; attributes
+// and root provenance.
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -41,14 +42,18 @@ TEST_P(FileLife, PartialUntilCommitThenCompleteIsOne) {
   {
     H5File f = H5File::create(name, MPI_COMM_WORLD);
     EXPECT_EQ(f.path(), name);
-    EXPECT_EQ(f.disk_path(), name + ".partial");
+    const std::string temporary = f.disk_path();
+    EXPECT_TRUE(std::regex_match(temporary, std::regex(".*/out\\.h5\\.[A-Za-z0-9]{6}\\.partial")))
+        << temporary;
     write_small(f, test::shared_seed());
-    EXPECT_TRUE(exists(name + ".partial"));
+    EXPECT_TRUE(exists(temporary));
+    EXPECT_TRUE(exists(name + ".lock"));
     EXPECT_FALSE(exists(name));
     f.commit();
     EXPECT_EQ(f.disk_path(), name);
     EXPECT_TRUE(exists(name));
-    EXPECT_FALSE(exists(name + ".partial"));
+    EXPECT_FALSE(exists(temporary));
+    EXPECT_EQ(test::leftovers_of(name), std::vector<std::string>{});
   }
   MPI_Barrier(MPI_COMM_WORLD);
   EXPECT_TRUE(exists(name)) << "the committed file must survive its H5File";
@@ -64,17 +69,18 @@ TEST_P(FileLife, UncommittedFileLeavesNothing) {
     // An uncommitted file is removed by rank 0 without waiting for the others, so look
     // before any rank can unwind.
     MPI_Barrier(MPI_COMM_WORLD);
-    EXPECT_TRUE(exists(name + ".partial"));
+    EXPECT_TRUE(exists(f.disk_path()));
     MPI_Barrier(MPI_COMM_WORLD);
   }
   MPI_Barrier(MPI_COMM_WORLD); // rank 0 removes it
-  EXPECT_FALSE(exists(name + ".partial"));
+  EXPECT_EQ(test::leftovers_of(name), std::vector<std::string>{});
   EXPECT_FALSE(exists(name));
+  MPI_Barrier(MPI_COMM_WORLD); // everyone has looked before rank 0 creates the next one
 
   H5File g = H5File::create(name, MPI_COMM_WORLD);
   g.close();
   MPI_Barrier(MPI_COMM_WORLD);
-  EXPECT_FALSE(exists(name + ".partial"));
+  EXPECT_EQ(test::leftovers_of(name), std::vector<std::string>{});
 }
 
 // An error that every rank raises (agreed) while the file is open: the file unwinds on every
@@ -93,7 +99,7 @@ TEST_P(FileLife, FileUnwoundByAnAgreedErrorLeavesNothing) {
     EXPECT_NE(std::string(e.what()).find("bad input on the last rank"), std::string::npos);
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  EXPECT_FALSE(exists(name + ".partial"));
+  EXPECT_EQ(test::leftovers_of(name), std::vector<std::string>{});
   EXPECT_FALSE(exists(name));
 }
 
@@ -120,7 +126,7 @@ TEST_P(FileLife, FileUnwoundOnOneRankAloneDoesNotWait) {
     unwind(std::move(f));
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  EXPECT_FALSE(exists(name + ".partial"));
+  EXPECT_EQ(test::leftovers_of(name), std::vector<std::string>{});
   EXPECT_FALSE(exists(name));
 }
 
@@ -145,7 +151,7 @@ TEST_P(FileLife, AttributesOnRootAndDataset) {
     write_attribute(f, "/A", "alpha", 0.25);
     write_attribute(f, "/A", "alpha", 0.5); // replaces
     write_attribute(f, "/A", "empty", "");
-    // Before commit, reads see the .partial.
+    // Before commit, reads see the temporary.
     EXPECT_EQ(read_double_attribute(f, "/A", "alpha"), 0.5);
     f.commit();
   }

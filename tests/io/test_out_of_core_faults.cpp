@@ -1,8 +1,8 @@
 // Faults in the out-of-core pipelines, one rank at a time: a read, a write or a compute step
 // fails on one rank at one chunk (TESSERA_FAULT-style injection), and a compressed chunk of the
 // input is corrupt on disk. Every rank must stop and throw an error naming the cause, the
-// output's NAME.partial must be gone, nothing may hang (ctest's timeout is the judge of that),
-// and the next run in the same processes must work.
+// output's temporary and lock must be gone, nothing may hang (ctest's timeout is the judge of
+// that), and the next run in the same processes must work.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <hdf5.h>
@@ -69,7 +69,8 @@ void expect_transpose_fails(const std::string& fault, const char* what) {
                           {"injected fault", fault, what, "chunk 3"});
     MPI_Barrier(MPI_COMM_WORLD);
     EXPECT_FALSE(test::exists(out.file)) << "a failed transpose left its output";
-    EXPECT_FALSE(test::exists(out.file + ".partial")) << "a failed transpose left NAME.partial";
+    EXPECT_EQ(test::leftovers_of(out.file), std::vector<std::string>{})
+        << "a failed transpose left its temporary";
 
     // The same processes run the next transpose normally.
     o.fault.clear();
@@ -141,7 +142,7 @@ TEST(OutOfCoreFaults, TheFaultSpecIsCheckedAndTheEnvironmentIsRead) {
       [&] { transpose_out_of_core(in, out, options_with_fault(""), MPI_COMM_WORLD); },
       {"injected fault", "write of chunk 1"});
   ::unsetenv("TESSERA_FAULT");
-  EXPECT_FALSE(test::exists(out.file + ".partial"));
+  EXPECT_EQ(test::leftovers_of(out.file), std::vector<std::string>{});
 }
 
 // A real fault: rank 0 scribbles over one compressed chunk of the input, so inflating it fails
@@ -182,7 +183,7 @@ TEST(OutOfCoreFaults, ACorruptCompressedChunkStopsEveryRankWithAnIoError) {
   }
   MPI_Barrier(MPI_COMM_WORLD);
   EXPECT_FALSE(test::exists(out.file));
-  EXPECT_FALSE(test::exists(out.file + ".partial"));
+  EXPECT_EQ(test::leftovers_of(out.file), std::vector<std::string>{});
 }
 
 // The input changes under a running pipeline: rank 0 truncates it, or rewrites bytes of it in

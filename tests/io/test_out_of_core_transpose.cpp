@@ -58,7 +58,7 @@ OutOfCoreReport check_transpose(Shape shape, OutOfCoreOptions o, const std::stri
   o.progress = false;
   const OutOfCoreReport report = transpose_out_of_core(in, out, o, MPI_COMM_WORLD);
   EXPECT_TRUE(test::exists(out.file));
-  EXPECT_FALSE(test::exists(out.file + ".partial"));
+  EXPECT_EQ(test::leftovers_of(out.file), std::vector<std::string>{});
 
   const int rank = test::rank_of(), size = test::size_of();
   const BlockDistribution din(shape, size), dout = din.transposed();
@@ -183,7 +183,7 @@ TEST(OutOfCoreTransposeLimits, TooSmallALimitIsAResourceErrorOnEveryRank) {
         [&] { transpose_out_of_core(in, out, o, MPI_COMM_WORLD); },
         {"memory limit", shape.str(), panels ? "one column" : "one row"});
     EXPECT_FALSE(test::exists(out.file));
-    EXPECT_FALSE(test::exists(out.file + ".partial"));
+    EXPECT_EQ(test::leftovers_of(out.file), std::vector<std::string>{});
   }
 }
 

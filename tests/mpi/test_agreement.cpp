@@ -119,6 +119,32 @@ TEST(Agreement, ForeignExceptionsBecomeTesseraErrors) {
   }
 }
 
+// The bounded wait (collectively_or_abort): when every rank comes to the agreement, however late
+// the ranks that succeeded arrive, it is an agreement like collectively()'s and nobody aborts.
+TEST(Agreement, BoundedWaitAgreesWhenEveryRankArrives) {
+  const int bad = random_rank(MPI_COMM_WORLD);
+  const int rank = rank_of(MPI_COMM_WORLD);
+  bool aborting = false;
+  try {
+    tessera::mpi::collectively_or_abort(
+        MPI_COMM_WORLD, 600,
+        [&] {
+          if (rank == bad)
+            TESSERA_THROW(IoError, "the disk of rank {} failed", rank);
+          std::this_thread::sleep_for(std::chrono::milliseconds(50)); // the others come later
+        },
+        [&] { aborting = true; });
+    ADD_FAILURE() << "no error";
+  } catch (const tessera::IoError& e) {
+    EXPECT_TRUE(e.collective());
+    EXPECT_NE(std::string(e.what()).find("the disk of rank " + std::to_string(bad)),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(aborting);
+  EXPECT_NO_THROW(tessera::mpi::collectively_or_abort(MPI_COMM_WORLD, 600, [] {}));
+}
+
 TEST(Agreement, CommunicatorStillUsableAfterAFailure) {
   const int bad = random_rank(MPI_COMM_WORLD);
   const int rank = rank_of(MPI_COMM_WORLD);
@@ -133,14 +159,14 @@ TEST(Agreement, CommunicatorStillUsableAfterAFailure) {
   EXPECT_EQ(sum, size_of(MPI_COMM_WORLD));
 }
 
-// collectively_within: bounded only for a failed rank, and only while the others are missing.
+// collectively_or_abort: bounded only for a failed rank, and only while the others are missing.
 // Ranks that arrive late, but within the bound, agree as collectively() would: no abort.
 TEST(Agreement, WithinTheBoundLateRanksStillAgree) {
   const int bad = random_rank(MPI_COMM_WORLD);
   const int rank = rank_of(MPI_COMM_WORLD);
-  EXPECT_NO_THROW(tessera::mpi::collectively_within(MPI_COMM_WORLD, 0.0, [] {}));
+  EXPECT_NO_THROW(tessera::mpi::collectively_or_abort(MPI_COMM_WORLD, 0.0, [] {}));
   try {
-    tessera::mpi::collectively_within(MPI_COMM_WORLD, 60.0, [&] {
+    tessera::mpi::collectively_or_abort(MPI_COMM_WORLD, 60.0, [&] {
       if (rank == bad)
         TESSERA_THROW(IoError, "H5Dread failed on rank {}", rank);
       std::this_thread::sleep_for(std::chrono::milliseconds(200));

@@ -3,13 +3,14 @@
 
   check_output.py FILE.h5 --rows M --cols N [--input IN.h5:/A] [--ranks R] [--threads T]
 
-The file must be complete (no FILE.partial left, root attribute complete == 1), hold /input
-(M x N) and /transpose (N x M) with /transpose == numpy.transpose(/input) exactly, every /reductions/<op> equal to
+The file must be complete (no FILE.XXXXXX.partial or FILE.lock left, root attribute complete == 1),
+hold /input (M x N) and /transpose (N x M) with /transpose == numpy.transpose(/input) exactly, every /reductions/<op> equal to
 numpy's reduction of /input along its axis (to rounding: tessera sums in its own fixed order),
 and, with --input, /input equal to that dataset. --ranks/--threads are compared with the provenance
 attributes of the same names. Exit status 1 with one line per problem.
 """
 import argparse
+import glob
 import os
 import sys
 
@@ -63,8 +64,9 @@ def main() -> int:
     if not os.path.isfile(args.file):
         print(f"check_output: {args.file}: no such file", file=sys.stderr)
         return 1
-    if os.path.exists(args.file + ".partial"):
-        problems.append(f"{args.file}.partial was left behind")
+    for left in (glob.glob(glob.escape(args.file) + ".*.partial") +
+                 glob.glob(glob.escape(args.file) + ".lock")):
+        problems.append(f"{left} was left behind")
 
     n_reductions = 0
     with h5py.File(args.file, "r") as f:

@@ -1,0 +1,439 @@
+// Output ownership: name checks, the NAME.lock flock, the unique temporary, space reservation
+// and the final rename (see output_claim.hpp).
+#include "io/output_claim.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <mpi.h>
+
+#include <cctype>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <utility>
+
+#include "core/log.hpp"
+#include "core/throw.hpp"
+
+namespace tessera::io::detail {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kTemporaryEnd = ".partial";
+constexpr std::size_t kTagLength = 6; // the XXXXXX
+constexpr const char* kLockEnd = ".lock";
+constexpr int kMaxLinks = 40; // as the kernel's ELOOP limit
+
+std::string errno_text(int e) {
+  return std::strerror(e);
+}
+
+// "a character device" for what lstat() found at a name tessera must not replace; nullptr for
+// a regular file.
+const char* non_regular_kind(mode_t m) {
+  if (S_ISREG(m))
+    return nullptr;
+  if (S_ISDIR(m))
+    return "a directory";
+  if (S_ISCHR(m))
+    return "a character device";
+  if (S_ISBLK(m))
+    return "a block device";
+  if (S_ISFIFO(m))
+    return "a FIFO (named pipe)";
+  if (S_ISSOCK(m))
+    return "a socket";
+  return "not a regular file";
+}
+
+// Throws when `path` exists and is not a regular file; `name` is the output as given.
+void require_regular_or_absent(const std::string& name, const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0)
+    return; // absent (or unreachable: creating the temporary will say why)
+  if (const char* kind = non_regular_kind(st.st_mode)) {
+    const std::string where = path == name ? "" : " (where the link '" + name + "' points)";
+    TESSERA_THROW(IoError,
+                  "cannot write '{}': '{}'{} is {}, not a regular file; tessera writes outputs "
+                  "as regular files only",
+                  name, path, where, kind);
+  }
+}
+
+// The name with symbolic links of its last component followed (a dangling link gives the path
+// it points to, which is then created).
+std::string follow_links(const std::string& name) {
+  std::string p = name;
+  for (int hops = 0; hops < kMaxLinks; ++hops) {
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode))
+      return p;
+    std::error_code ec;
+    const fs::path to = fs::read_symlink(p, ec);
+    if (ec)
+      TESSERA_THROW(IoError, "cannot write '{}': cannot read the symbolic link '{}': {}", name, p,
+                    ec.message());
+    p = to.is_absolute() ? to.string() : (fs::path(p).parent_path() / to).string();
+  }
+  TESSERA_THROW(IoError, "cannot write '{}': too many levels of symbolic links", name);
+}
+
+void check_directory(const std::string& name, const std::string& target) {
+  fs::path dir = fs::path(target).parent_path();
+  if (dir.empty())
+    dir = ".";
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) {
+    if (errno == ENOENT)
+      TESSERA_THROW(IoError, "cannot create '{}': directory '{}' does not exist", name,
+                    dir.string());
+    TESSERA_THROW(IoError, "cannot create '{}': directory '{}': {}", name, dir.string(),
+                  errno_text(errno));
+  }
+  if (!S_ISDIR(st.st_mode))
+    TESSERA_THROW(IoError, "cannot create '{}': '{}' is not a directory", name, dir.string());
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    TESSERA_THROW(IoError, "cannot create '{}': directory '{}' is not writable ({})", name,
+                  dir.string(), errno_text(errno));
+}
+
+// Components longer than the file system takes, and paths longer than PATH_MAX, fail in every
+// system call with ENAMETOOLONG; say so up front, counting what tessera adds to the name.
+void check_lengths(const std::string& name, const std::string& target) {
+  const fs::path t(target);
+  if (t.filename().empty())
+    TESSERA_THROW(InputError, "cannot create '{}': it names a directory, not a file", name);
+  for (const auto& part : t.parent_path()) {
+    if (part.string().size() > NAME_MAX)
+      TESSERA_THROW(InputError,
+                    "cannot create '{}': the directory name '{}...' has {} characters, more "
+                    "than the {} a file system allows",
+                    name, part.string().substr(0, 32), part.string().size(), NAME_MAX);
+  }
+  fs::path dir = t.parent_path();
+  if (dir.empty())
+    dir = ".";
+  long name_max = ::pathconf(dir.c_str(), _PC_NAME_MAX);
+  if (name_max <= 0)
+    name_max = NAME_MAX;
+  const std::size_t base = t.filename().string().size();
+  const std::size_t allowed = static_cast<std::size_t>(name_max) - kTemporarySuffixLength;
+  if (base > allowed)
+    TESSERA_THROW(InputError,
+                  "cannot create '{}': its file name has {} characters; at most {} fit here (the "
+                  "file system allows {}, and the file is written as NAME.XXXXXX.partial first)",
+                  name, base, allowed, name_max);
+  if (target.size() + kTemporarySuffixLength >= PATH_MAX)
+    TESSERA_THROW(InputError,
+                  "cannot create '{}': the path has {} characters; at most {} fit (PATH_MAX is "
+                  "{}, and the file is written as NAME.XXXXXX.partial first)",
+                  name, target.size(), PATH_MAX - 1 - kTemporarySuffixLength, PATH_MAX);
+}
+
+std::string host_name() {
+  char h[256] = {};
+  if (::gethostname(h, sizeof h - 1) != 0)
+    return "unknown";
+  return h;
+}
+
+std::string read_owner(int fd) {
+  char buf[320] = {};
+  const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+  std::string s(buf, n > 0 ? static_cast<std::size_t>(n) : 0);
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' '))
+    s.pop_back();
+  return s;
+}
+
+[[noreturn]] void throw_held(const std::string& name, const std::string& lock_path,
+                             const std::string& owner) {
+  long pid = 0;
+  char host[256] = {};
+  if (std::sscanf(owner.c_str(), "%ld %255s", &pid, host) == 2 && pid == ::getpid() &&
+      host_name() == host)
+    TESSERA_THROW(IoError,
+                  "cannot create '{}': this run is already writing it (an output cannot also be "
+                  "another output or checkpoint of the same run)",
+                  name);
+  const std::string who = owner.empty() ? std::string("another job")
+                                        : fmt::format("another job (process {} on host {})",
+                                                      pid ? std::to_string(pid) : owner, host);
+  TESSERA_THROW(IoError,
+                "cannot create '{}': {} is writing it (it holds the lock '{}'); wait until it "
+                "has finished, or choose another output name",
+                name, who, lock_path);
+}
+
+bool locks_unsupported(int e) {
+  return e == ENOLCK || e == ENOSYS || e == EOPNOTSUPP || e == EINVAL;
+}
+
+// An exclusive flock() on lock_path; -1 (after a warning) where the file system has no locks.
+int take_lock(const std::string& name, const std::string& lock_path) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    bool created = true;
+    int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+    if (fd < 0 && errno == EEXIST) {
+      created = false;
+      fd = ::open(lock_path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+      if (fd < 0 && errno == ENOENT)
+        continue; // removed by its holder in between
+    }
+    if (fd < 0) {
+      const int e = errno;
+      struct stat st {};
+      if (::lstat(lock_path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+        TESSERA_THROW(IoError, "cannot create '{}': its lock file '{}' is {}, not a regular file",
+                      name, lock_path,
+                      S_ISLNK(st.st_mode) ? "a symbolic link" : non_regular_kind(st.st_mode));
+      TESSERA_THROW(IoError, "cannot create '{}': cannot open its lock file '{}': {}", name,
+                    lock_path, errno_text(e));
+    }
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      const int e = errno;
+      if (e == EWOULDBLOCK) {
+        const std::string owner = read_owner(fd);
+        ::close(fd);
+        throw_held(name, lock_path, owner);
+      }
+      ::close(fd);
+      if (created)
+        ::unlink(lock_path.c_str());
+      if (locks_unsupported(e)) {
+        log::warn("cannot lock '{}' ({}): the file system has no file locks, so another job "
+                  "writing '{}' at the same time would go unnoticed",
+                  lock_path, errno_text(e), name);
+        return -1;
+      }
+      TESSERA_THROW(IoError, "cannot create '{}': cannot lock '{}': {}", name, lock_path,
+                    errno_text(e));
+    }
+    // The previous holder removes the file before letting go of its lock: if the name now
+    // points elsewhere, this lock guards nothing; start again.
+    struct stat mine {
+    }, named{};
+    if (::fstat(fd, &mine) == 0 && ::stat(lock_path.c_str(), &named) == 0 &&
+        mine.st_dev == named.st_dev && mine.st_ino == named.st_ino) {
+      const std::string owner = fmt::format("{} {}\n", static_cast<long>(::getpid()), host_name());
+      if (::ftruncate(fd, 0) == 0)
+        (void)!::pwrite(fd, owner.data(), owner.size(), 0);
+      return fd;
+    }
+    ::close(fd);
+  }
+  TESSERA_THROW(IoError, "cannot create '{}': its lock file '{}' keeps being replaced", name,
+                lock_path);
+}
+
+std::string random_tag() {
+  static constexpr char kChars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  thread_local std::mt19937_64 gen{(std::uint64_t{std::random_device{}()} << 32) ^
+                                   static_cast<std::uint64_t>(::getpid())};
+  std::uniform_int_distribution<std::size_t> pick(0, sizeof kChars - 2);
+  std::string s(kTagLength, 'X');
+  for (char& c : s)
+    c = kChars[pick(gen)];
+  return s;
+}
+
+bool is_temporary_of(const std::string& file, const std::string& base) {
+  const std::string end = kTemporaryEnd;
+  if (file.size() != base.size() + 1 + kTagLength + end.size() ||
+      file.compare(0, base.size(), base) != 0 || file[base.size()] != '.' ||
+      file.compare(file.size() - end.size(), end.size(), end) != 0)
+    return false;
+  for (std::size_t i = 0; i < kTagLength; ++i)
+    if (!std::isalnum(static_cast<unsigned char>(file[base.size() + 1 + i])))
+      return false;
+  return true;
+}
+
+// With the lock held nobody else writes `target`: temporaries of it are remainders of runs that
+// were killed.
+void remove_leftovers(const std::string& target) {
+  const fs::path t(target);
+  const fs::path dir = t.parent_path().empty() ? fs::path(".") : t.parent_path();
+  const std::string base = t.filename().string();
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+       !ec && it != end; it.increment(ec)) {
+    const std::string file = it->path().filename().string();
+    if (!is_temporary_of(file, base) || !it->is_regular_file(ec))
+      continue;
+    std::error_code rm;
+    if (fs::remove(it->path(), rm))
+      log::info("removed '{}', left behind by an earlier run that did not finish",
+                it->path().string());
+  }
+}
+
+int create_temporary(const std::string& name, const std::string& target, std::string& path) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    path = target + "." + random_tag() + kTemporaryEnd;
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+    if (fd >= 0)
+      return fd;
+    if (errno != EEXIST)
+      TESSERA_THROW(IoError, "cannot create '{}' (for '{}'): {}", path, name, errno_text(errno));
+  }
+  TESSERA_THROW(IoError, "cannot create a temporary for '{}': every name tried exists", name);
+}
+
+// Makes the file `bytes` long with its blocks allocated. False where the file system cannot
+// (EOPNOTSUPP: NFS before 4.2, older Lustre): nothing is reserved there. IoError naming the
+// output when the disk is full (ENOSPC) or the file may not grow (EFBIG).
+bool allocate(int fd, std::uint64_t bytes, const std::string& path, const std::string& name) {
+  int rc = 0;
+  do {
+    rc = ::fallocate(fd, 0, 0, static_cast<off_t>(bytes));
+  } while (rc != 0 && errno == EINTR);
+  if (rc == 0)
+    return true;
+  const int e = errno;
+  if (e == EOPNOTSUPP || e == ENOSYS || e == EINVAL)
+    return false;
+  TESSERA_THROW(IoError, "cannot write '{}': {} (reserving {:.1f} MiB for '{}')", name,
+                errno_text(e), static_cast<double>(bytes) / 1048576.0, path);
+}
+
+int decimal_digits(int n) {
+  int d = 1;
+  for (; n >= 10; n /= 10)
+    ++d;
+  return d;
+}
+
+} // namespace
+
+void check_mpiio_name([[maybe_unused]] const std::string& path, [[maybe_unused]] int nranks,
+                      [[maybe_unused]] const std::string& what) {
+#ifdef OMPI_MAJOR_VERSION
+  // Open MPI's ompio, when it opens a file, formats "PATH.locktest.RANK" into a char[256]
+  // (sharedfp/lockedfile: longer paths abort the process, "buffer overflow detected"), and
+  // creates "BASENAME_cid-CID-PID.sm" in its session directory (sharedfp/sm: the name must be a
+  // valid file name). CID has at most 5 digits in practice, a PID at most 7.
+  const std::size_t max_path =
+      256 - 1 - std::strlen(".locktest.") - static_cast<std::size_t>(decimal_digits(nranks - 1));
+  const std::size_t max_base = NAME_MAX - (std::strlen("_cid--.sm") + 5 + 7);
+  const std::size_t base = fs::path(path).filename().string().size();
+  if (path.size() > max_path || base > max_base)
+    TESSERA_THROW(InputError,
+                  "{}: Open MPI's MPI-IO opens paths of at most {} characters (file names of at "
+                  "most {}) at {} ranks, and '{}' has {} ({}); use a shorter name or directory, or "
+                  "set TESSERA_HDF5_IO=serial",
+                  what, max_path, max_base, nranks, path, path.size(), base);
+#endif
+}
+
+OutputClaim OutputClaim::take(const std::string& name, bool mpiio, int nranks) {
+  OutputClaim c;
+  c.name_ = name;
+  if (name.empty())
+    TESSERA_THROW(InputError, "the output file name is empty");
+  check_lengths(name, name);
+  c.target_ = follow_links(name);
+  if (c.target_ != name)
+    check_lengths(name, c.target_);
+  check_directory(name, c.target_);
+  require_regular_or_absent(name, c.target_);
+  if (mpiio) {
+    const std::string example = c.target_ + ".XXXXXX" + kTemporaryEnd;
+    check_mpiio_name(
+        example, nranks,
+        fmt::format("cannot create '{}' (written as '{}' until complete)", name, example));
+  }
+  c.lock_path_ = c.target_ + kLockEnd;
+  c.lock_fd_ = take_lock(name, c.lock_path_);
+  if (c.lock_fd_ >= 0)
+    remove_leftovers(c.target_);
+  c.temp_fd_ = create_temporary(name, c.target_, c.temporary_);
+  return c;
+}
+
+OutputClaim::OutputClaim(OutputClaim&& o) noexcept
+    : name_(std::move(o.name_)), target_(std::move(o.target_)), temporary_(std::move(o.temporary_)),
+      lock_path_(std::move(o.lock_path_)), lock_fd_(std::exchange(o.lock_fd_, -1)),
+      temp_fd_(std::exchange(o.temp_fd_, -1)), reserved_(o.reserved_),
+      committed_(std::exchange(o.committed_, true)) {
+  o.temporary_.clear();
+}
+
+OutputClaim& OutputClaim::operator=(OutputClaim&& o) noexcept {
+  if (this != &o) {
+    abandon();
+    name_ = std::move(o.name_);
+    target_ = std::move(o.target_);
+    temporary_ = std::move(o.temporary_);
+    lock_path_ = std::move(o.lock_path_);
+    lock_fd_ = std::exchange(o.lock_fd_, -1);
+    temp_fd_ = std::exchange(o.temp_fd_, -1);
+    reserved_ = o.reserved_;
+    committed_ = std::exchange(o.committed_, true);
+    o.temporary_.clear();
+  }
+  return *this;
+}
+
+OutputClaim::~OutputClaim() {
+  abandon();
+}
+
+void OutputClaim::reserve(std::uint64_t bytes) {
+  if (temp_fd_ < 0 || bytes <= reserved_)
+    return;
+  reserved_ = allocate(temp_fd_, bytes, temporary_, name_) ? bytes : UINT64_MAX;
+}
+
+void reserve_file(const std::string& path, std::uint64_t bytes, const std::string& name) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0)
+    TESSERA_THROW(IoError, "cannot write '{}': cannot open '{}': {}", name, path,
+                  errno_text(errno));
+  try {
+    (void)allocate(fd, bytes, path, name);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
+}
+
+void OutputClaim::commit() {
+  require_regular_or_absent(name_, target_);
+  if (std::rename(temporary_.c_str(), target_.c_str()) != 0)
+    TESSERA_THROW(IoError, "cannot rename '{}' to '{}': {}", temporary_, target_,
+                  errno_text(errno));
+  committed_ = true;
+  if (temp_fd_ >= 0)
+    ::close(std::exchange(temp_fd_, -1));
+  release_lock();
+}
+
+void OutputClaim::abandon() noexcept {
+  if (temp_fd_ >= 0)
+    ::close(std::exchange(temp_fd_, -1));
+  if (!committed_ && !temporary_.empty() && ::unlink(temporary_.c_str()) != 0 && errno != ENOENT)
+    log::warn("could not remove '{}': {}", temporary_, errno_text(errno));
+  temporary_.clear();
+  release_lock();
+}
+
+void OutputClaim::release_lock() noexcept {
+  if (lock_fd_ < 0)
+    return;
+  // Removed while still locked: a job waiting for the lock then sees the name gone (or new)
+  // and starts again on the new file (take_lock).
+  ::unlink(lock_path_.c_str());
+  ::close(std::exchange(lock_fd_, -1));
+}
+
+} // namespace tessera::io::detail

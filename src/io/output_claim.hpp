@@ -1,0 +1,78 @@
+// How a writer owns its output file while it writes it (rank 0's side of H5File::create and
+// commit; io/h5_file.hpp states the conventions a reader can rely on).
+//
+// - The output NAME must be a regular file or absent. A symbolic link is followed: the file is
+//   written where the link points (the link stays a link); devices, FIFOs, sockets and
+//   directories are refused, so a rename never replaces /dev/null or a pipe.
+// - The writer holds an exclusive flock() on NAME.lock from create to commit (or failure), so a
+//   second job writing the same NAME fails at once, naming the holder. Where the file system
+//   has no locks (some NFS and Lustre mounts), it warns and goes on without.
+// - The data goes to a temporary of its own, NAME.XXXXXX.partial (created with O_EXCL, so two
+//   writers never share one), renamed to NAME by commit(). With the lock held, temporaries of
+//   NAME left behind by killed runs are removed.
+// - Names are checked before any MPI-IO call: components longer than the file system allows, and
+//   paths longer than Open MPI's MPI-IO handles (it overflows a fixed buffer), are errors.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace tessera::io::detail {
+
+// What the temporary adds to NAME: ".XXXXXX.partial".
+inline constexpr std::size_t kTemporarySuffixLength = 15;
+
+// Throws InputError when MPI-IO (Open MPI's ompio, on a communicator of `nranks`) cannot open
+// `path`; `what` names the file for the message. No-op for other MPI libraries.
+void check_mpiio_name(const std::string& path, int nranks, const std::string& what);
+
+// Makes sure the file `path` (the temporary of the output `name`) has `bytes` of disk space, as
+// OutputClaim::reserve does; for ranks other than the claim's holder.
+void reserve_file(const std::string& path, std::uint64_t bytes, const std::string& name);
+
+class OutputClaim {
+public:
+  // Rank 0: checks the name, takes the lock, creates the temporary. `mpiio`: the ranks will
+  // open the temporary through MPI-IO (its name limits apply). Throws IoError / InputError
+  // naming `name`.
+  static OutputClaim take(const std::string& name, bool mpiio, int nranks);
+
+  OutputClaim() = default;
+  OutputClaim(OutputClaim&&) noexcept;
+  OutputClaim& operator=(OutputClaim&&) noexcept;
+  OutputClaim(const OutputClaim&) = delete;
+  OutputClaim& operator=(const OutputClaim&) = delete;
+  ~OutputClaim(); // abandon()
+
+  const std::string& temporary() const noexcept { return temporary_; }
+  const std::string& target() const noexcept { return target_; }
+
+  // Makes sure the temporary has `bytes` of disk space (fallocate), so that a full disk shows
+  // here, on rank 0, rather than inside a collective write. Throws IoError ("No space left on
+  // device") naming the file; returns quietly where the file system cannot preallocate.
+  void reserve(std::uint64_t bytes);
+  // After HDF5 cut the file back to its end of allocation (a flush): reserve() again.
+  void forget_reservation() noexcept {
+    if (reserved_ != UINT64_MAX)
+      reserved_ = 0;
+  }
+  // Renames the temporary to the target, then releases the lock. Throws IoError naming the
+  // output when the rename fails or the target has become something other than a regular file.
+  void commit();
+  // Removes the temporary (unless committed) and releases the lock. Never throws.
+  void abandon() noexcept;
+
+private:
+  void release_lock() noexcept;
+
+  std::string name_;      // as given, for messages
+  std::string target_;    // name_ with symbolic links followed
+  std::string temporary_; // target_ + ".XXXXXX.partial"
+  std::string lock_path_; // target_ + ".lock"
+  int lock_fd_ = -1;      // -1: no lock held
+  int temp_fd_ = -1;      // open on the temporary, for reserve()
+  std::uint64_t reserved_ = 0;
+  bool committed_ = false;
+};
+
+} // namespace tessera::io::detail

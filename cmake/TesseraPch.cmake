@@ -25,9 +25,10 @@ function(tessera_pch_warnings target)
 endfunction()
 
 # Sources whose file-local names (anonymous namespaces) repeat another source's of the same
-# library: they compile on their own even in unity builds.
+# library, or that GCC would warn about as included files: they compile on their own even in
+# unity builds.
 set(TESSERA_UNITY_SKIP
-    src/io/out_of_core_transpose.cpp src/solver/fields.cpp mpi/reduce_plan.cpp
+    src/io/out_of_core_transpose.cpp src/io/h5_file.cpp src/solver/fields.cpp mpi/reduce_plan.cpp
     src/app/bench_cuda.cpp cuda/stub/runtime_stub.cpp)
 
 # tessera_build_speed(TARGET): applies both to one library or executable.

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <filesystem>
 #include <new>
 
 #include "app/random_fill.hpp"
@@ -73,16 +72,6 @@ void require_nonempty(const io::DatasetInfo& info, const io::DatasetRef& ref) {
                   "dataset {} is empty ({}x{}); expected a matrix with at least one row and one "
                   "column",
                   ref.str(), info.shape.rows, info.shape.cols);
-}
-
-bool same_file(const std::string& a, const std::string& b) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::exists(a, ec) && fs::exists(b, ec))
-    return fs::equivalent(a, b, ec);
-  // Absolute first: weakly_canonical leaves a relative path with no existing prefix as it is.
-  return fs::weakly_canonical(fs::absolute(a, ec), ec) ==
-         fs::weakly_canonical(fs::absolute(b, ec), ec);
 }
 
 HostMatrix generate_matrix(Shape shape, DType dtype, std::uint64_t seed, const Context& ctx,

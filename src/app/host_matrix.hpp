@@ -19,6 +19,7 @@
 #include "io/dataset_ref.hpp"
 #include "io/h5_file.hpp"
 #include "io/h5_matrix.hpp"
+#include "io/same_file.hpp"
 #include "mpi/transpose_plan.hpp"
 
 namespace tessera::app {
@@ -59,8 +60,7 @@ void require_nonempty(Shape shape, const std::string& what);
 // Throws InputError on every rank naming the dataset when it is empty (0 rows or columns).
 void require_nonempty(const io::DatasetInfo& info, const io::DatasetRef& ref);
 
-// True when two paths name the same file (also through ./, .. or links).
-bool same_file(const std::string& a, const std::string& b);
+using io::same_file; // io/same_file.hpp
 
 // Generates the matrix of app/random_fill.hpp (phase "generate", with progress).
 HostMatrix generate_matrix(Shape shape, DType dtype, std::uint64_t seed, const Context& ctx,

@@ -16,9 +16,7 @@
 // depth + 1 buffers per direction, reading chunk s + 1 and writing chunk s − 1 overlap the
 // transpose of chunk s.
 #include <algorithm>
-#include <filesystem>
 #include <optional>
-#include <system_error>
 
 #include "core/log.hpp"
 #include "core/throw.hpp"
@@ -27,6 +25,7 @@
 #include "io/input_watch.hpp"
 #include "io/out_of_core.hpp"
 #include "io/out_of_core_pipeline.hpp"
+#include "io/same_file.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/transpose_layout.hpp"
 
@@ -185,12 +184,7 @@ Geometry plan_geometry(const DatasetInfo& info, int nranks, const detail::Pipeli
 }
 
 void require_distinct_files(const DatasetRef& in, const DatasetRef& out) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const bool same = fs::exists(out.file, ec)
-                        ? fs::equivalent(in.file, out.file, ec)
-                        : fs::weakly_canonical(in.file, ec) == fs::weakly_canonical(out.file, ec);
-  TESSERA_REQUIRE(!same, InputError,
+  TESSERA_REQUIRE(!same_file(in.file, out.file), InputError,
                   "the out-of-core transpose writes a new file: the output '{}' must not be the "
                   "input file '{}'",
                   out.str(), in.str());

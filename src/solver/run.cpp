@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <filesystem>
 #include <future>
 #include <optional>
 #include <random>
@@ -14,6 +13,7 @@
 #include "io/h5_matrix.hpp"
 #include "io/h5_turns.hpp"
 #include "io/io_thread.hpp"
+#include "io/same_file.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/timing_table.hpp"
 #include "solver/checkpoint.hpp"
@@ -43,16 +43,6 @@ std::string format_duration(double s) {
   return fmt::format("{:.1f} h", s / 3600);
 }
 
-// Whether two names are one file (through ./, .. or symbolic links), existing or not.
-bool same_path(const std::string& a, const std::string& b) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::exists(a, ec) && fs::exists(b, ec))
-    return fs::equivalent(a, b, ec);
-  return fs::weakly_canonical(fs::absolute(a, ec), ec) ==
-         fs::weakly_canonical(fs::absolute(b, ec), ec);
-}
-
 void check_schedule(const RunSettings& s) {
   TESSERA_REQUIRE(s.steps >= 0, InputError, "time.steps must not be negative, got {}", s.steps);
   TESSERA_REQUIRE(s.snapshot_every >= 0, InputError,
@@ -63,7 +53,7 @@ void check_schedule(const RunSettings& s) {
                   "output.checkpoint_every must not be negative, got {}", s.checkpoint_every);
   const std::string checkpoint =
       s.checkpoint_file.empty() ? checkpoint_path(s.output_file) : s.checkpoint_file;
-  TESSERA_REQUIRE(s.output_file.empty() || !same_path(s.output_file, checkpoint), InputError,
+  TESSERA_REQUIRE(s.output_file.empty() || !io::same_file(s.output_file, checkpoint), InputError,
                   "the checkpoint '{}' and the output '{}' are the same file; give each a name "
                   "of its own",
                   checkpoint, s.output_file);

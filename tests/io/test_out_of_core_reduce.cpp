@@ -184,10 +184,14 @@ TEST(OutOfCoreReduceLimits, NaNPropagatesAsInMemory) {
 // blocks or follow a small memory limit, with NormInf alongside (reused) or not (one more pass).
 TEST(OutOfCoreReduceNorm2, RescuedNormsMatchReducePlanBitForBit) {
   const Shape shape{130, 67};
-  const std::vector<std::string> names = {"huge and tiny mixed", "a huge row among normal rows",
-                                          "a tiny column and a huge column among normal ones",
-                                          "zeros and one tiny element"};
   const int rank = test::rank_of(), size = test::size_of();
+  // Oversubscribed runs (3 and 4 ranks on small machines) take the two cases that put the
+  // extremes in different rank blocks; 1 and 2 ranks take all four.
+  std::vector<std::string> names = {"huge and tiny mixed", "a huge row among normal rows",
+                                    "a tiny column and a huge column among normal ones",
+                                    "zeros and one tiny element"};
+  if (size > 2)
+    names = {"huge and tiny mixed", "a huge row among normal rows"};
   const BlockDistribution dist(shape, size);
   for (const auto& c : test::extreme_cases()) {
     if (std::find(names.begin(), names.end(), c.name) == names.end())

@@ -11,6 +11,7 @@
 #include "core/build_info.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
+#include "cpu/transpose_tuner.hpp"
 #include "io/h5_file.hpp"
 #include "solver/stop_signal.hpp"
 
@@ -52,6 +53,14 @@ int run_cli(tessera::app::Context& ctx, int argc, char** argv) {
   bool quiet = false, verbose = false;
   app.add_flag("-q,--quiet", quiet, "Only warnings and errors");
   app.add_flag("-v,--verbose", verbose, "Debug output");
+  std::string wisdom, tuning;
+  app.add_option("--wisdom", wisdom,
+                 "File of kernel choices measured earlier on this kind of processor: reused, and "
+                 "extended with new ones (default: $TESSERA_WISDOM)");
+  app.add_option("--tuning", tuning,
+                 "measure: time candidate kernels on first use of a large shape; estimate: "
+                 "never time (default: $TESSERA_TUNING, else measure)")
+      ->check(CLI::IsMember({"measure", "estimate"}));
 
   std::vector<Command> commands = {
       add_info(app, ctx),      add_run(app, ctx),    add_check(app, ctx), add_generate(app, ctx),
@@ -68,6 +77,11 @@ int run_cli(tessera::app::Context& ctx, int argc, char** argv) {
                         quiet     ? tessera::Verbosity::Quiet
                         : verbose ? tessera::Verbosity::Verbose
                                   : tessera::Verbosity::Normal);
+  if (!wisdom.empty())
+    tessera::cpu::set_wisdom_file(wisdom);
+  if (!tuning.empty())
+    tessera::cpu::set_tuning(tuning == "estimate" ? tessera::cpu::Tuning::Estimate
+                                                  : tessera::cpu::Tuning::Measure);
   for (auto& c : commands)
     if (c.sub && c.sub->parsed()) {
       if (!c.handles_stop_signals)

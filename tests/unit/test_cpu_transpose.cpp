@@ -11,6 +11,8 @@
 
 #include "cpu/reference.hpp"
 #include "cpu/transpose.hpp"
+#include "cpu/transpose_kernel.hpp"
+#include "cpu/transpose_tuner.hpp"
 
 using namespace tessera;
 
@@ -20,20 +22,9 @@ struct Shape2 {
   std::int64_t rows, cols;
 };
 
-const Shape2 kShapes[] = {{1, 1},
-                          {1, 257},
-                          {257, 1},
-                          {17, 31},
-                          {31, 17},
-                          {2, 3},
-                          {127, 131},
-                          {61, 1009},
-                          {1009, 61},
-                          {64, 64},
-                          {1000, 999},
-                          // Outputs above 8 MiB take the streaming-store path for 8-byte types.
-                          {1201, 1031},
-                          {1024, 1032}};
+const Shape2 kShapes[] = {{1, 1},      {1, 257},     {257, 1},    {17, 31},   {31, 17},
+                          {2, 3},      {127, 131},   {61, 1009},  {1009, 61}, {64, 64},
+                          {1000, 999}, {1201, 1031}, {1024, 1032}};
 
 unsigned fresh_seed() {
   return std::random_device{}();
@@ -60,6 +51,9 @@ TYPED_TEST_SUITE(CpuTranspose, Types);
 
 TYPED_TEST(CpuTranspose, MatchesReferenceOnAwkwardShapesAndThreadCounts) {
   using T = TypeParam;
+  // The estimated kernels here; the candidates' test below covers every kernel a trial may
+  // pick, and test_cpu_wisdom the trials themselves.
+  cpu::set_tuning(cpu::Tuning::Estimate);
   const unsigned seed = fresh_seed();
   std::mt19937_64 rng(seed);
   const int saved = omp_get_max_threads();
@@ -77,6 +71,7 @@ TYPED_TEST(CpuTranspose, MatchesReferenceOnAwkwardShapesAndThreadCounts) {
     }
   }
   omp_set_num_threads(saved);
+  cpu::set_tuning(cpu::Tuning::Measure);
 }
 
 TYPED_TEST(CpuTranspose, HonoursLeadingDimensionsAndLeavesPaddingAlone) {
@@ -110,28 +105,49 @@ TYPED_TEST(CpuTranspose, TypeErasedFormDispatchesOnDType) {
   EXPECT_EQ(std::memcmp(out.data(), expect.data(), in.size() * sizeof(T)), 0) << "seed " << seed;
 }
 
-TEST(CpuTransposeStreaming, StreamingStoresGiveTheSameResult) {
-  // Opt-in path for large outputs (TESSERA_STREAMING_STORES=1); odd leading dimensions make
-  // every output row start at a different offset within a cache line.
+// Every candidate the tuner may pick on this processor (register blocks of each supported
+// instruction set, tile shapes, prefetch, non-temporal stores), not only the one it picks:
+// awkward shapes, padded and odd leading dimensions (every output row at a different offset
+// within a cache line), 1 and 3 threads.
+TYPED_TEST(CpuTranspose, EveryCandidateKernelMatchesTheReference) {
+  using T = TypeParam;
   const unsigned seed = fresh_seed();
   std::mt19937_64 rng(seed);
-  ::setenv("TESSERA_STREAMING_STORES", "1", 1);
-  for (const auto& s : {Shape2{1201, 1031}, Shape2{1024, 1032}, Shape2{1030, 1040}}) {
+  const Shape2 shapes[] = {{1, 257},   {257, 1},   {17, 31},   {127, 131},
+                           {61, 1009}, {1009, 61}, {300, 264}, {1030, 1040}};
+  for (const auto& s : shapes)
     for (std::int64_t pad : {0, 1, 3}) {
       const std::int64_t ld_in = s.cols + pad, ld_out = s.rows + pad;
-      const auto in = random_matrix<double>(static_cast<std::size_t>(s.rows * ld_in), rng);
-      std::vector<double> out(static_cast<std::size_t>(s.cols * ld_out), -1.0);
-      cpu::transpose(in.data(), out.data(), s.rows, s.cols, ld_in, ld_out);
-      for (std::int64_t j = 0; j < s.cols; ++j)
-        for (std::int64_t i = 0; i < ld_out; ++i) {
-          const double want = i < s.rows ? in[i * ld_in + j] : -1.0;
-          ASSERT_EQ(std::memcmp(&out[j * ld_out + i], &want, sizeof(double)), 0)
-              << s.rows << "x" << s.cols << " pad " << pad << " at (" << j << "," << i << "), seed "
-              << seed;
-        }
+      const auto in = random_matrix<T>(static_cast<std::size_t>(s.rows * ld_in), rng);
+      const T fill(-1);
+      std::vector<T> out(static_cast<std::size_t>(s.cols * ld_out));
+      for (const auto& kernel : cpu::detail::candidates(sizeof(T))) {
+        std::fill(out.begin(), out.end(), fill);
+        const int threads = pad == 1 ? 3 : 1;
+#pragma omp parallel num_threads(threads)
+        cpu::detail::run_kernel(kernel, sizeof(T), in.data(), out.data(), s.rows, s.cols, ld_in,
+                                ld_out);
+        for (std::int64_t j = 0; j < s.cols; ++j)
+          for (std::int64_t i = 0; i < ld_out; ++i) {
+            const T want = i < s.rows ? in[i * ld_in + j] : fill;
+            ASSERT_EQ(std::memcmp(&out[j * ld_out + i], &want, sizeof(T)), 0)
+                << cpu::detail::kernel_name(kernel) << ", " << s.rows << "x" << s.cols << " pad "
+                << pad << " at (" << j << "," << i << "), seed " << seed;
+          }
+      }
     }
-  }
-  ::unsetenv("TESSERA_STREAMING_STORES");
+}
+
+TEST(CpuTransposeKernels, NamesRoundTripAndNonsenseIsRefused) {
+  for (std::size_t size : {4, 8, 16})
+    for (const auto& k : cpu::detail::candidates(size)) {
+      const auto back = cpu::detail::parse_kernel_name(cpu::detail::kernel_name(k));
+      ASSERT_TRUE(back.has_value()) << cpu::detail::kernel_name(k);
+      EXPECT_TRUE(*back == k) << cpu::detail::kernel_name(k);
+    }
+  for (const char* bad : {"", "avx2", "avx2-r64", "avx2-r0-b32", "avx2-r64-b32-nt", "sse-r64",
+                          "portable-r32-b8", "avx512-r64-b32-p-nt-x", "avx2-r99999-b32"})
+    EXPECT_FALSE(cpu::detail::parse_kernel_name(bad).has_value()) << bad;
 }
 
 TEST(CpuTransposeTeam, WorksAsAWorksharingLoopInsideAParallelRegion) {

@@ -1,0 +1,208 @@
+// AVX-512 register-block kernels, compiled for AVX-512F whatever the build flags and chosen at
+// run time only on processors that have it. Integer shuffles only: the bits move unchanged.
+//  - 8-byte elements: 8 x 8 blocks, eight 64-byte row loads, a register transpose, eight 64-byte
+//    stores; optionally with non-temporal stores of whole aligned lines (below).
+//  - 16-byte elements: 4 x 4 blocks of 128-bit lanes (64-byte rows).
+//  - 4-byte elements use the AVX2 kernel (AVX-512 processors have AVX2).
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "cpu/transpose_kernel.hpp"
+
+#if defined(__x86_64__)
+
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f"))), apply_to = function)
+#elif defined(__GNUC__)
+#pragma GCC push_options
+#pragma GCC target("avx512f")
+// GCC 12 reports its own intrinsics' undefined-vector placeholders as maybe-uninitialized.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+#include "cpu/transpose_band.hpp"
+
+namespace tessera::cpu::detail {
+
+namespace {
+
+using u64 = std::uint64_t;
+
+// r[k] = row k of an 8x8 block in, column k of it out.
+inline void transpose8x8(__m512i r[8]) {
+  __m512i a[8], b[8];
+  for (int k = 0; k < 8; k += 2) {
+    a[k] = _mm512_unpacklo_epi64(r[k], r[k + 1]);
+    a[k + 1] = _mm512_unpackhi_epi64(r[k], r[k + 1]);
+  }
+  const __m512i lo = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
+  const __m512i hi = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+  for (int k = 0; k < 8; k += 4) {
+    b[k] = _mm512_permutex2var_epi64(a[k], lo, a[k + 2]);
+    b[k + 2] = _mm512_permutex2var_epi64(a[k], hi, a[k + 2]);
+    b[k + 1] = _mm512_permutex2var_epi64(a[k + 1], lo, a[k + 3]);
+    b[k + 3] = _mm512_permutex2var_epi64(a[k + 1], hi, a[k + 3]);
+  }
+  for (int k = 0; k < 4; ++k) {
+    r[k] = _mm512_shuffle_i64x2(b[k], b[k + 4], 0x44);
+    r[k + 4] = _mm512_shuffle_i64x2(b[k], b[k + 4], 0xEE);
+  }
+}
+
+inline void load8(const u64* in, std::int64_t ld_in, __m512i r[8]) {
+  for (int k = 0; k < 8; ++k)
+    r[k] = _mm512_loadu_si512(in + k * ld_in);
+}
+
+struct Block8x8 {
+  static constexpr int N = 8;
+  using Word = u64;
+  static inline void move(const Word* in, std::int64_t ld_in, Word* out, std::int64_t ld_out) {
+    __m512i r[8];
+    load8(in, ld_in, r);
+    transpose8x8(r);
+    for (int k = 0; k < 8; ++k)
+      _mm512_storeu_si512(out + k * ld_out, r[k]);
+  }
+};
+
+struct Block16x4 {
+  static constexpr int N = 4;
+  using Word = Word16;
+  static inline void move(const Word* in, std::int64_t ld_in, Word* out, std::int64_t ld_out) {
+    __m512i r[4];
+    for (int k = 0; k < 4; ++k)
+      r[k] = _mm512_loadu_si512(in + k * ld_in);
+    const __m512i t0 = _mm512_shuffle_i64x2(r[0], r[1], 0x44); // r0.l0 r0.l1 r1.l0 r1.l1
+    const __m512i t1 = _mm512_shuffle_i64x2(r[0], r[1], 0xEE); // r0.l2 r0.l3 r1.l2 r1.l3
+    const __m512i t2 = _mm512_shuffle_i64x2(r[2], r[3], 0x44);
+    const __m512i t3 = _mm512_shuffle_i64x2(r[2], r[3], 0xEE);
+    _mm512_storeu_si512(out, _mm512_shuffle_i64x2(t0, t2, 0x88)); // lane 0 of every row
+    _mm512_storeu_si512(out + ld_out, _mm512_shuffle_i64x2(t0, t2, 0xDD));
+    _mm512_storeu_si512(out + 2 * ld_out, _mm512_shuffle_i64x2(t1, t3, 0x88));
+    _mm512_storeu_si512(out + 3 * ld_out, _mm512_shuffle_i64x2(t1, t3, 0xDD));
+  }
+};
+
+// Input rows [i0, i1) x columns [j, j+8) -> output rows j..j+7, with non-temporal stores of
+// whole aligned lines, which skip the read-for-ownership of lines that are only overwritten.
+// Output row k is aligned at column i0 + s[k]; each stored line joins the last elements of the
+// previous block and the first of the current one. Partial lines at both ends use masked
+// ordinary stores.
+inline void band8_streaming(const u64* in, std::int64_t ld_in, u64* out, std::int64_t ld_out,
+                            std::int64_t j, std::int64_t i0, std::int64_t i1) {
+  const std::int64_t blocks = (i1 - i0) / 8;
+  if (blocks < 2) {
+    for (std::int64_t i = i0; i < i1; ++i)
+      for (int k = 0; k < 8; ++k)
+        out[(j + k) * ld_out + i] = in[i * ld_in + j + k];
+    return;
+  }
+  u64* orow[8];
+  __m512i idx[8];
+  __mmask8 head[8];
+  const __m512i iota = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+  for (int k = 0; k < 8; ++k) {
+    orow[k] = out + (j + k) * ld_out + i0;
+    const auto mis = (reinterpret_cast<std::uintptr_t>(orow[k]) % 64) / 8;
+    const auto s = static_cast<unsigned>((8 - mis) % 8);
+    idx[k] = _mm512_add_epi64(iota, _mm512_set1_epi64(s));
+    head[k] = static_cast<__mmask8>((1u << s) - 1u);
+  }
+  const u64* src = in + i0 * ld_in + j;
+  __m512i prev[8], cur[8];
+  load8(src, ld_in, prev);
+  transpose8x8(prev);
+  for (int k = 0; k < 8; ++k)
+    _mm512_mask_storeu_epi64(orow[k], head[k], prev[k]);
+  for (std::int64_t b = 1; b < blocks; ++b) {
+    load8(src + 8 * b * ld_in, ld_in, cur);
+    transpose8x8(cur);
+    for (int k = 0; k < 8; ++k) {
+      // Line starting at block b-1's element s: prev[s..7], cur[0..s-1].
+      const int s = __builtin_popcount(head[k]);
+      _mm512_stream_si512(reinterpret_cast<__m512i*>(orow[k] + 8 * (b - 1) + s),
+                          _mm512_permutex2var_epi64(prev[k], idx[k], cur[k]));
+      prev[k] = cur[k];
+    }
+  }
+  for (int k = 0; k < 8; ++k)
+    _mm512_mask_storeu_epi64(orow[k] + 8 * (blocks - 1), static_cast<__mmask8>(~head[k]), prev[k]);
+  for (std::int64_t i = i0 + 8 * blocks; i < i1; ++i)
+    for (int k = 0; k < 8; ++k)
+      out[(j + k) * ld_out + i] = in[i * ld_in + j + k];
+}
+
+void transpose_streaming(const u64* in, u64* out, std::int64_t rows, std::int64_t cols,
+                         std::int64_t ld_in, std::int64_t ld_out, const KernelParams& k) {
+  const std::int64_t tile_rows = std::max<std::int64_t>(8, k.tile_rows / 8 * 8);
+  const std::int64_t group = std::max(1, k.tile_bands);
+  const std::int64_t bands = cols / 8;
+  const std::int64_t groups = (bands + group - 1) / group;
+  const std::int64_t segments = (rows + tile_rows - 1) / tile_rows;
+#pragma omp for schedule(static) nowait
+  for (std::int64_t t = 0; t < groups * segments; ++t) {
+    const std::int64_t g = t / segments;
+    const std::int64_t i0 = (t % segments) * tile_rows;
+    const std::int64_t i1 = std::min(i0 + tile_rows, rows);
+    for (std::int64_t band = g * group; band < std::min(bands, (g + 1) * group); ++band)
+      band8_streaming(in, ld_in, out, ld_out, 8 * band, i0, i1);
+  }
+  const std::int64_t jr = 8 * bands;
+  if (jr < cols) {
+#pragma omp for schedule(static) nowait
+    for (std::int64_t t = 0; t < segments; ++t) {
+      const std::int64_t i1 = std::min((t + 1) * tile_rows, rows);
+      for (std::int64_t j = jr; j < cols; ++j)
+        for (std::int64_t i = t * tile_rows; i < i1; ++i)
+          out[j * ld_out + i] = in[i * ld_in + j];
+    }
+  }
+  _mm_sfence(); // make the non-temporal stores visible before the barrier
+#pragma omp barrier
+}
+
+} // namespace
+
+void run_avx512(const KernelParams& k, std::size_t element_size, const void* in, void* out,
+                std::int64_t rows, std::int64_t cols, std::int64_t ld_in, std::int64_t ld_out) {
+  if (element_size == 8) {
+    const auto* i8 = static_cast<const u64*>(in);
+    auto* o8 = static_cast<u64*>(out);
+    if (k.streaming && reinterpret_cast<std::uintptr_t>(out) % 8 == 0)
+      transpose_streaming(i8, o8, rows, cols, ld_in, ld_out, k);
+    else
+      transpose_banded<Block8x8>(i8, o8, rows, cols, ld_in, ld_out, k);
+  } else if (element_size == 16) {
+    transpose_banded<Block16x4>(static_cast<const Word16*>(in), static_cast<Word16*>(out), rows,
+                                cols, ld_in, ld_out, k);
+  } else {
+    run_avx2(k, element_size, in, out, rows, cols, ld_in, ld_out);
+  }
+}
+
+} // namespace tessera::cpu::detail
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#elif defined(__GNUC__)
+#pragma GCC diagnostic pop
+#pragma GCC pop_options
+#endif
+
+#else // not x86-64: never chosen (isa_supported), defined for the dispatch only
+
+namespace tessera::cpu::detail {
+void run_avx512(const KernelParams& k, std::size_t element_size, const void* in, void* out,
+                std::int64_t rows, std::int64_t cols, std::int64_t ld_in, std::int64_t ld_out) {
+  run_portable(k, element_size, in, out, rows, cols, ld_in, ld_out);
+}
+} // namespace tessera::cpu::detail
+
+#endif

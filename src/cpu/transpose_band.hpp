@@ -1,0 +1,68 @@
+// The tile walk shared by the register-block kernels (AVX2, AVX-512). Include it only from an
+// instruction-set file, after its target pragma, so that the walk is compiled for that set and
+// inlines the block moves; each file instantiates it with its own Block types.
+//
+// Block: `static constexpr int N`, `using Word` (an unsigned type of the element's size, or a
+// 16-byte struct), and `static void move(const Word* in, std::int64_t ld_in, Word* out,
+// std::int64_t ld_out)` moving one N x N block through registers.
+//
+// Tiles of tile_rows input rows x tile_bands blocks of N columns; consecutive tiles of a thread
+// walk down one band of output rows, so each thread writes long sequential output streams.
+#pragma once
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "cpu/transpose_kernel.hpp"
+
+namespace tessera::cpu::detail {
+
+template <class Block>
+void transpose_banded(const typename Block::Word* in, typename Block::Word* out, std::int64_t rows,
+                      std::int64_t cols, std::int64_t ld_in, std::int64_t ld_out,
+                      const KernelParams& k) {
+  constexpr std::int64_t N = Block::N;
+  const std::int64_t tile_rows = std::max<std::int64_t>(N, k.tile_rows / N * N);
+  const std::int64_t group = std::max(1, k.tile_bands);
+  const std::int64_t bands = cols / N;
+  const std::int64_t groups = (bands + group - 1) / group;
+  const std::int64_t segments = (rows + tile_rows - 1) / tile_rows;
+#pragma omp for schedule(static) nowait
+  for (std::int64_t t = 0; t < groups * segments; ++t) {
+    const std::int64_t g = t / segments;
+    const std::int64_t i0 = (t % segments) * tile_rows;
+    const std::int64_t i1 = std::min(i0 + tile_rows, rows);
+    for (std::int64_t band = g * group; band < std::min(bands, (g + 1) * group); ++band) {
+      const std::int64_t j = band * N;
+      std::int64_t i = i0;
+      for (; i + N <= i1; i += N) {
+        // The same columns one tile further down: the hardware prefetchers follow few of a
+        // tile's many short row streams, and rows whose stride is not a multiple of 64 bytes
+        // straddle two lines per load.
+        if (k.prefetch && i + tile_rows + N <= rows)
+          for (std::int64_t r = 0; r < N; ++r)
+            __builtin_prefetch(in + (i + tile_rows + r) * ld_in + j, 0, 3);
+        Block::move(in + i * ld_in + j, ld_in, out + j * ld_out + i, ld_out);
+      }
+      for (; i < i1; ++i)
+        for (std::int64_t c = 0; c < N; ++c)
+          out[(j + c) * ld_out + i] = in[i * ld_in + j + c];
+    }
+  }
+  // The last cols % N columns.
+  const std::int64_t jr = bands * N;
+  if (jr < cols) {
+#pragma omp for schedule(static) nowait
+    for (std::int64_t t = 0; t < segments; ++t) {
+      const std::int64_t i1 = std::min((t + 1) * tile_rows, rows);
+      for (std::int64_t j = jr; j < cols; ++j)
+        for (std::int64_t i = t * tile_rows; i < i1; ++i)
+          out[j * ld_out + i] = in[i * ld_in + j];
+    }
+  }
+#pragma omp barrier
+}
+
+} // namespace tessera::cpu::detail

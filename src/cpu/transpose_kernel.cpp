@@ -1,0 +1,162 @@
+// Kernel names, the processor's instruction sets, the candidate list and the dispatch.
+#include "cpu/transpose_kernel.hpp"
+
+#include <charconv>
+
+namespace tessera::cpu::detail {
+
+namespace {
+
+const char* isa_name(Isa isa) {
+  switch (isa) {
+  case Isa::Avx2:
+    return "avx2";
+  case Isa::Avx512:
+    return "avx512";
+  default:
+    return "portable";
+  }
+}
+
+// Reads "<letter><digits>" at the front of `s` (e.g. "r64"), advancing past it and a '-'.
+bool take_number(std::string_view& s, char letter, int& value) {
+  if (s.empty() || s.front() != letter)
+    return false;
+  s.remove_prefix(1);
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (ec != std::errc{} || value <= 0 || value > 4096)
+    return false;
+  s.remove_prefix(static_cast<std::size_t>(end - s.data()));
+  if (!s.empty() && s.front() == '-')
+    s.remove_prefix(1);
+  return true;
+}
+
+bool take_word(std::string_view& s, std::string_view word) {
+  if (s.substr(0, word.size()) != word)
+    return false;
+  s.remove_prefix(word.size());
+  if (!s.empty() && s.front() == '-')
+    s.remove_prefix(1);
+  return true;
+}
+
+} // namespace
+
+std::string kernel_name(const KernelParams& k) {
+  std::string s = isa_name(k.isa);
+  s += "-r" + std::to_string(k.tile_rows);
+  if (k.isa == Isa::Portable)
+    return s;
+  s += "-b" + std::to_string(k.tile_bands);
+  if (k.prefetch)
+    s += "-p";
+  if (k.streaming)
+    s += "-nt";
+  return s;
+}
+
+std::optional<KernelParams> parse_kernel_name(std::string_view s) {
+  KernelParams k;
+  if (take_word(s, "portable"))
+    k.isa = Isa::Portable;
+  else if (take_word(s, "avx512"))
+    k.isa = Isa::Avx512;
+  else if (take_word(s, "avx2"))
+    k.isa = Isa::Avx2;
+  else
+    return std::nullopt;
+  if (!take_number(s, 'r', k.tile_rows))
+    return std::nullopt;
+  k.prefetch = false;
+  if (k.isa == Isa::Portable)
+    return s.empty() ? std::optional<KernelParams>(k) : std::nullopt;
+  if (!take_number(s, 'b', k.tile_bands))
+    return std::nullopt;
+  k.prefetch = take_word(s, "p");
+  k.streaming = take_word(s, "nt");
+  if (!s.empty() || (k.streaming && k.isa != Isa::Avx512))
+    return std::nullopt;
+  return k;
+}
+
+bool isa_supported(Isa isa) noexcept {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  switch (isa) {
+  case Isa::Avx512:
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2");
+  case Isa::Avx2:
+    return __builtin_cpu_supports("avx2");
+  default:
+    return true;
+  }
+#else
+  return isa == Isa::Portable;
+#endif
+}
+
+Isa best_isa() noexcept {
+  if (isa_supported(Isa::Avx512))
+    return Isa::Avx512;
+  if (isa_supported(Isa::Avx2))
+    return Isa::Avx2;
+  return Isa::Portable;
+}
+
+KernelParams estimate(std::size_t element_size) {
+  KernelParams k;
+  k.isa = best_isa();
+  // AVX-512 has no 4-byte kernel of its own; the AVX2 one is what it would run.
+  if (k.isa == Isa::Avx512 && element_size == 4)
+    k.isa = Isa::Avx2;
+  if (k.isa == Isa::Portable) {
+    k.tile_rows = element_size <= 4 ? 64 : (element_size <= 8 ? 32 : 16);
+    k.prefetch = false;
+  }
+  return k;
+}
+
+std::vector<KernelParams> candidates(std::size_t element_size) {
+  const KernelParams first = estimate(element_size);
+  std::vector<KernelParams> list{first};
+  const auto add = [&](KernelParams k) {
+    for (const auto& c : list)
+      if (c == k)
+        return;
+    list.push_back(k);
+  };
+  // The register-block kernels of every supported set, a few tile shapes, with and without
+  // software prefetch; tiles of different heights also move the cache-set conflicts of
+  // power-of-two row strides around.
+  for (Isa isa : {Isa::Avx512, Isa::Avx2}) {
+    if (!isa_supported(isa) || (isa == Isa::Avx512 && element_size == 4))
+      continue;
+    for (int rows : {32, 64, 128})
+      add({isa, rows, 32, true, false});
+    add({isa, 64, 8, true, false});
+    add({isa, 64, 32, false, false});
+    if (isa == Isa::Avx512 && element_size == 8)
+      add({isa, 64, 32, true, true});
+  }
+  add({Isa::Portable, element_size <= 4 ? 64 : (element_size <= 8 ? 32 : 16), 32, false, false});
+  return list;
+}
+
+void run_kernel(const KernelParams& k, std::size_t element_size, const void* in, void* out,
+                std::int64_t rows, std::int64_t cols, std::int64_t ld_in, std::int64_t ld_out) {
+  // Called inside OpenMP teams, where nothing may throw: a kernel this processor cannot run
+  // (never chosen: candidates and wisdom are checked) falls back to the portable one.
+  switch (isa_supported(k.isa) ? k.isa : Isa::Portable) {
+  case Isa::Avx512:
+    run_avx512(k, element_size, in, out, rows, cols, ld_in, ld_out);
+    break;
+  case Isa::Avx2:
+    run_avx2(k, element_size, in, out, rows, cols, ld_in, ld_out);
+    break;
+  default:
+    run_portable(k, element_size, in, out, rows, cols, ld_in, ld_out);
+    break;
+  }
+}
+
+} // namespace tessera::cpu::detail

@@ -1,0 +1,62 @@
+// The local transpose's candidate kernels: how each one is named, run and chosen.
+//
+// A kernel is an instruction set (portable C++, AVX2 or AVX-512, picked at run time from what
+// the processor supports, never from the build flags) plus the tile it walks: input rows per
+// tile, register blocks per tile along the columns, software prefetch of the next tile, and
+// (AVX-512, 8-byte elements) non-temporal stores. Which one is fastest depends on the shape,
+// the leading dimensions, the thread count and the machine, so the plan times a few on first
+// use (transpose_tuner.hpp) and remembers the winner.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tessera::cpu::detail {
+
+enum class Isa : std::uint8_t { Portable, Avx2, Avx512 };
+
+struct KernelParams {
+  Isa isa = Isa::Portable;
+  int tile_rows = 64;  // input rows per tile (a multiple of the register block)
+  int tile_bands = 32; // register blocks per tile along the input's columns
+  bool prefetch = true;
+  bool streaming = false; // AVX-512 with 8-byte elements only
+  bool operator==(const KernelParams&) const = default;
+};
+
+// A 16-byte element moved as one unit (complex<double>); only copied, never interpreted.
+struct Word16 {
+  std::uint64_t lo, hi;
+};
+
+// "avx2-r64-b32-p", "avx512-r64-b32-p-nt", "portable-r32": stable names for wisdom files.
+std::string kernel_name(const KernelParams& k);
+std::optional<KernelParams> parse_kernel_name(std::string_view name);
+
+// The richest instruction set this processor and OS support (cpuid, at run time).
+Isa best_isa() noexcept;
+bool isa_supported(Isa isa) noexcept;
+
+// The kernels worth timing for this element size on this processor, the estimate first.
+std::vector<KernelParams> candidates(std::size_t element_size);
+// The kernel chosen without timing anything.
+KernelParams estimate(std::size_t element_size);
+
+// out[j*ld_out + i] = in[i*ld_in + j] for element_size in {4, 8, 16}. A worksharing step: every
+// thread of the calling team calls it with the same arguments; it ends with a barrier.
+void run_kernel(const KernelParams& k, std::size_t element_size, const void* in, void* out,
+                std::int64_t rows, std::int64_t cols, std::int64_t ld_in, std::int64_t ld_out);
+
+// The per-instruction-set entry points behind run_kernel (one file each).
+void run_portable(const KernelParams& k, std::size_t element_size, const void* in, void* out,
+                  std::int64_t rows, std::int64_t cols, std::int64_t ld_in, std::int64_t ld_out);
+void run_avx2(const KernelParams& k, std::size_t element_size, const void* in, void* out,
+              std::int64_t rows, std::int64_t cols, std::int64_t ld_in, std::int64_t ld_out);
+void run_avx512(const KernelParams& k, std::size_t element_size, const void* in, void* out,
+                std::int64_t rows, std::int64_t cols, std::int64_t ld_in, std::int64_t ld_out);
+
+} // namespace tessera::cpu::detail

@@ -1,0 +1,190 @@
+#include "cpu/transpose_tuner.hpp"
+
+#include <omp.h>
+
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string_view>
+#include <vector>
+
+#include "core/log.hpp"
+#include "cpu/wisdom.hpp"
+
+namespace tessera::cpu {
+
+namespace {
+
+Tuning tuning_from_environment() {
+  const char* v = std::getenv("TESSERA_TUNING");
+  if (v == nullptr || *v == '\0' || std::string_view(v) == "measure")
+    return Tuning::Measure;
+  if (std::string_view(v) != "estimate")
+    log::warn("TESSERA_TUNING={} is not estimate or measure: measuring", v);
+  return std::string_view(v) == "estimate" ? Tuning::Estimate : Tuning::Measure;
+}
+
+// The process's choices; one lock, taken only outside the timed kernels.
+struct Choices {
+  std::mutex lock;
+  bool configured = false;
+  Tuning mode = Tuning::Measure;
+  std::unique_ptr<detail::WisdomFile> wisdom;
+  bool wisdom_loaded = false;
+  std::map<detail::TransposeKey, detail::KernelParams> chosen;
+  std::size_t trials = 0;
+
+  void configure() { // with the lock held
+    if (configured)
+      return;
+    configured = true;
+    mode = tuning_from_environment();
+    const char* w = std::getenv("TESSERA_WISDOM");
+    if (w != nullptr && *w != '\0')
+      wisdom = std::make_unique<detail::WisdomFile>(w);
+  }
+  void load_wisdom() { // with the lock held
+    if (wisdom_loaded || !wisdom)
+      return;
+    wisdom_loaded = true;
+    for (const auto& [key, name] : wisdom->load())
+      if (auto k = detail::parse_kernel_name(name))
+        chosen.emplace(key, *k);
+  }
+};
+
+Choices& choices() {
+  static Choices c;
+  return c;
+}
+
+} // namespace
+
+void set_tuning(Tuning t) {
+  auto& c = choices();
+  std::lock_guard g(c.lock);
+  c.configure();
+  c.mode = t;
+}
+
+Tuning tuning() {
+  auto& c = choices();
+  std::lock_guard g(c.lock);
+  c.configure();
+  return c.mode;
+}
+
+void set_wisdom_file(const std::string& path) {
+  auto& c = choices();
+  std::lock_guard g(c.lock);
+  c.configure();
+  c.wisdom = path.empty() ? nullptr : std::make_unique<detail::WisdomFile>(path);
+  c.wisdom_loaded = false;
+}
+
+std::string wisdom_file() {
+  auto& c = choices();
+  std::lock_guard g(c.lock);
+  c.configure();
+  return c.wisdom ? c.wisdom->path() : std::string();
+}
+
+namespace detail {
+
+namespace {
+
+// The part of the transpose a trial times: all of it up to 32 MiB of input, else a corner of
+// about that size with the same leading dimensions (the same cache-set and aliasing behaviour),
+// so that the trial costs the same on any size.
+void trial_extent(std::size_t element_size, std::int64_t& rows, std::int64_t& cols) {
+  constexpr std::size_t kTrialBytes = std::size_t{32} << 20;
+  while (static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols) * element_size >
+             kTrialBytes &&
+         (rows > 256 || cols > 256)) {
+    if (rows >= cols)
+      rows = (rows / 2 + 7) / 8 * 8;
+    else
+      cols = (cols / 2 + 7) / 8 * 8;
+  }
+}
+
+} // namespace
+
+KernelParams choose_kernel(std::size_t element_size, const void* in, void* out, std::int64_t rows,
+                           std::int64_t cols, std::int64_t ld_in, std::int64_t ld_out) {
+  KernelParams kernel = estimate(element_size);
+  int measure = 0;
+  const TransposeKey key{
+      static_cast<std::int64_t>(element_size), omp_get_num_threads(), rows, cols, ld_in, ld_out};
+#pragma omp single copyprivate(kernel, measure)
+  {
+    auto& c = choices();
+    std::lock_guard g(c.lock);
+    c.configure();
+    const bool large =
+        static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols) * element_size >=
+        kTrialMinBytes;
+    if (large && c.mode == Tuning::Measure) {
+      c.load_wisdom();
+      const auto it = c.chosen.find(key);
+      if (it != c.chosen.end())
+        kernel = it->second;
+      else
+        measure = 1;
+    }
+  }
+  if (!measure)
+    return kernel;
+
+  std::int64_t trial_rows = rows, trial_cols = cols;
+  trial_extent(element_size, trial_rows, trial_cols);
+  const std::vector<KernelParams> list = candidates(element_size);
+  std::vector<double> best(list.size(), std::numeric_limits<double>::infinity());
+  // One untimed run first: it faults in pages of `out` touched for the first time.
+  run_kernel(list.front(), element_size, in, out, trial_rows, trial_cols, ld_in, ld_out);
+  for (int round = 0; round < 2; ++round)
+    for (std::size_t k = 0; k < list.size(); ++k) {
+#pragma omp barrier
+      const double t0 = omp_get_wtime();
+      run_kernel(list[k], element_size, in, out, trial_rows, trial_cols, ld_in, ld_out);
+      best[k] = std::min(best[k], omp_get_wtime() - t0); // the kernel ends at a barrier
+    }
+    // Every thread timed the same barrier-to-barrier spans; one thread's figures decide for all.
+#pragma omp single copyprivate(kernel)
+  {
+    std::size_t winner = 0;
+    for (std::size_t k = 1; k < list.size(); ++k)
+      if (best[k] < best[winner])
+        winner = k;
+    kernel = list[winner];
+    auto& c = choices();
+    std::lock_guard g(c.lock);
+    ++c.trials;
+    c.chosen[key] = kernel;
+    log::debug("transpose {}x{} ({} B elements, {} threads): {} in {:.3g} ms (estimate {:.3g} ms)",
+               rows, cols, element_size, key.threads, kernel_name(kernel), best[winner] * 1e3,
+               best[0] * 1e3);
+    if (c.wisdom)
+      c.wisdom->store(key, kernel_name(kernel));
+  }
+  return kernel;
+}
+
+std::size_t trials_run() {
+  auto& c = choices();
+  std::lock_guard g(c.lock);
+  return c.trials;
+}
+
+void forget_choices() {
+  auto& c = choices();
+  std::lock_guard g(c.lock);
+  c.chosen.clear();
+  c.wisdom_loaded = false;
+  c.trials = 0;
+}
+
+} // namespace detail
+} // namespace tessera::cpu

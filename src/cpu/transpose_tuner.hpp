@@ -1,0 +1,41 @@
+// Plan-time tuning of the local transpose: on first use per (element size, threads, shape,
+// leading dimensions) a short timed trial of the candidate kernels picks the fastest, which is
+// kept for the process and, with a wisdom file, for later runs. Small transposes (cache
+// resident, where the choice hardly matters and timings are noise) and the estimate mode take
+// the estimated kernel without timing.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "cpu/transpose_kernel.hpp"
+
+namespace tessera::cpu {
+
+enum class Tuning { Estimate, Measure };
+
+// Defaults: TESSERA_TUNING=estimate|measure (measure when unset) and TESSERA_WISDOM=FILE (none
+// when unset); the command line's --tuning and --wisdom set them per run.
+void set_tuning(Tuning t);
+Tuning tuning();
+void set_wisdom_file(const std::string& path); // "" for none
+std::string wisdom_file();
+
+namespace detail {
+
+// Transposes at least this large (bytes of the input) are timed in Measure mode.
+inline constexpr std::size_t kTrialMinBytes = std::size_t{4} << 20;
+
+// The kernel for this transpose. A worksharing step: every thread of the calling team calls it
+// with the same arguments and gets the same kernel. A trial writes to `out` (sub-blocks of it).
+KernelParams choose_kernel(std::size_t element_size, const void* in, void* out, std::int64_t rows,
+                           std::int64_t cols, std::int64_t ld_in, std::int64_t ld_out);
+
+// For tests: how many trials this process ran, and forgetting every choice (and the wisdom
+// file's contents, which are read again on next use).
+std::size_t trials_run();
+void forget_choices();
+
+} // namespace detail
+} // namespace tessera::cpu

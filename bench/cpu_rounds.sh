@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The CPU figures of bench/RESULTS.md in rounds, beside their anchors measured in the same
+# rounds on the same machine: the local transpose (tessera bench, 1 rank x THREADS threads)
+# against memcpy and HPTT (MEASURE), and the distributed transpose at 2 ranks x 1 thread
+# (bench/compare_fftw, tessera against FFTW_MEASURE, interleaved; and tessera bench).
+# Prints one line per measurement and round, then the median over rounds of each, with the
+# largest over the smallest round (the spread). Run it on an otherwise idle machine.
+#
+#   bench/cpu_rounds.sh BUILD_DIR [ROUNDS]       (default 5 rounds; THREADS default 2)
+#   SHAPES="8192x8192:f64 ..." overrides the local shapes.
+set -euo pipefail
+build=${1:?usage: bench/cpu_rounds.sh BUILD_DIR [ROUNDS]}
+rounds=${2:-5}
+here=$(cd "$(dirname "$0")" && pwd)
+tessera=$build/src/app/tessera
+compare=$build/bench/compare_fftw
+anchors=$here/../../shared/anchors/run-cpu-anchors.sh
+threads=${THREADS:-2}
+shapes=${SHAPES:-"8192x8192:f64 8191x12289:f64 1048573x17:f64 17x1048573:f64 4099x4111:f32 \
+4099x4111:c64 2053x2063:c128 1000x1000:f64"}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; $(date -u +%FT%TZ)"
+for ((r = 1; r <= rounds; ++r)); do
+  echo "load before round $r: $(cut -d' ' -f1-3 /proc/loadavg)"
+  for s in $shapes; do
+    m=${s%%x*} rest=${s#*x} n=${rest%%:*} t=${s##*:}
+    OMP_NUM_THREADS=$threads "$tessera" -q bench transpose --backend cpu --rows "$m" --cols "$n" \
+      --dtype "$t" --json | /usr/bin/python3 -c "import json,sys; d=json.load(sys.stdin); \
+print(f'local {sys.argv[1]} tessera {d[\"gbps\"]:.2f} memcpy {d[\"reference\"][\"gbps\"]:.2f}')" "$s" |
+      tee -a "$log"
+    if [[ $t == f64 && -x $anchors ]]; then
+      THREADS=$threads RANKS=2 "$anchors" "$m" "$n" 2>&1 | sed -n 's/^hptt(measure).*hptt \([0-9.]*\) GB.*/local '"$s"' hptt \1/p' |
+        tee -a "$log"
+    fi
+  done
+  for s in 8192x8192 8191x12289; do
+    if [[ -x $compare ]]; then
+      OMP_NUM_THREADS=1 mpirun -np 2 --bind-to core "$compare" --shape "$s" --json 2>/dev/null |
+        /usr/bin/python3 -c "import json,sys
+for d in (d for l in sys.stdin if l.startswith('[') for d in json.loads(l)):
+    print(f'dist {sys.argv[1]} compare_fftw tessera {d[\"tessera_gbps\"]:.2f} fftw {d[\"fftw_gbps\"]:.2f}')" "$s" |
+        tee -a "$log"
+    fi
+    OMP_NUM_THREADS=1 mpirun -np 2 --bind-to core "$tessera" -q bench transpose --backend cpu \
+      --rows "${s%x*}" --cols "${s#*x}" --dtype f64 --json |
+      /usr/bin/python3 -c "import json,sys; d=json.load(sys.stdin); \
+print(f'dist {sys.argv[1]} bench tessera {d[\"gbps\"]:.2f}')" "$s" | tee -a "$log"
+  done
+done
+echo
+echo "median over $rounds rounds (largest / smallest round):"
+/usr/bin/python3 - "$log" <<'PY'
+import collections, statistics, sys
+vals = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    f = line.split()
+    # "local SHAPE tessera X memcpy Y" / "local SHAPE hptt X" / "dist SHAPE compare_fftw tessera X fftw Y"
+    for k in range(2, len(f) - 1, 2):
+        try:
+            vals[(f[0], f[1], f[2] if f[2] == "compare_fftw" or f[2] == "bench" else "", f[k])].append(float(f[k + 1]))
+        except ValueError:
+            pass
+for key, v in vals.items():
+    print(f"{' '.join(x for x in key if x):45s} {statistics.median(v):8.2f} GB/s  spread {max(v) / min(v):.2f}  ({len(v)} rounds)")
+PY

@@ -1,0 +1,1 @@
+# Registered below once the examples exist.

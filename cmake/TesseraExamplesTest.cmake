@@ -14,8 +14,8 @@ if(TESSERA_HAVE_PYTHON)
 endif()
 add_test(NAME examples.installed
          COMMAND bash ${PROJECT_SOURCE_DIR}/tests/examples/run.sh ${PROJECT_BINARY_DIR}
-                 ${PROJECT_SOURCE_DIR} ${_mpirun} "${_python}" "${TESSERA_PYTHON_INSTALL_DIR}"
-                 ${CMAKE_GENERATOR})
+                 ${PROJECT_SOURCE_DIR} ${_mpirun} ${CMAKE_GENERATOR} ${_python}
+                 ${TESSERA_PYTHON_INSTALL_DIR})
 set_tests_properties(examples.installed PROPERTIES LABELS "examples;mpi" TIMEOUT 600
                      PROCESSORS 2 ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;\
 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMP_NUM_THREADS=1;\

@@ -25,6 +25,10 @@ namespace {
   throw InputError(message, __FILE__, __LINE__);
 }
 
+std::string text(const py::object& o) {
+  return o.attr("__str__")().cast<std::string>();
+}
+
 MPI_Comm comm_of(MPI_Fint handle) {
   return mpi::comm_from_fortran(handle);
 }
@@ -46,7 +50,7 @@ DType dtype_of_object(const py::handle& obj) {
     return DType::c64;
   if (kind == 'c' && size == 16)
     return DType::c128;
-  input_error("dtype " + py::str(dt).cast<std::string>() +
+  input_error("dtype " + text(dt) +
               " is not one tessera handles: expected float32, float64, complex64 or complex128");
 }
 
@@ -80,8 +84,8 @@ void check_block(const py::array& a, DType t, std::int64_t rows, std::int64_t co
     input_error(name + " must have shape " + shape_str(rows, cols) + ", got " + got);
   }
   if (dtype_of_object(a.dtype()) != t || !a.dtype().attr("isnative").cast<bool>())
-    input_error(name + " must have dtype " + py::str(numpy_dtype(t)).cast<std::string>() +
-                " (native byte order), got " + py::str(a.dtype()).cast<std::string>());
+    input_error(name + " must have dtype " + text(numpy_dtype(t)) +
+                " (native byte order), got " + text(a.dtype()));
   if (!(a.flags() & py::array::c_style))
     input_error(name + " must be C-contiguous: pass numpy.ascontiguousarray(" + name + ")");
 }

@@ -60,7 +60,7 @@ const char* level_name(LogLevel l) noexcept {
 // Passes each message to the application's sink, or writes it to stderr.
 class ApplicationSink final : public spdlog::sinks::base_sink<std::mutex> {
 public:
-  explicit ApplicationSink(LogSink sink) : sink_(std::move(sink)) {}
+  explicit ApplicationSink(LogSink to) : sink_(std::move(to)) {}
 
 protected:
   void sink_it_(const spdlog::details::log_msg& msg) override {

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The examples against an installed tessera (cmake/TesseraExamplesTest.cmake):
-#   run.sh BUILD_DIR SOURCE_DIR MPIRUN PYTHON PYTHON_INSTALL_DIR GENERATOR
+#   run.sh BUILD_DIR SOURCE_DIR MPIRUN GENERATOR PYTHON [PYTHON_INSTALL_DIR]
 # PYTHON is "none" when the Python module was not built.
 set -euo pipefail
-build=$1 src=$2 mpirun=$3 python=$4 pydir=$5 generator=$6
+build=$1 src=$2 mpirun=$3 generator=$4 python=$5 pydir=${6:-}
 work=$(mktemp -d "${TMPDIR:-/tmp}/tessera-examples.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix

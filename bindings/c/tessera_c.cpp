@@ -149,9 +149,8 @@ int tessera_transpose_plan_create(tessera_transpose_plan* plan, int64_t rows, in
     *plan = nullptr;
   return guarded([&] {
     require(plan != nullptr, "plan must not be null");
-    *plan = new tessera_transpose_plan_s{
-        tessera::TransposePlan(dist_of(rows, cols, comm), dtype_of(dtype), comm,
-                               backend_of(backend))};
+    *plan = new tessera_transpose_plan_s{tessera::TransposePlan(
+        dist_of(rows, cols, comm), dtype_of(dtype), comm, backend_of(backend))};
   });
 }
 
@@ -199,10 +198,9 @@ int tessera_reduce_plan_create_f(tessera_reduce_plan* plan, int64_t rows, int64_
   const int rc = guarded([&] { c = tessera::mpi::comm_from_fortran(comm); });
   if (rc != TESSERA_OK)
     return rc;
-  return tessera_reduce_plan_create(plan, rows, cols, static_cast<tessera_dtype>(dtype), c,
-                                    static_cast<tessera_backend>(backend),
-                                    reinterpret_cast<const tessera_op*>(ops), nops,
-                                    static_cast<tessera_axis>(axis));
+  return tessera_reduce_plan_create(
+      plan, rows, cols, static_cast<tessera_dtype>(dtype), c, static_cast<tessera_backend>(backend),
+      reinterpret_cast<const tessera_op*>(ops), nops, static_cast<tessera_axis>(axis));
 }
 
 int64_t tessera_reduce_plan_count(tessera_reduce_plan plan) {
@@ -236,8 +234,7 @@ int tessera_h5_write_rows(const char* file, const char* dataset, int64_t rows, i
                           tessera_dtype dtype, const void* block, MPI_Comm comm) {
   return guarded([&] {
     require(file && dataset, "file and dataset must not be null");
-    tessera::h5::write_rows(file, dataset, dist_of(rows, cols, comm), dtype_of(dtype), block,
-                            comm);
+    tessera::h5::write_rows(file, dataset, dist_of(rows, cols, comm), dtype_of(dtype), block, comm);
   });
 }
 

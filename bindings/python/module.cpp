@@ -84,8 +84,8 @@ void check_block(const py::array& a, DType t, std::int64_t rows, std::int64_t co
     input_error(name + " must have shape " + shape_str(rows, cols) + ", got " + got);
   }
   if (dtype_of_object(a.dtype()) != t || !a.dtype().attr("isnative").cast<bool>())
-    input_error(name + " must have dtype " + text(numpy_dtype(t)) +
-                " (native byte order), got " + text(a.dtype()));
+    input_error(name + " must have dtype " + text(numpy_dtype(t)) + " (native byte order), got " +
+                text(a.dtype()));
   if (!(a.flags() & py::array::c_style))
     input_error(name + " must be C-contiguous: pass numpy.ascontiguousarray(" + name + ")");
 }
@@ -128,7 +128,8 @@ private:
 
 std::vector<Op> ops_of(const std::vector<std::string>& names) {
   if (names.empty())
-    input_error("ops must name at least one reduction (sum, min, max, mean, norm1, norm2, norminf)");
+    input_error(
+        "ops must name at least one reduction (sum, min, max, mean, norm1, norm2, norminf)");
   std::vector<Op> ops;
   for (const auto& n : names)
     ops.push_back(parse_op(n));
@@ -141,8 +142,8 @@ public:
                const std::vector<std::string>& ops, const std::string& axis,
                const std::string& backend)
       : rank_(mpi::comm_rank(comm_of(comm))), dist_(dist), dtype_(dtype_of_object(dtype)),
-        ops_(ops), plan_(dist, dtype_, comm_of(comm), parse_backend(backend), ops_of(ops),
-                         parse_axis(axis)) {}
+        ops_(ops),
+        plan_(dist, dtype_, comm_of(comm), parse_backend(backend), ops_of(ops), parse_axis(axis)) {}
 
   py::dict execute(const py::array& block) {
     check_block(block, dtype_, dist_.rows(rank_), dist_.global().cols, "the block");
@@ -264,9 +265,11 @@ PYBIND11_MODULE(_tessera, m) {
   m.def(
       "set_log_level",
       [](const std::string& level) {
-        static const std::pair<const char*, LogLevel> levels[] = {
-            {"off", LogLevel::Off},   {"error", LogLevel::Error}, {"warn", LogLevel::Warn},
-            {"info", LogLevel::Info}, {"debug", LogLevel::Debug}};
+        static const std::pair<const char*, LogLevel> levels[] = {{"off", LogLevel::Off},
+                                                                  {"error", LogLevel::Error},
+                                                                  {"warn", LogLevel::Warn},
+                                                                  {"info", LogLevel::Info},
+                                                                  {"debug", LogLevel::Debug}};
         for (const auto& [name, l] : levels)
           if (level == name)
             return set_log_level(l);
@@ -314,29 +317,27 @@ PYBIND11_MODULE(_tessera, m) {
   m.def("h5_read_rows", &h5_read_rows);
   m.def("h5_write_rows", &h5_write_rows);
   m.def("h5_inspect", &h5_inspect);
-  m.def("transpose_out_of_core",
-        [](const std::string& in_file, const std::string& in_ds, const std::string& out_file,
-           const std::string& out_ds, MPI_Fint comm, std::size_t memory_limit,
-           const std::string& backend) {
-          const MPI_Comm c = comm_of(comm);
-          py::gil_scoped_release release;
-          transpose_out_of_core(in_file, in_ds, out_file, out_ds, c,
-                                ooc_options(memory_limit, backend));
-        });
-  m.def("reduce_out_of_core",
-        [](const std::string& file, const std::string& ds, MPI_Fint comm,
-           const std::vector<std::string>& ops, const std::string& axis, std::size_t memory_limit,
-           const std::string& backend) {
-          const MPI_Comm c = comm_of(comm);
-          const auto o = ops_of(ops);
-          const Axis a = parse_axis(axis);
-          ReduceResult r;
-          {
-            py::gil_scoped_release release;
-            r = reduce_out_of_core(file, ds, o, a, c, ooc_options(memory_limit, backend));
-          }
-          return PyReducePlan::to_dict(r, ops);
-        });
+  m.def("transpose_out_of_core", [](const std::string& in_file, const std::string& in_ds,
+                                    const std::string& out_file, const std::string& out_ds,
+                                    MPI_Fint comm, std::size_t memory_limit,
+                                    const std::string& backend) {
+    const MPI_Comm c = comm_of(comm);
+    py::gil_scoped_release release;
+    transpose_out_of_core(in_file, in_ds, out_file, out_ds, c, ooc_options(memory_limit, backend));
+  });
+  m.def("reduce_out_of_core", [](const std::string& file, const std::string& ds, MPI_Fint comm,
+                                 const std::vector<std::string>& ops, const std::string& axis,
+                                 std::size_t memory_limit, const std::string& backend) {
+    const MPI_Comm c = comm_of(comm);
+    const auto o = ops_of(ops);
+    const Axis a = parse_axis(axis);
+    ReduceResult r;
+    {
+      py::gil_scoped_release release;
+      r = reduce_out_of_core(file, ds, o, a, c, ooc_options(memory_limit, backend));
+    }
+    return PyReducePlan::to_dict(r, ops);
+  });
 
   py::class_<Heat2dSettings>(m, "Heat2dSettings")
       .def(py::init<>())

@@ -21,8 +21,10 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   const int64_t M = 41, N = 17;
-  const int64_t b = tessera_block_begin(M, nranks, rank), rows = tessera_block_rows(M, nranks, rank);
-  const int64_t tb = tessera_block_begin(N, nranks, rank), trows = tessera_block_rows(N, nranks, rank);
+  const int64_t b = tessera_block_begin(M, nranks, rank),
+                rows = tessera_block_rows(M, nranks, rank);
+  const int64_t tb = tessera_block_begin(N, nranks, rank),
+                trows = tessera_block_rows(N, nranks, rank);
   double* a = malloc(sizeof(double) * (size_t)(rows * N + 1));
   double* at = malloc(sizeof(double) * (size_t)(trows * M + 1));
   for (int64_t i = 0; i < rows; ++i)
@@ -30,7 +32,8 @@ int main(int argc, char** argv) {
       a[i * N + j] = (double)((b + i) * N + j);
 
   tessera_transpose_plan plan;
-  CHECK(tessera_transpose_plan_create(&plan, M, N, TESSERA_F64, MPI_COMM_WORLD, TESSERA_BACKEND_CPU));
+  CHECK(
+      tessera_transpose_plan_create(&plan, M, N, TESSERA_F64, MPI_COMM_WORLD, TESSERA_BACKEND_CPU));
   CHECK(tessera_transpose_plan_execute(plan, a, at));
   CHECK(tessera_transpose_plan_destroy(plan));
   int bad = 0;
@@ -51,8 +54,8 @@ int main(int argc, char** argv) {
 
   /* Errors come back as codes with a message. */
   tessera_transpose_plan none;
-  const int rc = tessera_transpose_plan_create(&none, -1, N, TESSERA_F64, MPI_COMM_WORLD,
-                                               TESSERA_BACKEND_CPU);
+  const int rc =
+      tessera_transpose_plan_create(&none, -1, N, TESSERA_F64, MPI_COMM_WORLD, TESSERA_BACKEND_CPU);
   bad += rc != TESSERA_ERROR_INPUT || none != NULL || tessera_last_error()[0] == '\0';
 
   int total = 0;

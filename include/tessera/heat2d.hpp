@@ -42,7 +42,7 @@ struct Heat2dSettings {
 };
 
 struct Heat2dDiagnostics {
-  double total = 0.0;      // sum of u dx dy over the unknowns
+  double total = 0.0; // sum of u dx dy over the unknowns
   double min = 0.0, max = 0.0;
   double l2_error = 0.0;   // sqrt(sum of (u - exact)^2 dx dy); NaN without an exact solution
   double linf_error = 0.0; // max |u - exact|; NaN without an exact solution

@@ -23,17 +23,22 @@ extern "C" {
 
 typedef enum tessera_status {
   TESSERA_OK = 0,
-  TESSERA_ERROR_INPUT = 1,         /* bad arguments: shapes, types, names, null pointers */
-  TESSERA_ERROR_IO = 2,            /* the file system or HDF5 failed */
-  TESSERA_ERROR_MPI = 3,           /* an MPI call failed, or the MPI thread level is too low */
-  TESSERA_ERROR_CUDA = 4,          /* a CUDA, cuBLAS or NCCL call failed */
-  TESSERA_ERROR_NOT_COMPILED = 5,  /* the backend or feature is not in this build */
-  TESSERA_ERROR_RESOURCE = 6,      /* memory could not be allocated */
-  TESSERA_ERROR_NUMERICAL = 7,     /* a NaN or an infinity where none may be */
-  TESSERA_ERROR_INTERNAL = 8       /* a bug in tessera (or an unknown exception) */
+  TESSERA_ERROR_INPUT = 1,        /* bad arguments: shapes, types, names, null pointers */
+  TESSERA_ERROR_IO = 2,           /* the file system or HDF5 failed */
+  TESSERA_ERROR_MPI = 3,          /* an MPI call failed, or the MPI thread level is too low */
+  TESSERA_ERROR_CUDA = 4,         /* a CUDA, cuBLAS or NCCL call failed */
+  TESSERA_ERROR_NOT_COMPILED = 5, /* the backend or feature is not in this build */
+  TESSERA_ERROR_RESOURCE = 6,     /* memory could not be allocated */
+  TESSERA_ERROR_NUMERICAL = 7,    /* a NaN or an infinity where none may be */
+  TESSERA_ERROR_INTERNAL = 8      /* a bug in tessera (or an unknown exception) */
 } tessera_status;
 
-typedef enum tessera_dtype { TESSERA_F32 = 0, TESSERA_F64 = 1, TESSERA_C64 = 2, TESSERA_C128 = 3 } tessera_dtype;
+typedef enum tessera_dtype {
+  TESSERA_F32 = 0,
+  TESSERA_F64 = 1,
+  TESSERA_C64 = 2,
+  TESSERA_C128 = 3
+} tessera_dtype;
 typedef enum tessera_backend {
   TESSERA_BACKEND_AUTO = 0,
   TESSERA_BACKEND_CPU = 1,
@@ -48,7 +53,11 @@ typedef enum tessera_op {
   TESSERA_OP_NORM2 = 5,
   TESSERA_OP_NORMINF = 6
 } tessera_op;
-typedef enum tessera_axis { TESSERA_AXIS_ALL = 0, TESSERA_AXIS_ROWS = 1, TESSERA_AXIS_COLS = 2 } tessera_axis;
+typedef enum tessera_axis {
+  TESSERA_AXIS_ALL = 0,
+  TESSERA_AXIS_ROWS = 1,
+  TESSERA_AXIS_COLS = 2
+} tessera_axis;
 typedef enum tessera_log_level {
   TESSERA_LOG_OFF = 0,
   TESSERA_LOG_ERROR = 1,

@@ -3,9 +3,9 @@
 
 #include <optional>
 
+#include "core/throw.hpp"
 #include "io/h5_file.hpp"
 #include "io/h5_matrix.hpp"
-#include "core/throw.hpp"
 #include "mpi/communicator.hpp"
 
 namespace tessera::h5 {

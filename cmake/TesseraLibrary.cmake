@@ -14,6 +14,9 @@ function(tessera_glob_library name)
   endforeach()
   if(srcs)
     add_library(${name} STATIC ${srcs})
+    # libtessera.so is linked from these same objects (src/api/CMakeLists.txt). Only these: the
+    # tests' shared precompiled header must match their executables' flags.
+    set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
     target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/src
                                                  ${PROJECT_SOURCE_DIR}/include)
     target_link_libraries(${name} PUBLIC ${ARG_LINKS} PRIVATE tessera_warnings tessera_fp

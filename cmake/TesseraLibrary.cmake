@@ -14,13 +14,18 @@ function(tessera_glob_library name)
   endforeach()
   if(srcs)
     add_library(${name} STATIC ${srcs})
-    target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/src)
+    # libtessera.so is linked from these same objects (src/api/CMakeLists.txt). Only these: the
+    # tests' shared precompiled header must match their executables' flags.
+    set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+    target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/src
+                                                 ${PROJECT_SOURCE_DIR}/include)
     target_link_libraries(${name} PUBLIC ${ARG_LINKS} PRIVATE tessera_warnings tessera_fp
                                                               tessera_sanitizers)
     tessera_build_speed(${name})
   else()
     add_library(${name} INTERFACE)
-    target_include_directories(${name} INTERFACE ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/src)
+    target_include_directories(${name} INTERFACE ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/src
+                                                    ${PROJECT_SOURCE_DIR}/include)
     target_link_libraries(${name} INTERFACE ${ARG_LINKS})
   endif()
 endfunction()

@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libcli11-dev libtomlplusplus-dev libspdlog-dev libfmt-dev
   libfftw3-dev libfftw3-mpi-dev
   python3 python3-h5py python3-numpy time
+  gfortran pybind11-dev python3-mpi4py python3-pytest
 )
 # The Slurm integration test needs a local one-node cluster (scripts/slurm-local.sh).
 if [[ "${TESSERA_WITH_SLURM:-1}" == 1 ]]; then

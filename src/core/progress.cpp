@@ -43,7 +43,7 @@ std::string duration(double s) {
 Progress::Progress(std::string what, double total, Unit unit, double interval)
     : what_(std::move(what)), total_(total), unit_(unit), interval_(interval),
       start_(wall_seconds()), last_print_(start_),
-      enabled_(log_rank() == 0 && spdlog::should_log(spdlog::level::info)),
+      enabled_(log_rank() == 0 && logger().should_log(spdlog::level::info)),
       tty_(isatty(fileno(stderr)) == 1) {}
 
 Progress::~Progress() {

@@ -1,5 +1,6 @@
-// Reduction operations, axes, and the canonical summation order that makes the Sum family
-// (Sum, Mean, Norm1, Norm2) bit-identical for any rank count, thread count and backend.
+// Reduction operations and axes (their public part: tessera/reduction.hpp), and the canonical
+// summation order that makes the Sum family (Sum, Mean, Norm1, Norm2) bit-identical for any
+// rank count, thread count and backend.
 //
 // Canonical order (every backend implements exactly this; src/cpu/reference.cpp is its plain
 // serial statement and the oracle of the tests):
@@ -49,24 +50,13 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <string_view>
-#include <vector>
+
+#include <tessera/reduction.hpp>
 
 namespace tessera {
 
-enum class Op { Sum, Min, Max, Mean, Norm1, Norm2, NormInf };
-enum class Axis { All, Rows, Cols };
-
 inline constexpr int kSumLanes = 128;
 inline constexpr std::int64_t kReduceBlockRows = 64;
-
-std::string_view op_name(Op op) noexcept;
-std::string_view axis_name(Axis a) noexcept;
-// "sum", "min", "max", "mean", "norm1", "norm2", "norminf"; throws InputError otherwise.
-Op parse_op(std::string_view s);
-// Comma-separated list: "sum,norm2,max".
-std::vector<Op> parse_ops(std::string_view list);
-Axis parse_axis(std::string_view s);
 
 // True for Sum, Mean, Norm1, Norm2: the ops whose value depends on the order of additions.
 constexpr bool is_sum_family(Op op) noexcept {
@@ -81,15 +71,5 @@ bool norm2_needs_rescue(double r) noexcept;
 std::optional<int> norm2_rescue_exponent(double max_abs) noexcept;
 // The rescued norm from sqrt(S') and e: scaled_norm·2^-e (std::ldexp).
 double norm2_unscale(double scaled_norm, int e) noexcept;
-
-// One reduction's result: one value (All), one per global row (Rows) or per column (Cols).
-struct ReduceResult {
-  Axis axis = Axis::All;
-  std::vector<Op> ops;
-  std::vector<std::vector<double>> values; // values[k] belongs to ops[k]
-
-  const std::vector<double>& operator[](Op op) const;
-  double scalar(Op op) const { return (*this)[op].at(0); }
-};
 
 } // namespace tessera

@@ -14,6 +14,7 @@
 
 #include "app/byte_size.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "core/progress.hpp"
 
 namespace tessera {
@@ -54,9 +55,10 @@ TEST(Progress, TheFinalLineIsPrintedOnce) {
     GTEST_SKIP() << "stderr is a terminal: there progress rewrites one line instead of logging";
   std::ostringstream captured;
   const auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(captured);
-  const auto previous = spdlog::default_logger();
-  spdlog::set_default_logger(std::make_shared<spdlog::logger>("progress-test", sink));
-  spdlog::set_level(spdlog::level::info);
+  // tessera logs through its own logger (core/log.hpp), silent until one is set.
+  const auto test_logger = std::make_shared<spdlog::logger>("progress-test", sink);
+  test_logger->set_level(spdlog::level::info);
+  set_logger(test_logger);
   {
     std::mt19937 rng(std::random_device{}());
     const int total = 2 + static_cast<int>(rng() % 100);
@@ -73,7 +75,7 @@ TEST(Progress, TheFinalLineIsPrintedOnce) {
     p.finish(); // the end not printed yet: finish() prints it
     EXPECT_EQ(count_of(captured.str(), "move: 8/8"), 1) << captured.str();
   }
-  spdlog::set_default_logger(previous);
+  set_logger(nullptr);
 }
 
 TEST(ByteSize, UnitsAndErrors) {

@@ -1,0 +1,241 @@
+// The C API (tessera/tessera.h): each function catches every exception, keeps its message for
+// tessera_last_error() and returns the code of its kind.
+#include <tessera/tessera.h>
+
+#include <tessera/tessera.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "mpi/communicator.hpp"
+#include "mpi/fortran_comm.hpp"
+
+struct tessera_transpose_plan_s {
+  tessera::TransposePlan plan;
+};
+struct tessera_reduce_plan_s {
+  tessera::ReducePlan plan;
+  std::int64_t count;
+};
+
+namespace {
+
+thread_local std::string g_last_error;
+
+int fail(int code, const char* message) {
+  g_last_error = message;
+  return code;
+}
+
+int code_of(const tessera::Error& e) {
+  if (dynamic_cast<const tessera::InputError*>(&e))
+    return TESSERA_ERROR_INPUT;
+  if (dynamic_cast<const tessera::IoError*>(&e))
+    return TESSERA_ERROR_IO;
+  if (dynamic_cast<const tessera::MpiError*>(&e))
+    return TESSERA_ERROR_MPI;
+  if (dynamic_cast<const tessera::CudaError*>(&e))
+    return TESSERA_ERROR_CUDA;
+  if (dynamic_cast<const tessera::NotCompiled*>(&e))
+    return TESSERA_ERROR_NOT_COMPILED;
+  if (dynamic_cast<const tessera::ResourceError*>(&e))
+    return TESSERA_ERROR_RESOURCE;
+  if (dynamic_cast<const tessera::NumericalError*>(&e))
+    return TESSERA_ERROR_NUMERICAL;
+  return TESSERA_ERROR_INTERNAL;
+}
+
+// Runs f, turning exceptions into codes and messages.
+template <class F>
+int guarded(F&& f) noexcept {
+  try {
+    f();
+    g_last_error.clear();
+    return TESSERA_OK;
+  } catch (const tessera::Error& e) {
+    return fail(code_of(e), e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(TESSERA_ERROR_RESOURCE, "out of memory");
+  } catch (const std::exception& e) {
+    return fail(TESSERA_ERROR_INTERNAL, e.what());
+  } catch (...) {
+    return fail(TESSERA_ERROR_INTERNAL, "unknown exception");
+  }
+}
+
+void require(bool ok, const char* what) {
+  if (!ok)
+    throw tessera::InputError(what, __FILE__, __LINE__);
+}
+
+tessera::DType dtype_of(int t) {
+  require(t >= TESSERA_F32 && t <= TESSERA_C128,
+          "dtype must be TESSERA_F32, TESSERA_F64, TESSERA_C64 or TESSERA_C128");
+  return static_cast<tessera::DType>(t);
+}
+tessera::Backend backend_of(int b) {
+  require(b >= TESSERA_BACKEND_AUTO && b <= TESSERA_BACKEND_CUDA,
+          "backend must be TESSERA_BACKEND_AUTO, TESSERA_BACKEND_CPU or TESSERA_BACKEND_CUDA");
+  return static_cast<tessera::Backend>(b);
+}
+tessera::Axis axis_of(int a) {
+  require(a >= TESSERA_AXIS_ALL && a <= TESSERA_AXIS_COLS,
+          "axis must be TESSERA_AXIS_ALL, TESSERA_AXIS_ROWS or TESSERA_AXIS_COLS");
+  return static_cast<tessera::Axis>(a);
+}
+std::vector<tessera::Op> ops_of(const int* ops, int nops) {
+  require(ops != nullptr && nops > 0, "a reduction needs at least one operation (ops, nops > 0)");
+  std::vector<tessera::Op> r;
+  for (int k = 0; k < nops; ++k) {
+    require(ops[k] >= TESSERA_OP_SUM && ops[k] <= TESSERA_OP_NORMINF,
+            "ops[k] must be one of TESSERA_OP_SUM ... TESSERA_OP_NORMINF");
+    r.push_back(static_cast<tessera::Op>(ops[k]));
+  }
+  return r;
+}
+tessera::BlockDistribution dist_of(std::int64_t rows, std::int64_t cols, MPI_Comm comm) {
+  require(comm != MPI_COMM_NULL, "the communicator is MPI_COMM_NULL, expected a communicator");
+  return tessera::BlockDistribution({rows, cols}, tessera::mpi::comm_size(comm));
+}
+
+} // namespace
+
+extern "C" {
+
+const char* tessera_last_error(void) {
+  return g_last_error.c_str();
+}
+
+int tessera_last_error_copy(char* buf, int len) {
+  const int n = static_cast<int>(g_last_error.size());
+  if (buf && len > 0) {
+    std::memset(buf, 0, static_cast<std::size_t>(len));
+    std::memcpy(buf, g_last_error.data(), static_cast<std::size_t>(std::min(n, len)));
+  }
+  return n;
+}
+
+const char* tessera_version(void) {
+  return tessera::version();
+}
+
+int tessera_set_log_level(tessera_log_level level) {
+  return guarded([&] {
+    require(level >= TESSERA_LOG_OFF && level <= TESSERA_LOG_DEBUG,
+            "level must be TESSERA_LOG_OFF ... TESSERA_LOG_DEBUG");
+    tessera::set_log_level(static_cast<tessera::LogLevel>(level));
+  });
+}
+
+int64_t tessera_block_begin(int64_t rows, int nranks, int rank) {
+  if (nranks <= 0 || rows < 0 || rank < 0 || rank > nranks)
+    return -1;
+  return tessera::BlockDistribution({rows, 1}, nranks).begin(rank);
+}
+
+int64_t tessera_block_rows(int64_t rows, int nranks, int rank) {
+  if (nranks <= 0 || rows < 0 || rank < 0 || rank >= nranks)
+    return -1;
+  return tessera::BlockDistribution({rows, 1}, nranks).rows(rank);
+}
+
+int tessera_transpose_plan_create(tessera_transpose_plan* plan, int64_t rows, int64_t cols,
+                                  tessera_dtype dtype, MPI_Comm comm, tessera_backend backend) {
+  if (plan)
+    *plan = nullptr;
+  return guarded([&] {
+    require(plan != nullptr, "plan must not be null");
+    *plan = new tessera_transpose_plan_s{tessera::TransposePlan(
+        dist_of(rows, cols, comm), dtype_of(dtype), comm, backend_of(backend))};
+  });
+}
+
+int tessera_transpose_plan_create_f(tessera_transpose_plan* plan, int64_t rows, int64_t cols,
+                                    int dtype, MPI_Fint comm, int backend) {
+  MPI_Comm c = MPI_COMM_NULL;
+  const int rc = guarded([&] { c = tessera::mpi::comm_from_fortran(comm); });
+  if (rc != TESSERA_OK)
+    return rc;
+  return tessera_transpose_plan_create(plan, rows, cols, static_cast<tessera_dtype>(dtype), c,
+                                       static_cast<tessera_backend>(backend));
+}
+
+int tessera_transpose_plan_execute(tessera_transpose_plan plan, const void* in, void* out) {
+  return guarded([&] {
+    require(plan != nullptr, "plan must not be null");
+    plan->plan.execute(in, out);
+  });
+}
+
+int tessera_transpose_plan_destroy(tessera_transpose_plan plan) {
+  return guarded([&] { delete plan; });
+}
+
+int tessera_reduce_plan_create(tessera_reduce_plan* plan, int64_t rows, int64_t cols,
+                               tessera_dtype dtype, MPI_Comm comm, tessera_backend backend,
+                               const tessera_op* ops, int nops, tessera_axis axis) {
+  if (plan)
+    *plan = nullptr;
+  return guarded([&] {
+    require(plan != nullptr, "plan must not be null");
+    static_assert(sizeof(tessera_op) == sizeof(int));
+    const auto a = axis_of(axis);
+    const std::int64_t count = a == tessera::Axis::All ? 1 : a == tessera::Axis::Rows ? rows : cols;
+    *plan = new tessera_reduce_plan_s{
+        tessera::ReducePlan(dist_of(rows, cols, comm), dtype_of(dtype), comm, backend_of(backend),
+                            ops_of(reinterpret_cast<const int*>(ops), nops), a),
+        count};
+  });
+}
+
+int tessera_reduce_plan_create_f(tessera_reduce_plan* plan, int64_t rows, int64_t cols, int dtype,
+                                 MPI_Fint comm, int backend, const int* ops, int nops, int axis) {
+  MPI_Comm c = MPI_COMM_NULL;
+  const int rc = guarded([&] { c = tessera::mpi::comm_from_fortran(comm); });
+  if (rc != TESSERA_OK)
+    return rc;
+  return tessera_reduce_plan_create(
+      plan, rows, cols, static_cast<tessera_dtype>(dtype), c, static_cast<tessera_backend>(backend),
+      reinterpret_cast<const tessera_op*>(ops), nops, static_cast<tessera_axis>(axis));
+}
+
+int64_t tessera_reduce_plan_count(tessera_reduce_plan plan) {
+  return plan ? plan->count : -1;
+}
+
+int tessera_reduce_plan_execute(tessera_reduce_plan plan, const void* block, double* values) {
+  return guarded([&] {
+    require(plan != nullptr, "plan must not be null");
+    require(values != nullptr, "values must not be null");
+    const tessera::ReduceResult r = plan->plan.execute(block);
+    double* at = values;
+    for (const auto& v : r.values)
+      at = std::copy(v.begin(), v.end(), at);
+  });
+}
+
+int tessera_reduce_plan_destroy(tessera_reduce_plan plan) {
+  return guarded([&] { delete plan; });
+}
+
+int tessera_h5_read_rows(const char* file, const char* dataset, int64_t rows, int64_t cols,
+                         tessera_dtype dtype, void* block, MPI_Comm comm) {
+  return guarded([&] {
+    require(file && dataset, "file and dataset must not be null");
+    tessera::h5::read_rows(file, dataset, dist_of(rows, cols, comm), dtype_of(dtype), block, comm);
+  });
+}
+
+int tessera_h5_write_rows(const char* file, const char* dataset, int64_t rows, int64_t cols,
+                          tessera_dtype dtype, const void* block, MPI_Comm comm) {
+  return guarded([&] {
+    require(file && dataset, "file and dataset must not be null");
+    tessera::h5::write_rows(file, dataset, dist_of(rows, cols, comm), dtype_of(dtype), block, comm);
+  });
+}
+
+} // extern "C"

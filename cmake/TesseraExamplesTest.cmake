@@ -1,0 +1,22 @@
+# examples.installed: installs this build into a temporary prefix, builds examples/ there as a
+# separate project (find_package(tessera) against the prefix, not the build tree), and runs
+# every example at 3 ranks, then the Python tests under mpirun (tests/examples/run.sh).
+if(TESSERA_SANITIZE)
+  return() # the sanitizer builds have no bindings, and their libraries need the runtime first
+endif()
+set(_mpirun ${MPIEXEC_EXECUTABLE})
+if(NOT _mpirun)
+  set(_mpirun mpirun)
+endif()
+set(_python none)
+if(TESSERA_HAVE_PYTHON)
+  set(_python ${TESSERA_PYTHON_EXECUTABLE})
+endif()
+add_test(NAME examples.installed
+         COMMAND bash ${PROJECT_SOURCE_DIR}/tests/examples/run.sh ${PROJECT_BINARY_DIR}
+                 ${PROJECT_SOURCE_DIR} ${_mpirun} ${CMAKE_GENERATOR} ${_python}
+                 ${TESSERA_PYTHON_INSTALL_DIR})
+set_tests_properties(examples.installed PROPERTIES LABELS "examples;mpi" TIMEOUT 600
+                     PROCESSORS 2 ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;\
+OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMP_NUM_THREADS=1;\
+HDF5_USE_FILE_LOCKING=FALSE")

@@ -1,0 +1,85 @@
+// Distributed HDF5 I/O of row-distributed matrices: every rank reads or writes its own block of
+// rows of a 2-D dataset. Collective over the communicator (parallel HDF5 with collective
+// transfers when the library has it; with a serial HDF5 the ranks take turns on the same file
+// format). Errors are thrown on every rank: InputError for what was asked (missing dataset,
+// wrong shape or element type), IoError when the file system or HDF5 fails. Any MPI thread
+// level suffices.
+//
+//   tessera::h5::write_rows("a.h5", "/A", dist, tessera::DType::f64, block, MPI_COMM_WORLD);
+//   auto info = tessera::h5::inspect("a.h5", "/A", MPI_COMM_WORLD);   // shape, dtype
+//   tessera::h5::read_rows("a.h5", "/A", dist, tessera::DType::f64, block, MPI_COMM_WORLD);
+//
+// Files are tessera's output format: written as NAME.XXXXXX.partial and renamed to NAME when
+// complete (an existing NAME is replaced), with the root attribute complete = 1; complex
+// numbers are stored as h5py stores them. docs/output.md describes the layout.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <tessera/block_distribution.hpp>
+#include <tessera/dtype.hpp>
+
+namespace tessera::h5 {
+
+struct DatasetInfo {
+  Shape shape;
+  DType dtype;
+};
+
+struct WriteOptions {
+  std::int64_t chunk_rows = 0; // 0: contiguous layout (unless deflate asks for chunks)
+  std::int64_t chunk_cols = 0; // 0 with chunk_rows > 0: whole rows
+  int deflate = 0;             // 0: no compression; 1-9: gzip level
+};
+
+// Collective. The shape and element type of a 2-D dataset.
+DatasetInfo inspect(const std::string& file, const std::string& dataset, MPI_Comm comm);
+
+// Collective. Reads this rank's rows [dist.begin(rank), dist.end(rank)) into `block`
+// (dist.rows(rank) × cols elements of `dtype`, row-major; f32 <-> f64 and c64 <-> c128 convert).
+// dist.global() must equal the dataset's shape.
+void read_rows(const std::string& file, const std::string& dataset, const BlockDistribution& dist,
+               DType dtype, void* block, MPI_Comm comm);
+
+// A file being written: datasets are added one by one; commit() makes it appear under its name.
+// Destroyed without commit(), nothing is left behind.
+class Writer {
+public:
+  // Collective: creates the file's temporary (and takes its lock).
+  Writer(const std::string& file, MPI_Comm comm);
+  ~Writer();
+  Writer(Writer&&) noexcept;
+  Writer& operator=(Writer&&) noexcept;
+
+  // Collective: creates `dataset` (and its parent groups) of dist.global() and writes this
+  // rank's rows from `block`. InputError when it exists already.
+  void write_rows(const std::string& dataset, const BlockDistribution& dist, DType dtype,
+                  const void* block, const WriteOptions& options = {});
+  // Collective: completes the file and renames it to its name.
+  void commit();
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Collective: a file holding one dataset (Writer + write_rows + commit).
+void write_rows(const std::string& file, const std::string& dataset, const BlockDistribution& dist,
+                DType dtype, const void* block, MPI_Comm comm, const WriteOptions& options = {});
+
+template <class T>
+void read_rows(const std::string& file, const std::string& dataset, const BlockDistribution& dist,
+               T* block, MPI_Comm comm) {
+  read_rows(file, dataset, dist, dtype_of<T>, static_cast<void*>(block), comm);
+}
+template <class T>
+void write_rows(const std::string& file, const std::string& dataset, const BlockDistribution& dist,
+                const T* block, MPI_Comm comm, const WriteOptions& options = {}) {
+  write_rows(file, dataset, dist, dtype_of<T>, static_cast<const void*>(block), comm, options);
+}
+
+} // namespace tessera::h5

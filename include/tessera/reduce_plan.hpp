@@ -1,0 +1,56 @@
+// Distributed reductions over a row-distributed matrix (f32/f64 data, f64 accumulation).
+//
+//   ReducePlan rp(dist, DType::f64, comm, Backend::Cpu, {Op::Sum, Op::Norm2}, Axis::All);
+//   ReduceResult r = rp.execute(block);   // the same values on every rank
+//
+// The Sum family follows one fixed summation order: bit-identical results for any rank count,
+// OMP_NUM_THREADS and backend. f64 norms whose sum of squares overflowed or underflowed are
+// recomputed with scaling: accurate, and just as reproducible. Along Cols, each rank keeps the
+// column partials of its whole row blocks: cols × ⌈rows/64⌉ doubles, 1/8 of its f64 block.
+// Any MPI thread level suffices (only the calling thread calls MPI).
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <vector>
+
+#include <tessera/backend.hpp>
+#include <tessera/block_distribution.hpp>
+#include <tessera/dtype.hpp>
+#include <tessera/reduction.hpp>
+
+namespace tessera {
+
+// Per-phase timers (internal; tessera's own tools pass them, applications leave them null).
+class PhaseTimers;
+
+struct ReduceOptions {
+  Memory memory = Memory::Host; // where execute()'s block lives (CUDA backend)
+  // Optional: each execute adds a "reduce.execute" phase (bytes read) here when set.
+  PhaseTimers* timers = nullptr;
+};
+
+class ReducePlan {
+public:
+  // Collective over comm.
+  ReducePlan(const BlockDistribution& dist, DType dtype, MPI_Comm comm, Backend backend,
+             std::vector<Op> ops, Axis axis, ReduceOptions options = {});
+  ~ReducePlan();
+  ReducePlan(ReducePlan&&) noexcept;
+  ReducePlan& operator=(ReducePlan&&) noexcept;
+
+  // Collective. `block` is this rank's dist.rows(rank) × cols, row-major.
+  ReduceResult execute(const void* block);
+
+  Backend backend() const noexcept; // resolved: never Auto
+  // Bytes this rank reads per execute: its block once per distinct kernel pass (Mean shares
+  // Sum's pass), not counting the passes of a Norm2 rescue.
+  double bytes_read() const noexcept;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace tessera

@@ -1,0 +1,69 @@
+// tessera/hdf5.hpp over the internal HDF5 layer (io/h5_file.hpp, io/h5_matrix.hpp).
+#include <tessera/hdf5.hpp>
+
+#include <optional>
+
+#include "core/throw.hpp"
+#include "io/h5_file.hpp"
+#include "io/h5_matrix.hpp"
+#include "mpi/communicator.hpp"
+
+namespace tessera::h5 {
+
+namespace {
+io::WriteOptions internal(const WriteOptions& o) {
+  io::WriteOptions w;
+  w.chunk_rows = o.chunk_rows;
+  w.chunk_cols = o.chunk_cols;
+  w.deflate = o.deflate;
+  return w;
+}
+} // namespace
+
+DatasetInfo inspect(const std::string& file, const std::string& dataset, MPI_Comm comm) {
+  const io::H5File f = io::H5File::open_read(file, comm);
+  const io::DatasetInfo info = io::inspect_dataset(f, dataset);
+  return {info.shape, info.dtype};
+}
+
+void read_rows(const std::string& file, const std::string& dataset, const BlockDistribution& dist,
+               DType dtype, void* block, MPI_Comm comm) {
+  const io::H5File f = io::H5File::open_read(file, comm);
+  io::read_rows(f, dataset, dist, mpi::comm_rank(comm), dtype, block);
+}
+
+struct Writer::Impl {
+  std::optional<io::H5File> file;
+  int rank = 0;
+};
+
+Writer::Writer(const std::string& file, MPI_Comm comm) : impl_(std::make_unique<Impl>()) {
+  impl_->file.emplace(io::H5File::create(file, comm));
+  impl_->rank = mpi::comm_rank(comm);
+}
+
+Writer::~Writer() = default;
+Writer::Writer(Writer&&) noexcept = default;
+Writer& Writer::operator=(Writer&&) noexcept = default;
+
+void Writer::write_rows(const std::string& dataset, const BlockDistribution& dist, DType dtype,
+                        const void* block, const WriteOptions& options) {
+  TESSERA_REQUIRE(impl_ && impl_->file, InputError,
+                  "h5::Writer: '{}' cannot be written after commit()", dataset);
+  io::write_rows(*impl_->file, dataset, dist, impl_->rank, dtype, block, internal(options));
+}
+
+void Writer::commit() {
+  TESSERA_REQUIRE(impl_ && impl_->file, InputError, "h5::Writer: commit() called twice");
+  impl_->file->commit();
+  impl_->file.reset();
+}
+
+void write_rows(const std::string& file, const std::string& dataset, const BlockDistribution& dist,
+                DType dtype, const void* block, MPI_Comm comm, const WriteOptions& options) {
+  Writer w(file, comm);
+  w.write_rows(dataset, dist, dtype, block, options);
+  w.commit();
+}
+
+} // namespace tessera::h5

@@ -1,0 +1,40 @@
+// tessera/out_of_core.hpp over io/out_of_core.hpp, with a library's defaults: no progress lines,
+// no delays or faults taken from the environment.
+#include <tessera/out_of_core.hpp>
+
+#include "io/out_of_core.hpp"
+
+namespace tessera {
+
+namespace {
+io::OutOfCoreOptions internal(const OutOfCoreOptions& o) {
+  io::OutOfCoreOptions r;
+  r.memory_limit = o.memory_limit;
+  r.staging_depth = o.staging_depth;
+  r.backend = o.backend;
+  r.exchange = o.exchange;
+  r.progress = false;
+  r.io_delay_ms = 0.0;
+  r.compute_delay_ms = 0.0;
+  return r;
+}
+// Dataset paths are absolute inside the file; "A" means "/A" as in h5py.
+io::DatasetRef ref(const std::string& file, const std::string& dataset) {
+  return {file, dataset.starts_with('/') ? dataset : "/" + dataset};
+}
+} // namespace
+
+void transpose_out_of_core(const std::string& in_file, const std::string& in_dataset,
+                           const std::string& out_file, const std::string& out_dataset,
+                           MPI_Comm comm, const OutOfCoreOptions& options) {
+  io::transpose_out_of_core(ref(in_file, in_dataset), ref(out_file, out_dataset), internal(options),
+                            comm);
+}
+
+ReduceResult reduce_out_of_core(const std::string& file, const std::string& dataset,
+                                const std::vector<Op>& ops, Axis axis, MPI_Comm comm,
+                                const OutOfCoreOptions& options) {
+  return io::reduce_out_of_core(ref(file, dataset), ops, axis, internal(options), comm);
+}
+
+} // namespace tessera

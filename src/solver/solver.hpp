@@ -16,7 +16,9 @@
 //
 // With Config::backend == Cuda the state lives on the rank's GPU (solver_cuda.cpp): the same
 // operations on every line, with the lines stored as columns so that the line kernels are
-// coalesced, queued on one stream; the same bits as the CPU. The host views (field_y,
+// coalesced, queued on one stream; the same bits as the CPU. On one rank, grids of more than 64
+// points a side are stepped by tiles instead (cuda/heat2d_tiles.hpp: no transposes, partitioned
+// line solves), which agree with the CPU to rounding. The host views (field_y,
 // get_field_x, …) and device_field_y copy on demand.
 #pragma once
 
@@ -88,6 +90,7 @@ private:
   // The CUDA backend (solver_cuda.cpp).
   void device_init();
   void device_step();
+  void tiled_step();
   void device_set_field_x(const double* block_x);
   void device_get_field_x(double* block_x);
   void device_upload();                           // u_ → device state (after mutable_field_y)

@@ -31,18 +31,18 @@ __global__ void __launch_bounds__(32 * kWarps, kBlocksPerSm) tile_kernel(const t
   tiles::phase_rhs(s, b, lane, R);
   __syncwarp();
   if constexpr (kMode == Mode::Prepare) {
-    tiles::phase_reduced_x(s, b, lane, R);
+    tiles::reduced_x(s, b, lane, R);
     return;
   }
-  tiles::phase_solve_x(s, b, lane, R);
+  tiles::solve_x(s, b, lane, R);
   __syncwarp();
   if constexpr (kMode == Mode::Half) {
-    tiles::phase_reduced_y(s, b, lane, R);
+    tiles::reduced_y(s, b, lane, R);
     return;
   }
-  tiles::phase_solve_y(s, b, lane, R);
+  tiles::solve_y(s, b, lane, R);
   __syncwarp();
-  tiles::phase_reduced_x(s, b, lane, R);
+  tiles::reduced_x(s, b, lane, R);
 }
 
 __global__ void __launch_bounds__(128)
@@ -89,12 +89,12 @@ Offsets append_axis(std::vector<double>& t, const cpu::PartitionedTridiag& p) {
 tiles::Piece bind_piece(const double* base, const std::size_t (&o)[6],
                         const cpu::PartitionPiece& q) {
   tiles::Piece p;
-  p.inv = base + o[0];
-  p.upper = base + o[1];
-  p.phi_l = base + o[2];
-  p.phi_r = base + o[3];
-  p.w_first = base + o[4];
-  p.w_last = base + o[5];
+  p.inv_p = base + o[0];
+  p.upper_p = base + o[1];
+  p.phi_l_p = base + o[2];
+  p.phi_r_p = base + o[3];
+  p.w_first_p = base + o[4];
+  p.w_last_p = base + o[5];
   p.q = static_cast<int>(q.q);
   p.pl_first = q.pl_first;
   p.pr_first = q.pr_first;
@@ -108,7 +108,7 @@ void bind_axis(const double* base, const Offsets& o, const cpu::PartitionedTridi
   a.h = p.h();
   a.add_bc = !p.periodic() && g != 0.0;
   a.hg = a.add_bc ? p.h() * g : 0.0;
-  a.full = bind_piece(base, o.piece[0], p.full());
+  a.full = tiles::full_piece(p.full());
   a.last = bind_piece(base, o.piece[1], p.last());
   r.tiles = a.tiles;
   r.lines = lines;

@@ -14,6 +14,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "cpu/tridiag_partition.hpp"
+
 #if defined(__CUDACC__)
 #define TESSERA_HD __host__ __device__ __forceinline__
 #else
@@ -22,11 +24,11 @@
 // Device pass: unrolled loops keep the per-lane arrays in registers; read-only loads of tables.
 #if defined(__CUDA_ARCH__)
 #define TESSERA_UNROLL _Pragma("unroll")
-#define TESSERA_UNROLL4 _Pragma("unroll 4")
+#define TESSERA_UNROLL8 _Pragma("unroll 8")
 #define TESSERA_LDG(p) __ldg(p)
 #else
 #define TESSERA_UNROLL
-#define TESSERA_UNROLL4
+#define TESSERA_UNROLL8
 #define TESSERA_LDG(p) (*(p))
 #endif
 
@@ -37,17 +39,55 @@ using i64 = std::int64_t;
 constexpr int kTile = 32;         // positions per tile and direction (one lane each)
 constexpr int kPitch = kTile + 1; // shared-memory row pitch (doubles) against bank conflicts
 
-// One cpu::PartitionPiece (q values per array).
+// One cpu::PartitionPiece (q values per array), read through pointers (the last, shorter tile).
 struct Piece {
-  const double* inv = nullptr;
-  const double* upper = nullptr;
-  const double* phi_l = nullptr;
-  const double* phi_r = nullptr;
-  const double* w_first = nullptr;
-  const double* w_last = nullptr;
+  const double* inv_p = nullptr;
+  const double* upper_p = nullptr;
+  const double* phi_l_p = nullptr;
+  const double* phi_r_p = nullptr;
+  const double* w_first_p = nullptr;
+  const double* w_last_p = nullptr;
   int q = 0;
   double pl_first = 0.0, pr_first = 1.0;
+  TESSERA_HD double inv(int k) const { return TESSERA_LDG(inv_p + k); }
+  TESSERA_HD double upper(int k) const { return TESSERA_LDG(upper_p + k); }
+  TESSERA_HD double phi_l(int k) const { return TESSERA_LDG(phi_l_p + k); }
+  TESSERA_HD double phi_r(int k) const { return TESSERA_LDG(phi_r_p + k); }
+  TESSERA_HD double w_first(int k) const { return TESSERA_LDG(w_first_p + k); }
+  TESSERA_HD double w_last(int k) const { return TESSERA_LDG(w_last_p + k); }
 };
+// The same for the full tiles, by value: inside the kernel's parameters, the arrays are read from
+// the constant bank with the constant indices of the unrolled loops (no loads, no cache misses as
+// the streamed tiles pass through L1).
+struct FullPiece {
+  double inv_v[kTile - 1], upper_v[kTile - 1], phi_l_v[kTile - 1], phi_r_v[kTile - 1],
+      w_first_v[kTile - 1], w_last_v[kTile - 1];
+  int q = 0;
+  double pl_first = 0.0, pr_first = 1.0;
+  TESSERA_HD double inv(int k) const { return inv_v[k]; }
+  TESSERA_HD double upper(int k) const { return upper_v[k]; }
+  TESSERA_HD double phi_l(int k) const { return phi_l_v[k]; }
+  TESSERA_HD double phi_r(int k) const { return phi_r_v[k]; }
+  TESSERA_HD double w_first(int k) const { return w_first_v[k]; }
+  TESSERA_HD double w_last(int k) const { return w_last_v[k]; }
+};
+
+// A full tile's piece by value (q = kTile - 1).
+inline FullPiece full_piece(const cpu::PartitionPiece& q) {
+  FullPiece p;
+  for (std::size_t k = 0; k < q.inv.size() && k < kTile - 1; ++k) {
+    p.inv_v[k] = q.inv[k];
+    p.upper_v[k] = q.upper[k];
+    p.phi_l_v[k] = q.phi_l[k];
+    p.phi_r_v[k] = q.phi_r[k];
+    p.w_first_v[k] = q.w_first[k];
+    p.w_last_v[k] = q.w_last[k];
+  }
+  p.q = static_cast<int>(q.q);
+  p.pl_first = q.pl_first;
+  p.pr_first = q.pr_first;
+  return p;
+}
 
 // One direction: its partition and boundary terms.
 struct Axis {
@@ -56,8 +96,10 @@ struct Axis {
   double h = 0.0;  // alpha dt / (2 spacing^2)
   double hg = 0.0; // h * boundary value, added at both ends when add_bc
   bool add_bc = false;
-  Piece full, last;
-  TESSERA_HD const Piece& piece(int k) const { return k == tiles - 1 ? last : full; }
+  FullPiece full;
+  Piece last;
+  TESSERA_HD double pl_first(int k) const { return k == tiles - 1 ? last.pl_first : full.pl_first; }
+  TESSERA_HD double pr_first(int k) const { return k == tiles - 1 ? last.pr_first : full.pr_first; }
 };
 
 // The reduced system of one direction (cpu::PartitionedTridiag's factorisation).
@@ -119,8 +161,9 @@ TESSERA_HD double value_before(const double* S, i64 L, int k, int K, i64 l, bool
 // this (not its local solve's first value, equal to rounding) so that what its neighbour reads
 // from S and F is what the field holds: the next step's inputs are then the same whether they
 // come from the step before or from the stored state (bit-identical restarts).
-TESSERA_HD double first_value(const Piece& p, double f, double left, double right) {
-  return fma(right, p.pr_first, fma(left, p.pl_first, f));
+TESSERA_HD double first_value(double pl_first, double pr_first, double f, double left,
+                              double right) {
+  return fma(right, pr_first, fma(left, pl_first, f));
 }
 // The value just after tile k's separator: the first value of the next tile.
 TESSERA_HD double value_after(const Axis& a, const double* S, const double* F, i64 L, int k, i64 l,
@@ -129,8 +172,8 @@ TESSERA_HD double value_after(const Axis& a, const double* S, const double* F, i
   if (k + 1 == K && !periodic)
     return g;
   const int next = k + 1 < K ? k + 1 : 0;
-  const Piece& p = a.piece(next);
-  return first_value(p, F[next * L + l], S[k * L + l], S[next * L + l]);
+  return first_value(a.pl_first(next), a.pr_first(next), F[next * L + l], S[k * L + l],
+                     S[next * L + l]);
 }
 
 // Phase rhs (lane = column j): R = (I + h_y D_y) u^n on the tile, plus the x boundary terms.
@@ -160,25 +203,26 @@ TESSERA_HD void phase_rhs(const Step& s, const TileBox& b, int j, double* R) {
 
 // y_first and y_last of a piece's interior (values d[k], k < q) by dot products. D is a pointer
 // (a shared-memory row) or a register array (taken by reference, indexed by constants only).
-template <class D>
-TESSERA_HD void first_last(const Piece& p, const D& d, double& yf, double& yl) {
+template <class P, class D>
+TESSERA_HD void first_last(const P& p, const D& d, double& yf, double& yl) {
   double f = 0.0, l = 0.0;
   TESSERA_UNROLL
   for (int k = 0; k < kTile - 1; ++k)
     if (k < p.q) {
       const double v = d[k];
-      f = fma(TESSERA_LDG(p.w_first + k), v, f);
-      l = fma(TESSERA_LDG(p.w_last + k), v, l);
+      f = fma(p.w_first(k), v, f);
+      l = fma(p.w_last(k), v, l);
     }
   yf = f;
   yl = l;
 }
 
 // Phase reduced_x (lane = row i): the x reduced inputs of R's rows.
-TESSERA_HD void phase_reduced_x(const Step& s, const TileBox& b, int i, const double* R) {
+template <class P>
+TESSERA_HD void phase_reduced_x(const Step& s, const P& p, const TileBox& b, int i,
+                                const double* R) {
   if (i >= b.mr)
     return;
-  const Piece& p = s.x.piece(b.tx);
   const double* row = R + i * kPitch;
   double yf, yl;
   first_last(p, row, yf, yl);
@@ -188,38 +232,40 @@ TESSERA_HD void phase_reduced_x(const Step& s, const TileBox& b, int i, const do
 }
 
 // Thomas on a piece's interior, in registers: v[k] (k < q) := A_q^{-1} v.
-TESSERA_HD void local_solve(const Piece& p, double h, double (&v)[kTile]) {
+template <class P>
+TESSERA_HD void local_solve(const P& p, double h, double (&v)[kTile]) {
   double prev = 0.0;
   TESSERA_UNROLL
   for (int k = 0; k < kTile - 1; ++k)
     if (k < p.q) {
-      prev = fma(h, prev, v[k]) * TESSERA_LDG(p.inv + k); // (d - lower prev) inv, lower = -h
+      prev = fma(h, prev, v[k]) * p.inv(k); // (d - lower prev) inv, lower = -h
       v[k] = prev;
     }
   TESSERA_UNROLL
   for (int k = kTile - 3; k >= 0; --k)
     if (k + 1 < p.q) {
-      prev = fma(-TESSERA_LDG(p.upper + k), prev, v[k]);
+      prev = fma(-p.upper(k), prev, v[k]);
       v[k] = prev;
     }
 }
 
 // Interior solution from the local one and the two separators; v[q] = right.
-TESSERA_HD void combine(const Piece& p, double left, double right, double (&v)[kTile]) {
+template <class P>
+TESSERA_HD void combine(const P& p, double left, double right, double (&v)[kTile]) {
   TESSERA_UNROLL
   for (int k = 0; k < kTile; ++k) {
     if (k < p.q)
-      v[k] = fma(right, TESSERA_LDG(p.phi_r + k), fma(left, TESSERA_LDG(p.phi_l + k), v[k]));
+      v[k] = fma(right, p.phi_r(k), fma(left, p.phi_l(k), v[k]));
     else if (k == p.q)
       v[k] = right;
   }
 }
 
 // Phase solve_x (lane = row i): u* on the tile's row, then R = (I + h_x D_x) u*.
-TESSERA_HD void phase_solve_x(const Step& s, const TileBox& b, int i, double* R) {
+template <class P>
+TESSERA_HD void phase_solve_x(const Step& s, const P& p, const TileBox& b, int i, double* R) {
   if (i >= b.mr)
     return;
-  const Piece& p = s.x.piece(b.tx);
   double* row = R + i * kPitch;
   double v[kTile];
   TESSERA_UNROLL
@@ -233,7 +279,7 @@ TESSERA_HD void phase_solve_x(const Step& s, const TileBox& b, int i, double* R)
   const double left = coupling_before(s.sx, L, b.tx, K, l, s.periodic);
   combine(p, left, right, v);
   if (p.q > 0)
-    v[0] = first_value(p, s.fx[static_cast<i64>(b.tx) * L + l], left, right);
+    v[0] = first_value(p.pl_first, p.pr_first, s.fx[static_cast<i64>(b.tx) * L + l], left, right);
   double before = value_before(s.sx, L, b.tx, K, l, s.periodic, s.g);
   const double after_tile = value_after(s.x, s.sx, s.fx, L, b.tx, l, s.periodic, s.g);
   TESSERA_UNROLL
@@ -259,12 +305,13 @@ TESSERA_HD void load_column(const Step& s, const TileBox& b, int j, const double
 }
 
 // Phase reduced_y (lane = column j): the y reduced inputs of R's columns.
-TESSERA_HD void phase_reduced_y(const Step& s, const TileBox& b, int j, const double* R) {
+template <class P>
+TESSERA_HD void phase_reduced_y(const Step& s, const P& p, const TileBox& b, int j,
+                                const double* R) {
   if (j >= b.mc)
     return;
   double v[kTile];
   load_column(s, b, j, R, v);
-  const Piece& p = s.y.piece(b.ty);
   double yf, yl;
   first_last(p, v, yf, yl);
   // The separator row from shared memory: a register array indexed by q would go to local memory.
@@ -277,10 +324,10 @@ TESSERA_HD void phase_reduced_y(const Step& s, const TileBox& b, int j, const do
 
 // Phase solve_y (lane = column j): u^{n+1} on the tile's column, written out, then
 // R = (I + h_y D_y) u^{n+1} plus the x boundary terms: the next step's first right-hand side.
-TESSERA_HD void phase_solve_y(const Step& s, const TileBox& b, int j, double* R) {
+template <class P>
+TESSERA_HD void phase_solve_y(const Step& s, const P& p, const TileBox& b, int j, double* R) {
   if (j >= b.mc)
     return;
-  const Piece& p = s.y.piece(b.ty);
   double v[kTile];
   load_column(s, b, j, R, v);
   local_solve(p, s.y.h, v);
@@ -290,7 +337,7 @@ TESSERA_HD void phase_solve_y(const Step& s, const TileBox& b, int j, double* R)
   const double right = s.sy[static_cast<i64>(b.ty) * L + l];
   combine(p, left, right, v);
   if (p.q > 0)
-    v[0] = first_value(p, s.fy[static_cast<i64>(b.ty) * L + l], left, right);
+    v[0] = first_value(p.pl_first, p.pr_first, s.fy[static_cast<i64>(b.ty) * L + l], left, right);
   TESSERA_UNROLL
   for (int i = 0; i < kTile; ++i)
     if (i < b.mr)
@@ -307,20 +354,46 @@ TESSERA_HD void phase_solve_y(const Step& s, const TileBox& b, int j, double* R)
     }
 }
 
+// The phases with the tile's pieces: the full tiles' tables by value, the last tile's by pointer.
+#define TESSERA_TILE_PIECE(axis, k, call)                                                          \
+  do {                                                                                             \
+    if ((k) == (axis).tiles - 1)                                                                   \
+      call((axis).last);                                                                           \
+    else                                                                                           \
+      call((axis).full);                                                                           \
+  } while (false)
+
+TESSERA_HD void reduced_x(const Step& s, const TileBox& b, int lane, const double* R) {
+  auto f = [&](const auto& p) { phase_reduced_x(s, p, b, lane, R); };
+  TESSERA_TILE_PIECE(s.x, b.tx, f);
+}
+TESSERA_HD void solve_x(const Step& s, const TileBox& b, int lane, double* R) {
+  auto f = [&](const auto& p) { phase_solve_x(s, p, b, lane, R); };
+  TESSERA_TILE_PIECE(s.x, b.tx, f);
+}
+TESSERA_HD void reduced_y(const Step& s, const TileBox& b, int lane, const double* R) {
+  auto f = [&](const auto& p) { phase_reduced_y(s, p, b, lane, R); };
+  TESSERA_TILE_PIECE(s.y, b.ty, f);
+}
+TESSERA_HD void solve_y(const Step& s, const TileBox& b, int lane, double* R) {
+  auto f = [&](const auto& p) { phase_solve_y(s, p, b, lane, R); };
+  TESSERA_TILE_PIECE(s.y, b.ty, f);
+}
+
 // The reduced solve of one line l: S = M^{-1} (P + h F_{k+1}).
 TESSERA_HD void reduced_line(const Reduced& r, const double* __restrict__ P,
                              const double* __restrict__ F, double* __restrict__ S, i64 l) {
   const i64 L = r.lines;
   const int K = r.tiles;
   double y = 0.0;
-  TESSERA_UNROLL4
+  TESSERA_UNROLL8
   for (int k = 0; k < K; ++k) {
     const double f = k + 1 < K ? F[(k + 1) * L + l] : (r.periodic ? F[l] : 0.0);
     const double rhs = fma(r.h, f, P[k * L + l]);
     y = (k == 0 ? rhs : fma(-TESSERA_LDG(r.sub + k), y, rhs)) * TESSERA_LDG(r.inv + k);
     S[k * L + l] = y;
   }
-  TESSERA_UNROLL4
+  TESSERA_UNROLL8
   for (int k = K - 2; k >= 0; --k) {
     y = fma(-TESSERA_LDG(r.cp + k), y, S[k * L + l]);
     S[k * L + l] = y;

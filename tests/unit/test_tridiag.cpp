@@ -302,12 +302,12 @@ namespace tiles = tessera::cuda::tiles;
 
 tiles::Piece host_piece(const tessera::cpu::PartitionPiece& q) {
   tiles::Piece p;
-  p.inv = q.inv.data();
-  p.upper = q.upper.data();
-  p.phi_l = q.phi_l.data();
-  p.phi_r = q.phi_r.data();
-  p.w_first = q.w_first.data();
-  p.w_last = q.w_last.data();
+  p.inv_p = q.inv.data();
+  p.upper_p = q.upper.data();
+  p.phi_l_p = q.phi_l.data();
+  p.phi_r_p = q.phi_r.data();
+  p.w_first_p = q.w_first.data();
+  p.w_last_p = q.w_last.data();
   p.q = static_cast<int>(q.q);
   p.pl_first = q.pl_first;
   p.pr_first = q.pr_first;
@@ -321,7 +321,7 @@ void host_axis(const tessera::cpu::PartitionedTridiag& p, std::int64_t lines, do
   a.h = p.h();
   a.add_bc = !p.periodic() && g != 0.0;
   a.hg = a.add_bc ? p.h() * g : 0.0;
-  a.full = host_piece(p.full());
+  a.full = tiles::full_piece(p.full());
   a.last = host_piece(p.last());
   r = {a.tiles,        lines,         p.h(),        p.periodic(), p.sub().data(),
        p.inv().data(), p.cp().data(), p.z().data(), p.corner(),   p.inv_correction()};
@@ -373,7 +373,7 @@ struct HostTiles {
     s.fx_out = fx[cur].data();
     each_tile(s, [&](const tiles::TileBox& b, double* R) {
       lanes([&](int l) { tiles::phase_rhs(s, b, l, R); });
-      lanes([&](int l) { tiles::phase_reduced_x(s, b, l, R); });
+      lanes([&](int l) { tiles::reduced_x(s, b, l, R); });
     });
   }
   void step(const double* u, double* u_next) {
@@ -391,16 +391,16 @@ struct HostTiles {
       tiles::reduced_line(rx, pxv[cur].data(), fx[cur].data(), sx.data(), l);
     each_tile(s, [&](const tiles::TileBox& b, double* R) {
       lanes([&](int l) { tiles::phase_rhs(s, b, l, R); });
-      lanes([&](int l) { tiles::phase_solve_x(s, b, l, R); });
-      lanes([&](int l) { tiles::phase_reduced_y(s, b, l, R); });
+      lanes([&](int l) { tiles::solve_x(s, b, l, R); });
+      lanes([&](int l) { tiles::reduced_y(s, b, l, R); });
     });
     for (std::int64_t l = 0; l < ry.lines; ++l)
       tiles::reduced_line(ry, pyv.data(), fyv.data(), sy.data(), l);
     each_tile(s, [&](const tiles::TileBox& b, double* R) {
       lanes([&](int l) { tiles::phase_rhs(s, b, l, R); });
-      lanes([&](int l) { tiles::phase_solve_x(s, b, l, R); });
-      lanes([&](int l) { tiles::phase_solve_y(s, b, l, R); });
-      lanes([&](int l) { tiles::phase_reduced_x(s, b, l, R); });
+      lanes([&](int l) { tiles::solve_x(s, b, l, R); });
+      lanes([&](int l) { tiles::solve_y(s, b, l, R); });
+      lanes([&](int l) { tiles::reduced_x(s, b, l, R); });
     });
     cur = 1 - cur;
   }

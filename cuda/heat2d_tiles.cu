@@ -18,41 +18,9 @@ constexpr int kBlocksPerSm = 4; // registers capped for 16 warps per multiproces
 
 enum class Mode { Prepare, Half, Full };
 
-// Thread t < 12 copies array t % 6 of the x (t < 6) or y full piece, with constant indices.
-__device__ __forceinline__ void copy_pieces(const tiles::Step& s, tiles::FullPiece (&tab)[2]) {
-  const int t = static_cast<int>(threadIdx.x);
-  if (t >= 12)
-    return;
-  const tiles::FullPiece& from = t < 6 ? s.x.full : s.y.full;
-  tiles::FullPiece& to = tab[t < 6 ? 0 : 1];
-  const int a = t % 6;
-  const double* src = a == 0   ? from.inv_v
-                      : a == 1 ? from.upper_v
-                      : a == 2 ? from.phi_l_v
-                      : a == 3 ? from.phi_r_v
-                      : a == 4 ? from.w_first_v
-                               : from.w_last_v;
-  double* dst = a == 0   ? to.inv_v
-                : a == 1 ? to.upper_v
-                : a == 2 ? to.phi_l_v
-                : a == 3 ? to.phi_r_v
-                : a == 4 ? to.w_first_v
-                         : to.w_last_v;
-#pragma unroll
-  for (int k = 0; k < kTile - 1; ++k)
-    dst[k] = src[k];
-  if (a == 0) {
-    to.pl_first = from.pl_first;
-    to.pr_first = from.pr_first;
-  }
-}
-
 template <Mode kMode>
 __global__ void __launch_bounds__(32 * kWarps, kBlocksPerSm) tile_kernel(const tiles::Step s) {
   __shared__ double smem[kWarps][kTile * kPitch];
-  __shared__ tiles::FullPiece tab[2]; // the x and y full pieces
-  copy_pieces(s, tab);
-  __syncthreads();
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   const i64 id = static_cast<i64>(blockIdx.x) * kWarps + warp;
   if (id >= static_cast<i64>(s.x.tiles) * s.y.tiles)
@@ -63,32 +31,18 @@ __global__ void __launch_bounds__(32 * kWarps, kBlocksPerSm) tile_kernel(const t
   tiles::phase_rhs(s, b, lane, R);
   __syncwarp();
   if constexpr (kMode == Mode::Prepare) {
-    tiles::reduced_x(s, tab[0], b, lane, R);
+    tiles::reduced_x(s, b, lane, R);
     return;
   }
-  tiles::solve_x(s, tab[0], b, lane, R);
+  tiles::solve_x(s, b, lane, R);
   __syncwarp();
   if constexpr (kMode == Mode::Half) {
-    tiles::reduced_y(s, tab[1], b, lane, R);
+    tiles::reduced_y(s, b, lane, R);
     return;
   }
-  tiles::solve_y(s, tab[1], b, lane, R);
+  tiles::solve_y(s, b, lane, R);
   __syncwarp();
-  tiles::reduced_x(s, tab[0], b, lane, R);
-}
-
-// All of the multiprocessor's shared memory for the tile kernels, so that kBlocksPerSm blocks
-// fit (the default split may keep more L1 than the tiles leave room for).
-void prefer_shared() {
-  static const bool done = [] {
-    for (const void* f : {reinterpret_cast<const void*>(tile_kernel<Mode::Prepare>),
-                          reinterpret_cast<const void*>(tile_kernel<Mode::Half>),
-                          reinterpret_cast<const void*>(tile_kernel<Mode::Full>)})
-      CHECK_CUDA(cudaFuncSetAttribute(f, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                      cudaSharedmemCarveoutMaxShared));
-    return true;
-  }();
-  (void)done;
+  tiles::reduced_x(s, b, lane, R);
 }
 
 __global__ void __launch_bounds__(128)
@@ -186,7 +140,6 @@ TiledHeat2d::TiledHeat2d(std::int64_t nx, std::int64_t ny, double hx, double hy,
                          double g) {
   TESSERA_CUDA_REQUIRE(fits(nx, ny), "TiledHeat2d: the grid " + detail::shape_str(ny, nx) +
                                          " has fewer than three tiles a side");
-  prefer_shared();
   const cpu::PartitionedTridiag px(hx, nx, kTile, periodic), py(hy, ny, kTile, periodic);
   std::vector<double> t;
   const Offsets ox = append_axis(t, px), oy = append_axis(t, py);

@@ -56,13 +56,13 @@ struct Piece {
   TESSERA_HD double w_first(int k) const { return TESSERA_LDG(w_first_p + k); }
   TESSERA_HD double w_last(int k) const { return TESSERA_LDG(w_last_p + k); }
 };
-// The same for the full tiles, by value (q = kTile - 1, known to the compiler): the kernels copy
-// it from their parameters into shared memory once per block, where the sweeps read it with
-// broadcast loads that do not depend on the recurrences (and the streamed tiles cannot evict it).
+// The same for the full tiles, by value: inside the kernel's parameters, the arrays are read from
+// the constant bank with the constant indices of the unrolled loops (no loads, no cache misses as
+// the streamed tiles pass through L1).
 struct FullPiece {
-  static constexpr int q = kTile - 1;
   double inv_v[kTile - 1], upper_v[kTile - 1], phi_l_v[kTile - 1], phi_r_v[kTile - 1],
       w_first_v[kTile - 1], w_last_v[kTile - 1];
+  int q = 0;
   double pl_first = 0.0, pr_first = 1.0;
   TESSERA_HD double inv(int k) const { return inv_v[k]; }
   TESSERA_HD double upper(int k) const { return upper_v[k]; }
@@ -83,6 +83,7 @@ inline FullPiece full_piece(const cpu::PartitionPiece& q) {
     p.w_first_v[k] = q.w_first[k];
     p.w_last_v[k] = q.w_last[k];
   }
+  p.q = static_cast<int>(q.q);
   p.pl_first = q.pl_first;
   p.pr_first = q.pr_first;
   return p;
@@ -353,35 +354,30 @@ TESSERA_HD void phase_solve_y(const Step& s, const P& p, const TileBox& b, int j
     }
 }
 
-// The phases with the tile's pieces: `full` (the axis' full piece, or a copy of it) for all tiles
-// but the last, whose tables are read through pointers.
-#define TESSERA_TILE_PIECE(axis, full, k, call)                                                    \
+// The phases with the tile's pieces: the full tiles' tables by value, the last tile's by pointer.
+#define TESSERA_TILE_PIECE(axis, k, call)                                                          \
   do {                                                                                             \
     if ((k) == (axis).tiles - 1)                                                                   \
       call((axis).last);                                                                           \
     else                                                                                           \
-      call(full);                                                                                  \
+      call((axis).full);                                                                           \
   } while (false)
 
-TESSERA_HD void reduced_x(const Step& s, const FullPiece& full, const TileBox& b, int lane,
-                          const double* R) {
+TESSERA_HD void reduced_x(const Step& s, const TileBox& b, int lane, const double* R) {
   auto f = [&](const auto& p) { phase_reduced_x(s, p, b, lane, R); };
-  TESSERA_TILE_PIECE(s.x, full, b.tx, f);
+  TESSERA_TILE_PIECE(s.x, b.tx, f);
 }
-TESSERA_HD void solve_x(const Step& s, const FullPiece& full, const TileBox& b, int lane,
-                        double* R) {
+TESSERA_HD void solve_x(const Step& s, const TileBox& b, int lane, double* R) {
   auto f = [&](const auto& p) { phase_solve_x(s, p, b, lane, R); };
-  TESSERA_TILE_PIECE(s.x, full, b.tx, f);
+  TESSERA_TILE_PIECE(s.x, b.tx, f);
 }
-TESSERA_HD void reduced_y(const Step& s, const FullPiece& full, const TileBox& b, int lane,
-                          const double* R) {
+TESSERA_HD void reduced_y(const Step& s, const TileBox& b, int lane, const double* R) {
   auto f = [&](const auto& p) { phase_reduced_y(s, p, b, lane, R); };
-  TESSERA_TILE_PIECE(s.y, full, b.ty, f);
+  TESSERA_TILE_PIECE(s.y, b.ty, f);
 }
-TESSERA_HD void solve_y(const Step& s, const FullPiece& full, const TileBox& b, int lane,
-                        double* R) {
+TESSERA_HD void solve_y(const Step& s, const TileBox& b, int lane, double* R) {
   auto f = [&](const auto& p) { phase_solve_y(s, p, b, lane, R); };
-  TESSERA_TILE_PIECE(s.y, full, b.ty, f);
+  TESSERA_TILE_PIECE(s.y, b.ty, f);
 }
 
 // The reduced solve of one line l: S = M^{-1} (P + h F_{k+1}).

@@ -373,7 +373,7 @@ struct HostTiles {
     s.fx_out = fx[cur].data();
     each_tile(s, [&](const tiles::TileBox& b, double* R) {
       lanes([&](int l) { tiles::phase_rhs(s, b, l, R); });
-      lanes([&](int l) { tiles::reduced_x(s, s.x.full, b, l, R); });
+      lanes([&](int l) { tiles::reduced_x(s, b, l, R); });
     });
   }
   void step(const double* u, double* u_next) {
@@ -391,16 +391,16 @@ struct HostTiles {
       tiles::reduced_line(rx, pxv[cur].data(), fx[cur].data(), sx.data(), l);
     each_tile(s, [&](const tiles::TileBox& b, double* R) {
       lanes([&](int l) { tiles::phase_rhs(s, b, l, R); });
-      lanes([&](int l) { tiles::solve_x(s, s.x.full, b, l, R); });
-      lanes([&](int l) { tiles::reduced_y(s, s.y.full, b, l, R); });
+      lanes([&](int l) { tiles::solve_x(s, b, l, R); });
+      lanes([&](int l) { tiles::reduced_y(s, b, l, R); });
     });
     for (std::int64_t l = 0; l < ry.lines; ++l)
       tiles::reduced_line(ry, pyv.data(), fyv.data(), sy.data(), l);
     each_tile(s, [&](const tiles::TileBox& b, double* R) {
       lanes([&](int l) { tiles::phase_rhs(s, b, l, R); });
-      lanes([&](int l) { tiles::solve_x(s, s.x.full, b, l, R); });
-      lanes([&](int l) { tiles::solve_y(s, s.y.full, b, l, R); });
-      lanes([&](int l) { tiles::reduced_x(s, s.x.full, b, l, R); });
+      lanes([&](int l) { tiles::solve_x(s, b, l, R); });
+      lanes([&](int l) { tiles::solve_y(s, b, l, R); });
+      lanes([&](int l) { tiles::reduced_x(s, b, l, R); });
     });
     cur = 1 - cur;
   }

@@ -14,10 +14,10 @@
 #   x-solves + explicit half  read 8 + write 8 (solve in place) + write 8 (the next transpose's input)
 #   transpose X -> Y          read 8 + write 8
 #   y-solves + explicit half  read 8 + write 8 + write 8
-# (the explicit half in y of the next step is fused into the y-solves). That counts each Thomas
-# solve as one read and one write; lines of thousands of values cannot keep the forward sweep's
-# results on chip, so the solver's own count (its "memory traffic" line: 104 B/cell for the GPU
-# step with Dirichlet boundaries, see docs/performance.md) is higher, and both are shown. The
+# (the explicit half in y of the next step is fused into the y-solves). That is the transposed
+# scheme of several ranks; on one rank the CPU skips the transposes (48 B/cell) and the GPU steps
+# by tiles (24 B/cell of field passes, 32 B/cell with its reduced systems). The solver's own count
+# (its "memory traffic" line, see docs/performance.md) is shown too, and is the one to compare. The
 # memory bandwidth is `tessera bench transpose`'s memcpy figure (read + written) at the same
 # size, ranks and threads, measured right after the runs, so "fraction" = (B/cell x cells / time
 # per step) / memcpy GB/s.

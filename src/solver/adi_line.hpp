@@ -28,6 +28,13 @@ public:
   // explicit_out = (I + h D) lines — fused while the lines are still in cache. OpenMP over lines.
   void solve(double* lines, std::int64_t rows, double* explicit_out = nullptr) const;
 
+  // As solve() for lines stored as the columns of an n × lines block (element i of line s at
+  // lines_block[i * lines + s]), with the same operations per line, so the same bits: a rank that
+  // holds whole lines of both directions solves the strided ones where they lie instead of
+  // transposing. OpenMP over panels of adjacent columns (a panel's forward-sweep results stay in
+  // cache for the backward sweep and the explicit half).
+  void solve_columns(double* lines_block, std::int64_t lines, double* explicit_out) const;
+
   std::int64_t n() const noexcept { return n_; }
   double h() const noexcept { return h_; }
   const cpu::ConstTridiag& implicit_matrix() const noexcept { return implicit_; }

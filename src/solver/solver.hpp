@@ -10,13 +10,17 @@
 //   explicit half in y (layout Y) → transpose → implicit x-solves + explicit half in x
 //   (layout X) → transpose → implicit y-solves (layout Y)
 // and the explicit half in y of the next step is fused into the y-solves while the lines are in
-// cache. The two distributed transposes carry all communication; the tridiagonal solves and the
-// stencils work on whole lines, so every value is computed by the same operations whatever the
-// number of ranks or threads: the fields are bit-identical on any rank count.
+// cache. On one rank the CPU skips both transposes: the x-lines are the columns of layout Y and are
+// solved there (AdiLine::solve_columns), with the same operations and so the same bits. The two
+// distributed transposes carry all communication; the tridiagonal solves and the stencils work on
+// whole lines, so every value is computed by the same operations whatever the number of ranks or
+// threads: the fields are bit-identical on any rank count.
 //
 // With Config::backend == Cuda the state lives on the rank's GPU (solver_cuda.cpp): the same
 // operations on every line, with the lines stored as columns so that the line kernels are
-// coalesced, queued on one stream; the same bits as the CPU. The host views (field_y,
+// coalesced, queued on one stream; the same bits as the CPU. On one rank, grids of more than 64
+// points a side are stepped by tiles instead (cuda/heat2d_tiles.hpp: no transposes, partitioned
+// line solves), which agree with the CPU to rounding. The host views (field_y,
 // get_field_x, …) and device_field_y copy on demand.
 #pragma once
 
@@ -83,11 +87,14 @@ public:
 
 private:
   struct Device; // solver_device.hpp
+  // One rank: no layout changes inside a step (the CPU solves x-lines as columns of layout Y).
+  bool single_rank() const noexcept { return one_rank_; }
   void transpose(TransposePlan& plan, const double* in, double* out, const char* phase);
   TransposeOptions plan_options() const;
   // The CUDA backend (solver_cuda.cpp).
   void device_init();
   void device_step();
+  void tiled_step();
   void device_set_field_x(const double* block_x);
   void device_get_field_x(double* block_x);
   void device_upload();                           // u_ → device state (after mutable_field_y)
@@ -103,6 +110,7 @@ private:
   Config config_;
   MPI_Comm comm_;
   int rank_ = 0;
+  bool one_rank_ = true;
   PhaseTimers* timers_;
   PhaseTimers own_timers_;
   BlockDistribution dist_x_, dist_y_;

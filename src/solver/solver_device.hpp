@@ -8,8 +8,10 @@
 #pragma once
 
 #include <deque>
+#include <memory>
 
 #include "cuda/buffer.hpp"
+#include "cuda/heat2d_tiles.hpp"
 #include "cuda/stream.hpp"
 #include "cuda/tridiag.hpp"
 #include "solver/solver.hpp"
@@ -34,7 +36,10 @@ struct Solver::Device {
   cuda::DeviceBuffer field;  // the state in layout Y, made on demand (device_field_y)
   bool field_fresh = false;  // `field` holds the current state
   cuda::DeviceTridiag tri_x, tri_y;
-  bool single_rank = true;         // layout changes are local transposes, no plan
+  bool single_rank = true; // layout changes are local transposes, no plan
+  // One rank, more than two tiles a side: the step by tiles, no transposes (heat2d_tiles.hpp);
+  // `u` and `work` then alternate as the state.
+  std::unique_ptr<cuda::TiledHeat2d> tiled;
   std::deque<DeviceTimed> pending; // phases not yet read back, oldest first
 };
 

@@ -1,0 +1,66 @@
+// The one-GPU heat2d step with no transposes (the solver's path on one rank when both sides have
+// more than two tiles, see solver_cuda.cpp): both directions are solved where the field lies,
+// row-major, by the partition method of cpu/tridiag_partition.hpp with tiles of
+// tiles::kTile × kTile cells aligned to the separators of both directions.
+//
+// One Peaceman–Rachford step, u^n → u^{n+1}, is four kernels:
+//   reduced x   the x-lines' separators, one thread per line          (small arrays)
+//   half        per tile: r = (I + h_y D_y) u^n, the x interior solves, u*, w = (I + h_x D_x) u*,
+//               and the y reduced inputs of w                          (reads u^n)
+//   reduced y   the y-lines' separators
+//   full        per tile: the half's work again, then the y interior solves, u^{n+1} (written),
+//               and the x reduced inputs of the next step's r          (reads u^n, writes u^{n+1})
+// The field moves through memory three times a step (24 B per cell, plus the halo rows of the
+// tiles and the reduced systems' few values per line and tile), against 104 B for the transposed
+// line solves. prepare() makes the x reduced inputs of a state set from outside.
+//
+// The solves are not Thomas' operation sequence: the fields agree with the CPU backend to
+// rounding (a few ulps per step), not bit for bit; the same state always gives the same bits.
+#pragma once
+
+#include <cstdint>
+
+#include "cpu/tridiag_partition.hpp"
+#include "cuda/buffer.hpp"
+#include "cuda/heat2d_tiles_math.hpp"
+
+struct CUstream_st;
+
+namespace tessera::cuda {
+
+class TiledHeat2d {
+public:
+  TiledHeat2d() = default;
+  // hx, hy = alpha dt / (2 spacing^2); g the Dirichlet boundary value. Needs fits(nx, ny).
+  TiledHeat2d(std::int64_t nx, std::int64_t ny, double hx, double hy, bool periodic, double g);
+
+  // Both directions have at least three tiles.
+  static bool fits(std::int64_t nx, std::int64_t ny) {
+    return nx > 2 * tiles::kTile && ny > 2 * tiles::kTile;
+  }
+
+  // The x reduced inputs of u (row-major ny × nx): before the first step from a state.
+  void prepare(CUstream_st* stream, const double* u);
+  // One step u → u_next (distinct buffers), after prepare() or a previous step, in two parts:
+  // half() queues the reduced x and the half kernel, full() the reduced y and the full kernel.
+  void half(CUstream_st* stream, const double* u);
+  void full(CUstream_st* stream, const double* u, double* u_next);
+
+  // Field traffic in bytes of prepare(), half() and full() (the kernels' reads and writes as
+  // counted above).
+  double bytes_prepare() const noexcept;
+  double bytes_half() const noexcept;
+  double bytes_full() const noexcept;
+
+private:
+  tiles::Step base_;
+  tiles::Reduced rx_, ry_;
+  DeviceBuffer tables_, work_;
+  double* px_[2] = {nullptr, nullptr};
+  double* fx_[2] = {nullptr, nullptr};
+  double* sx_ = nullptr; // the x and y separators (work_)
+  double* sy_ = nullptr;
+  int cur_ = 0;
+};
+
+} // namespace tessera::cuda

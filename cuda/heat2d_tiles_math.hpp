@@ -1,0 +1,408 @@
+// The one-GPU heat2d step by tiles, per lane: the work of one lane of the warp that owns a
+// kTile × kTile tile, phase by phase, as plain C++ that nvcc compiles for the device and the host
+// compiler for the tests (which replay the phases lane by lane on the CPU). cuda/heat2d_tiles.cu
+// runs them with a __syncwarp() between phases; cuda/heat2d_tiles.hpp says what the step is.
+//
+// The field u[j][i] is row-major (ny rows of nx), the layout of the solver's device state on one
+// rank. Tiles are aligned to the separators of both directions (cpu/tridiag_partition.hpp): tile
+// (ty, tx) holds rows ty*kTile … and columns tx*kTile …, its last row and last column being the
+// separators of its column and row pieces. The reduced systems' values are stored by tile and
+// line: X[k * ny + row] (x-lines, one per row), Y[k * nx + col] (y-lines, one per column), so the
+// lanes of a warp touch consecutive addresses.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "cpu/tridiag_partition.hpp"
+
+#if defined(__CUDACC__)
+#define TESSERA_HD __host__ __device__ __forceinline__
+#else
+#define TESSERA_HD inline
+#endif
+// Device pass: unrolled loops keep the per-lane arrays in registers; read-only loads of tables.
+#if defined(__CUDA_ARCH__)
+#define TESSERA_UNROLL _Pragma("unroll")
+#define TESSERA_UNROLL8 _Pragma("unroll 8")
+#define TESSERA_LDG(p) __ldg(p)
+#else
+#define TESSERA_UNROLL
+#define TESSERA_UNROLL8
+#define TESSERA_LDG(p) (*(p))
+#endif
+
+namespace tessera::cuda::tiles {
+
+using i64 = std::int64_t;
+
+constexpr int kTile = 32;         // positions per tile and direction (one lane each)
+constexpr int kPitch = kTile + 1; // shared-memory row pitch (doubles) against bank conflicts
+
+// One cpu::PartitionPiece (q values per array), read through pointers (the last, shorter tile).
+struct Piece {
+  const double* inv_p = nullptr;
+  const double* upper_p = nullptr;
+  const double* phi_l_p = nullptr;
+  const double* phi_r_p = nullptr;
+  const double* w_first_p = nullptr;
+  const double* w_last_p = nullptr;
+  int q = 0;
+  double pl_first = 0.0, pr_first = 1.0;
+  TESSERA_HD double inv(int k) const { return TESSERA_LDG(inv_p + k); }
+  TESSERA_HD double upper(int k) const { return TESSERA_LDG(upper_p + k); }
+  TESSERA_HD double phi_l(int k) const { return TESSERA_LDG(phi_l_p + k); }
+  TESSERA_HD double phi_r(int k) const { return TESSERA_LDG(phi_r_p + k); }
+  TESSERA_HD double w_first(int k) const { return TESSERA_LDG(w_first_p + k); }
+  TESSERA_HD double w_last(int k) const { return TESSERA_LDG(w_last_p + k); }
+};
+// The same for the full tiles, by value: inside the kernel's parameters, the arrays are read from
+// the constant bank with the constant indices of the unrolled loops (no loads, no cache misses as
+// the streamed tiles pass through L1).
+struct FullPiece {
+  double inv_v[kTile - 1], upper_v[kTile - 1], phi_l_v[kTile - 1], phi_r_v[kTile - 1],
+      w_first_v[kTile - 1], w_last_v[kTile - 1];
+  int q = 0;
+  double pl_first = 0.0, pr_first = 1.0;
+  TESSERA_HD double inv(int k) const { return inv_v[k]; }
+  TESSERA_HD double upper(int k) const { return upper_v[k]; }
+  TESSERA_HD double phi_l(int k) const { return phi_l_v[k]; }
+  TESSERA_HD double phi_r(int k) const { return phi_r_v[k]; }
+  TESSERA_HD double w_first(int k) const { return w_first_v[k]; }
+  TESSERA_HD double w_last(int k) const { return w_last_v[k]; }
+};
+
+// A full tile's piece by value (q = kTile - 1).
+inline FullPiece full_piece(const cpu::PartitionPiece& q) {
+  FullPiece p;
+  for (std::size_t k = 0; k < q.inv.size() && k < kTile - 1; ++k) {
+    p.inv_v[k] = q.inv[k];
+    p.upper_v[k] = q.upper[k];
+    p.phi_l_v[k] = q.phi_l[k];
+    p.phi_r_v[k] = q.phi_r[k];
+    p.w_first_v[k] = q.w_first[k];
+    p.w_last_v[k] = q.w_last[k];
+  }
+  p.q = static_cast<int>(q.q);
+  p.pl_first = q.pl_first;
+  p.pr_first = q.pr_first;
+  return p;
+}
+
+// One direction: its partition and boundary terms.
+struct Axis {
+  i64 n = 0;       // positions per line
+  int tiles = 0;   // K
+  double h = 0.0;  // alpha dt / (2 spacing^2)
+  double hg = 0.0; // h * boundary value, added at both ends when add_bc
+  bool add_bc = false;
+  FullPiece full;
+  Piece last;
+  TESSERA_HD double pl_first(int k) const { return k == tiles - 1 ? last.pl_first : full.pl_first; }
+  TESSERA_HD double pr_first(int k) const { return k == tiles - 1 ? last.pr_first : full.pr_first; }
+};
+
+// The reduced system of one direction (cpu::PartitionedTridiag's factorisation).
+struct Reduced {
+  int tiles = 0;
+  i64 lines = 0;
+  double h = 0.0;
+  bool periodic = false;
+  const double* sub = nullptr;
+  const double* inv = nullptr;
+  const double* cp = nullptr;
+  const double* z = nullptr;
+  double corner = 0.0, invc = 0.0;
+};
+
+struct Step {
+  i64 nx = 0, ny = 0;
+  bool periodic = false;
+  double g = 0.0; // the Dirichlet boundary value (0 when periodic)
+  Axis x, y;
+  const double* u = nullptr;  // u^n
+  double* u_next = nullptr;   // u^{n+1} (phase solve_y)
+  const double* sx = nullptr; // x separators of this step  [Kx][ny]
+  const double* fx = nullptr; // x first values of this step [Kx][ny]
+  double* px_out = nullptr;   // x reduced inputs (phase reduced_x) [Kx][ny]
+  double* fx_out = nullptr;
+  double* py = nullptr; // y reduced inputs (phase reduced_y) [Ky][nx]
+  double* fy = nullptr;
+  const double* sy = nullptr; // y separators (phase solve_y; fy is read there) [Ky][nx]
+};
+
+// c + h ((before + after) - 2 c)
+TESSERA_HD double stencil(double c, double before, double after, double h) {
+  return fma(h, (before + after) - 2.0 * c, c);
+}
+
+struct TileBox {
+  int ty, tx;
+  i64 r0, c0; // first row and column
+  int mr, mc; // rows and columns
+};
+TESSERA_HD TileBox tile_box(const Step& s, int ty, int tx) {
+  TileBox b{ty, tx, static_cast<i64>(ty) * kTile, static_cast<i64>(tx) * kTile, 0, 0};
+  b.mr = static_cast<int>(s.ny - b.r0 < kTile ? s.ny - b.r0 : kTile);
+  b.mc = static_cast<int>(s.nx - b.c0 < kTile ? s.nx - b.c0 : kTile);
+  return b;
+}
+
+// The separator before tile k, as the interior's coupling (0 past a Dirichlet end) and as the
+// neighbouring value (the boundary value past a Dirichlet end).
+TESSERA_HD double coupling_before(const double* S, i64 L, int k, int K, i64 l, bool periodic) {
+  return k > 0 ? S[(k - 1) * L + l] : (periodic ? S[(K - 1) * L + l] : 0.0);
+}
+TESSERA_HD double value_before(const double* S, i64 L, int k, int K, i64 l, bool periodic,
+                               double g) {
+  return k > 0 || periodic ? coupling_before(S, L, k, K, l, periodic) : g;
+}
+// A tile's first value from its reduced input F and its two separators. The tile itself stores
+// this (not its local solve's first value, equal to rounding) so that what its neighbour reads
+// from S and F is what the field holds: the next step's inputs are then the same whether they
+// come from the step before or from the stored state (bit-identical restarts).
+TESSERA_HD double first_value(double pl_first, double pr_first, double f, double left,
+                              double right) {
+  return fma(right, pr_first, fma(left, pl_first, f));
+}
+// The value just after tile k's separator: the first value of the next tile.
+TESSERA_HD double value_after(const Axis& a, const double* S, const double* F, i64 L, int k, i64 l,
+                              bool periodic, double g) {
+  const int K = a.tiles;
+  if (k + 1 == K && !periodic)
+    return g;
+  const int next = k + 1 < K ? k + 1 : 0;
+  return first_value(a.pl_first(next), a.pr_first(next), F[next * L + l], S[k * L + l],
+                     S[next * L + l]);
+}
+
+// Phase rhs (lane = column j): R = (I + h_y D_y) u^n on the tile, plus the x boundary terms.
+TESSERA_HD void phase_rhs(const Step& s, const TileBox& b, int j, double* R) {
+  if (j >= b.mc)
+    return;
+  const i64 nx = s.nx, col = b.c0 + j;
+  double v[kTile];
+  TESSERA_UNROLL
+  for (int i = 0; i < kTile; ++i)
+    if (i < b.mr)
+      v[i] = s.u[(b.r0 + i) * nx + col];
+  const double above =
+      b.r0 > 0 ? s.u[(b.r0 - 1) * nx + col] : (s.periodic ? s.u[(s.ny - 1) * nx + col] : s.g);
+  const i64 rb = b.r0 + b.mr;
+  const double below = rb < s.ny ? s.u[rb * nx + col] : (s.periodic ? s.u[col] : s.g);
+  const double bc = s.x.add_bc && (col == 0 || col == nx - 1) ? s.x.hg : 0.0;
+  double before = above;
+  TESSERA_UNROLL
+  for (int i = 0; i < kTile; ++i)
+    if (i < b.mr) {
+      const double after = i + 1 < b.mr ? v[i + 1] : below;
+      R[i * kPitch + j] = stencil(v[i], before, after, s.y.h) + bc;
+      before = v[i];
+    }
+}
+
+// y_first and y_last of a piece's interior (values d[k], k < q) by dot products. D is a pointer
+// (a shared-memory row) or a register array (taken by reference, indexed by constants only).
+template <class P, class D>
+TESSERA_HD void first_last(const P& p, const D& d, double& yf, double& yl) {
+  double f = 0.0, l = 0.0;
+  TESSERA_UNROLL
+  for (int k = 0; k < kTile - 1; ++k)
+    if (k < p.q) {
+      const double v = d[k];
+      f = fma(p.w_first(k), v, f);
+      l = fma(p.w_last(k), v, l);
+    }
+  yf = f;
+  yl = l;
+}
+
+// Phase reduced_x (lane = row i): the x reduced inputs of R's rows.
+template <class P>
+TESSERA_HD void phase_reduced_x(const Step& s, const P& p, const TileBox& b, int i,
+                                const double* R) {
+  if (i >= b.mr)
+    return;
+  const double* row = R + i * kPitch;
+  double yf, yl;
+  first_last(p, row, yf, yl);
+  const i64 at = static_cast<i64>(b.tx) * s.ny + b.r0 + i;
+  s.px_out[at] = fma(s.x.h, yl, row[p.q]);
+  s.fx_out[at] = yf;
+}
+
+// Thomas on a piece's interior, in registers: v[k] (k < q) := A_q^{-1} v.
+template <class P>
+TESSERA_HD void local_solve(const P& p, double h, double (&v)[kTile]) {
+  double prev = 0.0;
+  TESSERA_UNROLL
+  for (int k = 0; k < kTile - 1; ++k)
+    if (k < p.q) {
+      prev = fma(h, prev, v[k]) * p.inv(k); // (d - lower prev) inv, lower = -h
+      v[k] = prev;
+    }
+  TESSERA_UNROLL
+  for (int k = kTile - 3; k >= 0; --k)
+    if (k + 1 < p.q) {
+      prev = fma(-p.upper(k), prev, v[k]);
+      v[k] = prev;
+    }
+}
+
+// Interior solution from the local one and the two separators; v[q] = right.
+template <class P>
+TESSERA_HD void combine(const P& p, double left, double right, double (&v)[kTile]) {
+  TESSERA_UNROLL
+  for (int k = 0; k < kTile; ++k) {
+    if (k < p.q)
+      v[k] = fma(right, p.phi_r(k), fma(left, p.phi_l(k), v[k]));
+    else if (k == p.q)
+      v[k] = right;
+  }
+}
+
+// Phase solve_x (lane = row i): u* on the tile's row, then R = (I + h_x D_x) u*.
+template <class P>
+TESSERA_HD void phase_solve_x(const Step& s, const P& p, const TileBox& b, int i, double* R) {
+  if (i >= b.mr)
+    return;
+  double* row = R + i * kPitch;
+  double v[kTile];
+  TESSERA_UNROLL
+  for (int k = 0; k < kTile; ++k)
+    if (k <= p.q)
+      v[k] = row[k];
+  local_solve(p, s.x.h, v);
+  const i64 L = s.ny, l = b.r0 + i;
+  const int K = s.x.tiles;
+  const double right = s.sx[static_cast<i64>(b.tx) * L + l];
+  const double left = coupling_before(s.sx, L, b.tx, K, l, s.periodic);
+  combine(p, left, right, v);
+  if (p.q > 0)
+    v[0] = first_value(p.pl_first, p.pr_first, s.fx[static_cast<i64>(b.tx) * L + l], left, right);
+  double before = value_before(s.sx, L, b.tx, K, l, s.periodic, s.g);
+  const double after_tile = value_after(s.x, s.sx, s.fx, L, b.tx, l, s.periodic, s.g);
+  TESSERA_UNROLL
+  for (int k = 0; k < kTile; ++k)
+    if (k <= p.q) {
+      const double after = k < p.q ? v[k + 1 < kTile ? k + 1 : k] : after_tile;
+      row[k] = stencil(v[k], before, after, s.x.h);
+      before = v[k];
+    }
+}
+
+// The column of R (lane = column j) with the y boundary terms, into registers.
+TESSERA_HD void load_column(const Step& s, const TileBox& b, int j, const double* R,
+                            double (&v)[kTile]) {
+  TESSERA_UNROLL
+  for (int i = 0; i < kTile; ++i)
+    if (i < b.mr) {
+      v[i] = R[i * kPitch + j];
+      const i64 r = b.r0 + i;
+      if (s.y.add_bc && (r == 0 || r == s.ny - 1))
+        v[i] += s.y.hg;
+    }
+}
+
+// Phase reduced_y (lane = column j): the y reduced inputs of R's columns.
+template <class P>
+TESSERA_HD void phase_reduced_y(const Step& s, const P& p, const TileBox& b, int j,
+                                const double* R) {
+  if (j >= b.mc)
+    return;
+  double v[kTile];
+  load_column(s, b, j, R, v);
+  double yf, yl;
+  first_last(p, v, yf, yl);
+  // The separator row from shared memory: a register array indexed by q would go to local memory.
+  const i64 r = b.r0 + p.q;
+  const double sep = R[p.q * kPitch + j] + (s.y.add_bc && (r == 0 || r == s.ny - 1) ? s.y.hg : 0.0);
+  const i64 at = static_cast<i64>(b.ty) * s.nx + b.c0 + j;
+  s.py[at] = fma(s.y.h, yl, sep);
+  s.fy[at] = yf;
+}
+
+// Phase solve_y (lane = column j): u^{n+1} on the tile's column, written out, then
+// R = (I + h_y D_y) u^{n+1} plus the x boundary terms: the next step's first right-hand side.
+template <class P>
+TESSERA_HD void phase_solve_y(const Step& s, const P& p, const TileBox& b, int j, double* R) {
+  if (j >= b.mc)
+    return;
+  double v[kTile];
+  load_column(s, b, j, R, v);
+  local_solve(p, s.y.h, v);
+  const i64 L = s.nx, l = b.c0 + j;
+  const int K = s.y.tiles;
+  const double left = coupling_before(s.sy, L, b.ty, K, l, s.periodic);
+  const double right = s.sy[static_cast<i64>(b.ty) * L + l];
+  combine(p, left, right, v);
+  if (p.q > 0)
+    v[0] = first_value(p.pl_first, p.pr_first, s.fy[static_cast<i64>(b.ty) * L + l], left, right);
+  TESSERA_UNROLL
+  for (int i = 0; i < kTile; ++i)
+    if (i < b.mr)
+      s.u_next[(b.r0 + i) * s.nx + l] = v[i];
+  const double bc = s.x.add_bc && (l == 0 || l == s.nx - 1) ? s.x.hg : 0.0;
+  double before = value_before(s.sy, L, b.ty, K, l, s.periodic, s.g);
+  const double after_tile = value_after(s.y, s.sy, s.fy, L, b.ty, l, s.periodic, s.g);
+  TESSERA_UNROLL
+  for (int i = 0; i < kTile; ++i)
+    if (i < b.mr) {
+      const double after = i + 1 < b.mr ? v[i + 1 < kTile ? i + 1 : i] : after_tile;
+      R[i * kPitch + j] = stencil(v[i], before, after, s.y.h) + bc;
+      before = v[i];
+    }
+}
+
+// The phases with the tile's pieces: the full tiles' tables by value, the last tile's by pointer.
+#define TESSERA_TILE_PIECE(axis, k, call)                                                          \
+  do {                                                                                             \
+    if ((k) == (axis).tiles - 1)                                                                   \
+      call((axis).last);                                                                           \
+    else                                                                                           \
+      call((axis).full);                                                                           \
+  } while (false)
+
+TESSERA_HD void reduced_x(const Step& s, const TileBox& b, int lane, const double* R) {
+  auto f = [&](const auto& p) { phase_reduced_x(s, p, b, lane, R); };
+  TESSERA_TILE_PIECE(s.x, b.tx, f);
+}
+TESSERA_HD void solve_x(const Step& s, const TileBox& b, int lane, double* R) {
+  auto f = [&](const auto& p) { phase_solve_x(s, p, b, lane, R); };
+  TESSERA_TILE_PIECE(s.x, b.tx, f);
+}
+TESSERA_HD void reduced_y(const Step& s, const TileBox& b, int lane, const double* R) {
+  auto f = [&](const auto& p) { phase_reduced_y(s, p, b, lane, R); };
+  TESSERA_TILE_PIECE(s.y, b.ty, f);
+}
+TESSERA_HD void solve_y(const Step& s, const TileBox& b, int lane, double* R) {
+  auto f = [&](const auto& p) { phase_solve_y(s, p, b, lane, R); };
+  TESSERA_TILE_PIECE(s.y, b.ty, f);
+}
+
+// The reduced solve of one line l: S = M^{-1} (P + h F_{k+1}).
+TESSERA_HD void reduced_line(const Reduced& r, const double* __restrict__ P,
+                             const double* __restrict__ F, double* __restrict__ S, i64 l) {
+  const i64 L = r.lines;
+  const int K = r.tiles;
+  double y = 0.0;
+  TESSERA_UNROLL8
+  for (int k = 0; k < K; ++k) {
+    const double f = k + 1 < K ? F[(k + 1) * L + l] : (r.periodic ? F[l] : 0.0);
+    const double rhs = fma(r.h, f, P[k * L + l]);
+    y = (k == 0 ? rhs : fma(-TESSERA_LDG(r.sub + k), y, rhs)) * TESSERA_LDG(r.inv + k);
+    S[k * L + l] = y;
+  }
+  TESSERA_UNROLL8
+  for (int k = K - 2; k >= 0; --k) {
+    y = fma(-TESSERA_LDG(r.cp + k), y, S[k * L + l]);
+    S[k * L + l] = y;
+  }
+  if (!r.periodic)
+    return;
+  const double fac = (y + r.corner * S[(K - 1) * L + l]) * r.invc;
+  for (int k = 0; k < K; ++k)
+    S[k * L + l] = fma(-fac, TESSERA_LDG(r.z + k), S[k * L + l]);
+}
+
+} // namespace tessera::cuda::tiles

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "core/log.hpp"
 #include "cpu/reference.hpp"
 #include "cpu/transpose.hpp"
 #include "cpu/transpose_tuner.hpp"
@@ -37,9 +38,11 @@ protected:
     fs::create_directories(dir_);
     path_ = (dir_ / "wisdom.txt").string();
     log_ = std::make_shared<std::ostringstream>();
-    saved_logger_ = spdlog::default_logger();
-    spdlog::set_default_logger(std::make_shared<spdlog::logger>(
-        "test", std::make_shared<spdlog::sinks::ostream_sink_mt>(*log_)));
+    // tessera logs through its own logger (core/log.hpp), silent until one is set.
+    auto captured = std::make_shared<spdlog::logger>(
+        "wisdom-test", std::make_shared<spdlog::sinks::ostream_sink_mt>(*log_));
+    captured->set_level(spdlog::level::warn);
+    set_logger(captured);
     cpu::set_tuning(cpu::Tuning::Measure);
     cpu::set_wisdom_file(path_);
     cpu::detail::forget_choices();
@@ -54,7 +57,7 @@ protected:
   void TearDown() override {
     cpu::set_wisdom_file("");
     cpu::detail::forget_choices();
-    spdlog::set_default_logger(saved_logger_);
+    set_logger(nullptr);
     fs::remove_all(dir_);
   }
   void transpose_and_check() {
@@ -85,7 +88,6 @@ protected:
   fs::path dir_;
   std::string path_;
   std::shared_ptr<std::ostringstream> log_;
-  std::shared_ptr<spdlog::logger> saved_logger_;
   std::vector<double> in_, expect_;
 };
 

@@ -1,7 +1,5 @@
 // Job kind "heat2d": the ADI diffusion solver (src/solver/) driven by a deck. Keys and their
 // meaning: docs/decks.md and the commented example inputs/heat2d.toml.
-#include <omp.h>
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,6 +8,7 @@
 
 #include "app/host_matrix.hpp"
 #include "app/jobs.hpp"
+#include "app/run_info.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
 #include "mpi/agreement.hpp"
@@ -178,14 +177,10 @@ int run_heat2d_job(const Deck& deck, const Context& ctx) {
     s = settings_from(deck, ctx.nranks);
     deck.throw_problems(); // none: load_deck() checked the deck
   });
-  s.provenance.command_line = ctx.command_line;
-  s.provenance.deck = deck.effective_toml();
-  s.provenance.ranks = ctx.nranks;
-  s.provenance.threads = omp_get_max_threads();
   // Collective: auto is CUDA when every rank has a GPU (the state then stays on the GPUs).
   s.config.backend =
       mpi::resolve_backend(parse_backend(deck.get<std::string>("job.backend")), ctx.comm);
-  s.provenance.backend = std::string(backend_name(s.config.backend));
+  s.provenance = make_provenance(ctx, deck.effective_toml(), s.config.backend);
   const heat2d::Config& c = s.config;
   log::info("heat2d: {} x {} unknowns, {} boundaries, initial {}, dt {}, {} steps, {} ranks x {} "
             "threads ({})",

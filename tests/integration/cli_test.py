@@ -12,6 +12,7 @@ Every scenario works in a fresh temporary directory and uses fresh random shapes
   run_default     `tessera run` with the embedded default deck
   run_deck        a deck file with --set overrides (rows axis, chunked + deflated output)
   pipeline_memory_limit  a deck whose matrix fits staging.memory_limit runs in memory
+  provenance      heat2d, pipeline, generate and transpose outputs record the same provenance
   check           `tessera check` prints an effective deck that parses back to the same text
   info            `tessera info` names the MPI library, thread level, HDF5 and GPUs
   selftest        `tessera selftest` passes and prints its table
@@ -240,6 +241,44 @@ def pipeline_memory_limit(r, rng):
     with h5py.File(r.path("gen.h5"), "r") as g, h5py.File(r.path("ooc.h5"), "r") as f:
         expect(np.array_equal(f["transpose"][...], g["input"][...].T),
                "out of core: /transpose != numpy.transpose(/input)")
+
+
+def provenance(r, rng):
+    """A heat2d output records the same provenance as the commands' and pipeline's outputs:
+    the same root attributes, and the same ranks, threads, backend and GPUs for the same
+    backend."""
+    r.run(["generate", "a.h5:/A", "--rows", "7", "--cols", "5"])
+    backends = ["cpu"]
+    if not re.search(r"^\s+GPUs\s+none", r.run(["info"]).stdout, re.M):
+        backends.append("cuda")  # where there are GPUs, their names too
+    for backend in backends:
+        print(f"== backend {backend}")
+        r.run(["transpose", "a.h5:/A", f"at-{backend}.h5:/AT", "--backend", backend])
+        r.run(["run", "--backend", backend, "--set", "grid.nx=8", "--set", "grid.ny=8", "--set",
+               "time.steps=2", "--set", f"output.file=heat-{backend}.h5"])
+        r.run(["run", PIPELINE, "--backend", backend, "--set", "matrix.rows=6", "--set",
+               "matrix.cols=4", "--set", f"output.file=pipe-{backend}.h5"])
+        names = [f"{kind}-{backend}.h5" for kind in ("at", "heat", "pipe")]
+        if backend == "cpu":
+            names.append("a.h5")
+        provenance_agrees(r, names)
+
+
+def provenance_agrees(r, names):
+    files = {}
+    for name in names:
+        with h5py.File(r.path(name), "r") as f:
+            files[name] = {k: check_outputs.attr(f, k) for k in f.attrs}
+    want = files[names[0]]
+    for k in check_outputs.PROVENANCE + ["cuda_runtime", "hdf5_io", "hdf5_parallel"]:
+        expect(k in want, f"{names[0]} lacks the provenance attribute '{k}'")
+    for name, got in files.items():
+        missing = sorted(set(want) - set(got))
+        expect(not missing, f"{name} lacks the provenance attributes {missing}")
+        for k in ("ranks", "threads", "backend", "gpus", "cuda_runtime", "software",
+                  "version", "git_hash", "mpi_library", "hdf5_version"):
+            expect(str(got[k]) == str(want[k]),
+                   f"{name}: {k} = {got[k]!r}, the transpose's is {want[k]!r}")
 
 
 def check_scenario(r, rng):
@@ -535,7 +574,7 @@ def bad(r, rng, case):
 SCENARIOS = {"end_to_end": end_to_end, "transpose_1000": transpose_1000,
              "run_default": run_default, "run_deck": run_deck, "check": check_scenario,
              "info": info, "selftest": selftest, "unwritten_chunks": unwritten_chunks,
-             "pipeline_memory_limit": pipeline_memory_limit}
+             "pipeline_memory_limit": pipeline_memory_limit, "provenance": provenance}
 
 
 def stop_early(r, rng):

@@ -22,6 +22,8 @@
 #include "cpu/reference.hpp"
 #include "cpu/transpose.hpp"
 #include "mpi/agreement.hpp"
+#include "mpi/collectives.hpp"
+#include "mpi/communicator.hpp"
 #include "mpi/reduce_plan.hpp"
 #include "mpi/transpose_plan.hpp"
 
@@ -93,7 +95,7 @@ PairTimes time_pair(MPI_Comm comm, int warmup, int repeat, const Kernel& kernel,
   after_warmup();
   PairTimes t;
   const auto timed = [&](const auto& f) {
-    MPI_Barrier(comm);
+    mpi::barrier(comm);
     const double t0 = wall_seconds();
     f();
     return max_over_ranks(comm, wall_seconds() - t0);
@@ -169,9 +171,8 @@ BenchReport local_transpose(const BenchArgs& args) {
 // ---- transpose over ranks: TransposePlan ----------------------------------------------------
 
 BenchReport distributed_transpose(const BenchArgs& args) {
-  int rank = 0, nranks = 1;
-  MPI_Comm_rank(args.comm, &rank);
-  MPI_Comm_size(args.comm, &nranks);
+  const int rank = mpi::comm_rank(args.comm);
+  const int nranks = mpi::comm_size(args.comm);
   BenchReport r = base_report(args, nranks);
   const BlockDistribution dist({args.rows, args.cols}, nranks);
   const BlockDistribution tdist = dist.transposed();
@@ -272,8 +273,7 @@ std::vector<double> local_reduce(Op op, Axis axis, const T* a, std::int64_t rows
 // fits in 1 GiB); every rank gets the verdict.
 template <class T>
 std::string check_reduction(const BenchArgs& args, const std::vector<std::vector<double>>& got) {
-  int rank = 0;
-  MPI_Comm_rank(args.comm, &rank);
+  const int rank = mpi::comm_rank(args.comm);
   const std::size_t n = static_cast<std::size_t>(args.rows) * static_cast<std::size_t>(args.cols);
   if (n * sizeof(T) > (std::size_t{1} << 30))
     return "no (matrix above 1 GiB)";
@@ -288,7 +288,7 @@ std::string check_reduction(const BenchArgs& args, const std::vector<std::vector
         ok = 0;
     }
   }
-  MPI_Bcast(&ok, 1, MPI_INT, 0, args.comm);
+  mpi::broadcast(args.comm, ok);
   return ok ? "yes (bit-identical to the serial reference)" : "MISMATCH";
 }
 
@@ -332,9 +332,8 @@ BenchReport local_reduce_bench(const BenchArgs& args) {
 // ---- reductions over ranks: ReducePlan ---------------------------------------------------------
 
 BenchReport distributed_reduce_bench(const BenchArgs& args) {
-  int rank = 0, nranks = 1;
-  MPI_Comm_rank(args.comm, &rank);
-  MPI_Comm_size(args.comm, &nranks);
+  const int rank = mpi::comm_rank(args.comm);
+  const int nranks = mpi::comm_size(args.comm);
   BenchReport r = base_report(args, nranks);
   r.what = fmt::format("reduce {} over {} (distributed)", op_list(args.ops), axis_name(args.axis));
   const BlockDistribution dist({args.rows, args.cols}, nranks);
@@ -370,8 +369,7 @@ BenchReport distributed_reduce_bench(const BenchArgs& args) {
 } // namespace
 
 BenchReport run_cpu_bench(const BenchArgs& args) {
-  int nranks = 1;
-  MPI_Comm_size(args.comm, &nranks);
+  const int nranks = mpi::comm_size(args.comm);
   switch (args.kind) {
   case BenchKind::Transpose:
     return nranks == 1 ? local_transpose(args) : distributed_transpose(args);

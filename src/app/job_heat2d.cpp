@@ -13,6 +13,7 @@
 #include "core/throw.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/backend_select.hpp"
+#include "mpi/collectives.hpp"
 #include "solver/run.hpp"
 #include "solver/stop_signal.hpp"
 
@@ -123,8 +124,7 @@ heat2d::RunSettings settings_from(const Deck& deck, int nranks) {
 // the error against the exact solution, time per step, throughput, memory traffic, output.
 void print_summary(const heat2d::RunSettings& s, const heat2d::RunResult& r, const Context& ctx) {
   // Field bytes one step moves, over all ranks (solver.hpp: bytes_per_step).
-  double bytes = r.bytes_per_step;
-  MPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_DOUBLE, MPI_SUM, ctx.comm);
+  const double bytes = mpi::sum_over_ranks(ctx.comm, r.bytes_per_step);
   if (ctx.rank != 0)
     return;
   const heat2d::Config& c = s.config;

@@ -39,6 +39,7 @@
 #include "io/out_of_core_reduce_pass.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/backend_select.hpp"
+#include "mpi/collectives.hpp"
 #include "mpi/norm2_rescue.hpp"
 #include "mpi/reduce_engine.hpp"
 
@@ -141,18 +142,6 @@ Geometry plan_geometry(const DatasetInfo& info, Axis axis, int nranks, std::size
   }
   g.chunks = ceil_div(M, g.height);
   return g;
-}
-
-// Every rank's `mine` in rank order (counts known to all). The one MPI call of the reductions
-// that is not an agreement: mpi/ has no gather helper to reuse.
-void allgather(MPI_Comm comm, const std::vector<double>& mine, const std::vector<int>& counts,
-               std::vector<double>& all) {
-  std::vector<int> displs(counts.size(), 0);
-  for (std::size_t r = 1; r < counts.size(); ++r)
-    displs[r] = displs[r - 1] + counts[r - 1];
-  all.resize(static_cast<std::size_t>(displs.back() + counts.back()));
-  CHECK_MPI(MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(),
-                           counts.data(), displs.data(), MPI_DOUBLE, comm));
 }
 
 std::vector<int> counts_of(const BlockDistribution& d) {
@@ -300,7 +289,7 @@ void reduce_chunk(const Geometry& g, std::int64_t c, int rank, const T* data, Re
     engine.reduce_rows(a.op, data, d.rows(rank), g.shape.cols, mine.data());
     timers.add("compute", wall_seconds() - t0);
     t0 = wall_seconds();
-    allgather(comm, mine, counts, all);
+    all = mpi::allgatherv(comm, mine, counts);
     timers.add("exchange", wall_seconds() - t0, static_cast<double>(all.size() * sizeof(double)));
     t0 = wall_seconds();
     if (g.axis == Axis::Rows) {
@@ -429,7 +418,7 @@ ReduceResult compute_side(Shared& s, const std::vector<Op>& ops, Axis axis, OutO
         v = cpu::finalize(a.op, v, rows);
       std::vector<double> all;
       const double t0 = wall_seconds();
-      allgather(comm, a.values, counts_of(g.stripes()), all);
+      all = mpi::allgatherv(comm, a.values, counts_of(g.stripes()));
       ctx.compute_timers.add("exchange", wall_seconds() - t0,
                              static_cast<double>(all.size() * sizeof(double)));
       result.values.push_back(std::move(all));

@@ -219,7 +219,9 @@ def pipeline_memory_limit(r, rng):
     """A pipeline deck whose matrix fits staging.memory_limit runs in memory (the matrix is
     stored as /input), generated or read from a file; only a file that does not fit streams."""
     seed = rng.randrange(2 ** 40)
-    rows, cols = rng.randint(2, 60), rng.randint(2, 60)
+    # At most 250 x 250 f64 and its transpose: 1 MiB, far within 1GiB; far above 16KiB, in
+    # which chunks of one row or column still fit.
+    rows, cols = rng.randint(150, 250), rng.randint(150, 250)
     base = ["run", PIPELINE, "--set", f"matrix.rows={rows}", "--set", f"matrix.cols={cols}",
             "--set", f"matrix.seed={seed}", "--set", "staging.memory_limit=1GiB"]
     p = r.run(base + ["--set", "output.file=gen.h5"])
@@ -235,7 +237,7 @@ def pipeline_memory_limit(r, rng):
            "--ranks", str(ranks_of(r))])
     with h5py.File(r.path("read.h5"), "r") as f:
         expect("input" in f, "a matrix.input that fits was not stored as /input")
-    p = r.run(base[:-1] + ["staging.memory_limit=64B", "--set", "matrix.input=gen.h5:/input",
+    p = r.run(base[:-1] + ["staging.memory_limit=16KiB", "--set", "matrix.input=gen.h5:/input",
                            "--set", "output.file=ooc.h5"])
     expect("streaming it out of core" in p.stderr, "a matrix.input too big did not stream")
     with h5py.File(r.path("gen.h5"), "r") as g, h5py.File(r.path("ooc.h5"), "r") as f:

@@ -11,6 +11,7 @@
 #include "../mpi_test_support.hpp"
 #include "app/commands.hpp"
 #include "cuda/device.hpp"
+#include "mpi/collectives.hpp"
 
 namespace tessera {
 namespace {
@@ -58,10 +59,10 @@ TEST_F(CpuRuns, BackendCpuNeverAsksTheCudaRuntime) {
   const long long before = cuda::runtime_queries();
   EXPECT_EQ(tessera("generate " + dir_.file("g.h5") + ":/G --rows 4 --cols 3 --dtype c64"), 0);
   EXPECT_EQ(tessera("transpose " + a_ + ":/A " + dir_.file("t.h5") + ":/T --backend cpu"), 0);
-  EXPECT_EQ(tessera("transpose " + a_ + ":/A " + dir_.file("o.h5") +
-                    ":/T --backend cpu --memory-limit 64B"),
-            0);
-  EXPECT_EQ(tessera("reduce " + a_ + ":/A --op sum,max --backend cpu --json"), 0);
+  EXPECT_EQ(
+      tessera("transpose " + a_ + ":/A " + dir_.file("o.h5") + ":/T --backend cpu --out-of-core"),
+      0);
+  EXPECT_EQ(tessera("reduce " + a_ + ":/A --op sum,max --backend cpu --memory-limit 1GiB"), 0);
   EXPECT_EQ(tessera("reduce " + a_ + ":/A --op norm2 --axis rows --backend cpu --out-of-core"), 0);
   EXPECT_EQ(tessera("run --backend cpu --set grid.nx=8 --set grid.ny=8 --set time.steps=2 --set "
                     "output.file=" +
@@ -76,7 +77,8 @@ TEST_F(CpuRuns, AutoAsksWhetherThereIsAGpu) {
   // The counter sees the queries: auto must find out whether the ranks have GPUs.
   const long long before = cuda::runtime_queries();
   EXPECT_EQ(tessera("reduce " + a_ + ":/A --op sum --backend auto"), 0);
-  EXPECT_GT(cuda::runtime_queries(), before);
+  // Without CUDA compiled in, only the rank that explains the fallback asks (for the reason).
+  EXPECT_TRUE(mpi::any_rank(MPI_COMM_WORLD, cuda::runtime_queries() > before));
 }
 
 } // namespace

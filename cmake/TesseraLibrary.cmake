@@ -1,7 +1,8 @@
-# tessera_glob_library(NAME DIRS d… LINKS l…): a static library of every .cpp in DIRS
-# (an INTERFACE library while a folder is still empty), with tessera's flags.
+# tessera_glob_library(NAME DIRS d… LINKS l… [NO_MPI]): a static library of every .cpp in DIRS
+# (an INTERFACE library while a folder is still empty), with tessera's flags; NO_MPI for one
+# that does not link MPI (its precompiled header leaves mpi.h out).
 function(tessera_glob_library name)
-  cmake_parse_arguments(ARG "" "" "DIRS;LINKS;PATTERNS" ${ARGN})
+  cmake_parse_arguments(ARG "NO_MPI" "" "DIRS;LINKS;PATTERNS" ${ARGN})
   if(NOT ARG_PATTERNS)
     set(ARG_PATTERNS "*.cpp")
   endif()
@@ -21,7 +22,11 @@ function(tessera_glob_library name)
                                                  ${PROJECT_SOURCE_DIR}/include)
     target_link_libraries(${name} PUBLIC ${ARG_LINKS} PRIVATE tessera_warnings tessera_fp
                                                               tessera_sanitizers)
-    tessera_build_speed(${name})
+    if(ARG_NO_MPI)
+      tessera_build_speed(${name} NO_MPI)
+    else()
+      tessera_build_speed(${name})
+    endif()
   else()
     add_library(${name} INTERFACE)
     target_include_directories(${name} INTERFACE ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/src

@@ -9,11 +9,13 @@ option(TESSERA_PCH "Precompile the headers every source includes" ON)
 option(TESSERA_UNITY "Compile the libraries in unity batches" OFF)
 set(TESSERA_UNITY_BATCH 8 CACHE STRING "Sources per unity batch")
 
-set(TESSERA_PCH_HEADERS
+set(_std_headers
     <algorithm> <array> <atomic> <chrono> <cmath> <complex> <cstddef> <cstdint> <cstdio>
     <cstdlib> <cstring> <exception> <functional> <limits> <memory> <mutex> <optional>
-    <stdexcept> <string> <string_view> <utility> <vector>
-    <mpi.h> <fmt/format.h> <spdlog/spdlog.h>)
+    <stdexcept> <string> <string_view> <utility> <vector>)
+set(TESSERA_PCH_HEADERS ${_std_headers} <mpi.h> <fmt/format.h> <spdlog/spdlog.h>)
+# src/core and cuda/ do not see MPI.
+set(TESSERA_PCH_HEADERS_NO_MPI ${_std_headers} <fmt/format.h> <spdlog/spdlog.h>)
 
 # GCC 12 reports std::string's own inlined copies as out of bounds (GCC bugs 105329, 105651)
 # when the standard headers come from a precompiled header, where it otherwise stays quiet.
@@ -33,10 +35,16 @@ set(TESSERA_UNITY_SKIP
     # Compiled for one instruction set each (a target pragma over the whole file).
     src/cpu/transpose_avx2.cpp src/cpu/transpose_avx512.cpp)
 
-# tessera_build_speed(TARGET): applies both to one library or executable.
+# tessera_build_speed(TARGET [NO_MPI]): applies both to one library or executable; NO_MPI for
+# targets that do not link MPI (src/core, cuda/).
 function(tessera_build_speed target)
+  cmake_parse_arguments(ARG "NO_MPI" "" "" ${ARGN})
   if(TESSERA_PCH)
-    target_precompile_headers(${target} PRIVATE ${TESSERA_PCH_HEADERS})
+    if(ARG_NO_MPI)
+      target_precompile_headers(${target} PRIVATE ${TESSERA_PCH_HEADERS_NO_MPI})
+    else()
+      target_precompile_headers(${target} PRIVATE ${TESSERA_PCH_HEADERS})
+    endif()
     tessera_pch_warnings(${target})
   endif()
   if(TESSERA_UNITY)

@@ -15,11 +15,23 @@
 
 namespace tessera::cuda {
 
+namespace {
+std::atomic<long long> g_queries{0}; // runtime_queries()
+void count_query() noexcept {
+  g_queries.fetch_add(1, std::memory_order_relaxed);
+}
+} // namespace
+
 bool compiled() noexcept {
   return true;
 }
 
+long long runtime_queries() noexcept {
+  return g_queries.load(std::memory_order_relaxed);
+}
+
 int device_count() noexcept {
+  count_query();
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) {
     cudaGetLastError(); // clear the sticky "no driver" error
@@ -29,6 +41,7 @@ int device_count() noexcept {
 }
 
 std::string unavailable_reason() {
+  count_query();
   int n = 0;
   const cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess) {
@@ -39,6 +52,7 @@ std::string unavailable_reason() {
 }
 
 std::vector<DeviceInfo> devices() {
+  count_query();
   std::vector<DeviceInfo> out;
   const int n = device_count();
   const std::string nvml_driver = nvml::driver_version();
@@ -81,6 +95,7 @@ std::string version_string(int v) {
 } // namespace
 
 std::string driver_version() {
+  count_query();
   int v = 0;
   if (cudaDriverGetVersion(&v) != cudaSuccess) {
     cudaGetLastError();
@@ -90,10 +105,7 @@ std::string driver_version() {
 }
 
 std::string runtime_version() {
-  int v = 0;
-  if (cudaRuntimeGetVersion(&v) != cudaSuccess)
-    return "";
-  return version_string(v);
+  return version_string(CUDART_VERSION);
 }
 
 namespace {
@@ -101,6 +113,7 @@ std::atomic<int> g_bound{-1}; // the device bind_device() chose for this process
 } // namespace
 
 int bind_device(int node_local_rank) {
+  count_query();
   const int n = device_count();
   if (n == 0)
     TESSERA_THROW(CudaError, "cannot bind a GPU to this rank: {}", unavailable_reason());
@@ -113,6 +126,7 @@ int bind_device(int node_local_rank) {
 }
 
 int ensure_device_bound() {
+  count_query();
   int dev = g_bound.load();
   if (dev < 0) {
     int local = 0;
@@ -129,6 +143,7 @@ int ensure_device_bound() {
 }
 
 int current_device() {
+  count_query();
   int d = 0;
   CHECK_CUDA(cudaGetDevice(&d));
   return d;

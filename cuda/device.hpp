@@ -28,6 +28,8 @@ std::string unavailable_reason();
 std::vector<DeviceInfo> devices();
 // CUDA driver version as "13.0", or "" when there is no driver.
 std::string driver_version();
+// The CUDA runtime version this build was compiled with ("12.4"; "" without CUDA). A constant:
+// asks nothing of the runtime, so CPU-only runs may record it.
 std::string runtime_version();
 
 // One GPU per rank: makes device (node_local_rank mod device_count()) current for the calling
@@ -42,5 +44,10 @@ int current_device();
 // MPI_LOCALRANKID, MV2_COMM_WORLD_LOCAL_RANK, PMI_LOCAL_RANK; 0 when none is set). Makes the
 // bound device current for the calling thread and returns it.
 int ensure_device_bound();
+
+// How many calls of the functions above (all but compiled() and runtime_version()) this
+// process has made: each asks the CUDA runtime or NVML (the stubs count the calls that would).
+// CUDA starts only when a GPU path runs: tests check that a CPU-only command adds none.
+long long runtime_queries() noexcept;
 
 } // namespace tessera::cuda

@@ -4,7 +4,6 @@
 #include <mpi.h>
 
 #include <complex>
-#include <cstdint>
 
 namespace tessera::mpi {
 
@@ -30,9 +29,22 @@ template <>
 inline MPI_Datatype mpi_type<int>() {
   return MPI_INT;
 }
+// std::int64_t and std::uint64_t are one of these on every platform.
 template <>
-inline MPI_Datatype mpi_type<std::int64_t>() {
-  return MPI_INT64_T;
+inline MPI_Datatype mpi_type<long>() {
+  return MPI_LONG;
+}
+template <>
+inline MPI_Datatype mpi_type<long long>() {
+  return MPI_LONG_LONG;
+}
+template <>
+inline MPI_Datatype mpi_type<unsigned long>() {
+  return MPI_UNSIGNED_LONG;
+}
+template <>
+inline MPI_Datatype mpi_type<unsigned long long>() {
+  return MPI_UNSIGNED_LONG_LONG;
 }
 template <>
 inline MPI_Datatype mpi_type<char>() {

@@ -8,13 +8,21 @@
 // output.
 #include <cstring>
 
+#include "core/aligned_buffer.hpp"
 #include "cpu/transpose.hpp"
-#include "mpi/host_buffer.hpp"
 #include "mpi/transpose_engine.hpp"
 
 namespace tessera {
 
 namespace {
+
+// Exchange staging, its pages touched up front so that a plan's first execute does not pay (and
+// time) the page faults.
+AlignedBuffer staging(std::size_t bytes, const char* what) {
+  AlignedBuffer b(bytes, what);
+  b.touch_pages();
+  return b;
+}
 
 class CpuTransposeEngine final : public TransposeEngine {
 public:
@@ -25,11 +33,11 @@ public:
   void prepare(void* send_buffer, bool need_recv) override {
     send_ptr_ = static_cast<char*>(send_buffer);
     if (!send_ptr_) {
-      send_ = mpi::HostBuffer(bytes(layout_.send_elements()), "transpose send buffer");
+      send_ = staging(bytes(layout_.send_elements()), "the transpose send buffer");
       send_ptr_ = static_cast<char*>(send_.data());
     }
     if (need_recv)
-      recv_ = mpi::HostBuffer(bytes(layout_.recv_elements()), "transpose receive buffer");
+      recv_ = staging(bytes(layout_.recv_elements()), "the transpose receive buffer");
   }
   void* send_buffer() override { return send_ptr_; }
   void* recv_buffer() override { return recv_.data(); }
@@ -148,7 +156,7 @@ private:
   std::size_t size_;
   bool column_major_ = false;
   char* send_ptr_ = nullptr; // send_, or the plan's shared-memory window
-  mpi::HostBuffer send_, recv_;
+  AlignedBuffer send_, recv_;
   const char* in_ = nullptr;
   char* out_ = nullptr;
 };

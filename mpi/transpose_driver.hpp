@@ -5,11 +5,11 @@
 #include <mpi.h>
 
 #include "core/timers.hpp"
+#include "mpi/exchange_algorithm.hpp"
 #include "mpi/message_exchange.hpp"
 #include "mpi/nccl_comm.hpp"
 #include "mpi/shared_window.hpp"
 #include "mpi/transpose_engine.hpp"
-#include "mpi/transpose_plan.hpp"
 
 namespace tessera {
 

@@ -4,3 +4,4 @@
 #include <tessera/transpose_plan.hpp>
 
 #include "core/timers.hpp"
+#include "mpi/exchange_algorithm.hpp"

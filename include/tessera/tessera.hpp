@@ -1,7 +1,7 @@
 // tessera: distributed dense matrices. One include gives the whole C++ API:
 //   Shape, BlockDistribution, DType           tessera/shape.hpp, block_distribution.hpp, dtype.hpp
 //   Backend, Memory                           tessera/backend.hpp
-//   TransposePlan, TransposeOptions, Exchange tessera/transpose_plan.hpp
+//   TransposePlan, TransposeOptions, Exchange tessera/transpose_plan.hpp, exchange.hpp
 //   ReducePlan, Op, Axis, ReduceResult        tessera/reduce_plan.hpp, reduction.hpp
 //   h5::read_rows, h5::write_rows, h5::Writer tessera/hdf5.hpp
 //   transpose_out_of_core, reduce_out_of_core tessera/out_of_core.hpp

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/reduction.hpp"
+#include "mpi/collectives.hpp"
 
 namespace tessera::app::bench {
 
@@ -22,38 +23,23 @@ void zero_parallel(void* p, std::size_t bytes) {
 }
 
 double max_over_ranks(MPI_Comm comm, double v) {
-  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, comm);
-  return v;
+  return mpi::max_over_ranks(comm, v);
 }
 double sum_over_ranks(MPI_Comm comm, double v) {
-  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_SUM, comm);
-  return v;
+  return mpi::sum_over_ranks(comm, v);
 }
 bool all_ranks(MPI_Comm comm, bool ok) {
-  int v = ok ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MIN, comm);
-  return v == 1;
+  return mpi::all_ranks(comm, ok);
 }
 
 std::vector<BenchPhase> gather_phases(MPI_Comm comm, const PhaseTimers& timers, int repeat) {
   std::string mine;
   for (const auto& [name, stats] : timers.phases())
     mine += name + '\n';
-  int nranks = 1;
-  MPI_Comm_size(comm, &nranks);
-  int len = static_cast<int>(mine.size());
-  std::vector<int> lens(static_cast<std::size_t>(nranks)), offs(lens.size());
-  MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, comm);
-  int total = 0;
-  for (std::size_t r = 0; r < lens.size(); ++r) {
-    offs[r] = total;
-    total += lens[r];
-  }
-  std::string all(static_cast<std::size_t>(total), '\0');
-  MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), offs.data(), MPI_CHAR, comm);
   std::set<std::string> names;
-  for (std::size_t b = 0, e; (e = all.find('\n', b)) != std::string::npos; b = e + 1)
-    names.insert(all.substr(b, e - b));
+  for (const std::string& theirs : mpi::allgather(comm, mine))
+    for (std::size_t b = 0, e; (e = theirs.find('\n', b)) != std::string::npos; b = e + 1)
+      names.insert(theirs.substr(b, e - b));
   std::vector<BenchPhase> out;
   for (const auto& name : names) { // the same sorted order on every rank
     const auto it = timers.phases().find(name);

@@ -15,6 +15,7 @@
 
 #include "app/bench.hpp"
 #include "app/bench_common.hpp"
+#include "core/aligned_buffer.hpp"
 #include "core/block_distribution.hpp"
 #include "core/throw.hpp"
 #include "core/timers.hpp"
@@ -22,6 +23,8 @@
 #include "cpu/reference.hpp"
 #include "cpu/transpose.hpp"
 #include "mpi/agreement.hpp"
+#include "mpi/collectives.hpp"
+#include "mpi/communicator.hpp"
 #include "mpi/reduce_plan.hpp"
 #include "mpi/transpose_plan.hpp"
 
@@ -38,16 +41,10 @@ using bench::value;
 using bench::zero_parallel;
 
 // 64-byte aligned, uninitialised storage; pages are first touched by the threads that use them.
-struct FreeDeleter {
-  void operator()(void* p) const noexcept { std::free(p); }
-};
-using Buffer = std::unique_ptr<unsigned char[], FreeDeleter>;
+using Buffer = AlignedBuffer;
 
 Buffer allocate(std::size_t bytes) {
-  const std::size_t rounded = std::max<std::size_t>(64, (bytes + 63) / 64 * 64);
-  auto* p = static_cast<unsigned char*>(std::aligned_alloc(64, rounded));
-  TESSERA_REQUIRE(p != nullptr, ResourceError, "bench: cannot allocate {} bytes", bytes);
-  return Buffer(p);
+  return Buffer(bytes, "a benchmark buffer");
 }
 
 // Rows [row0, row0 + nrows) of the global matrix, in parallel (first touch by the OpenMP threads).
@@ -93,7 +90,7 @@ PairTimes time_pair(MPI_Comm comm, int warmup, int repeat, const Kernel& kernel,
   after_warmup();
   PairTimes t;
   const auto timed = [&](const auto& f) {
-    MPI_Barrier(comm);
+    mpi::barrier(comm);
     const double t0 = wall_seconds();
     f();
     return max_over_ranks(comm, wall_seconds() - t0);
@@ -141,23 +138,24 @@ BenchReport local_transpose(const BenchArgs& args) {
     out = allocate(bytes);
   });
   dispatch_dtype(args.dtype, [&](auto tag) {
-    fill_rows(reinterpret_cast<decltype(tag)*>(in.get()), 0, args.rows, args.cols);
+    fill_rows(reinterpret_cast<decltype(tag)*>(in.data()), 0, args.rows, args.cols);
   });
-  zero_parallel(out.get(), bytes);
+  zero_parallel(out.data(), bytes);
   r.bytes_per_rank = r.bytes_total = 2.0 * static_cast<double>(bytes);
   const auto t = time_pair(
       args.comm, args.warmup, args.repeat,
       [&] {
-        cpu::transpose(args.dtype, in.get(), out.get(), args.rows, args.cols, args.cols, args.rows);
+        cpu::transpose(args.dtype, in.data(), out.data(), args.rows, args.cols, args.cols,
+                       args.rows);
       },
-      [&] { cpu::parallel_copy(in.get(), out.get(), bytes); }, [] {});
+      [&] { cpu::parallel_copy(in.data(), out.data(), bytes); }, [] {});
   r.reference = "memcpy";
   finish_rates(r, t, r.bytes_total);
   if (args.check) {
-    cpu::transpose(args.dtype, in.get(), out.get(), args.rows, args.cols, args.cols, args.rows);
+    cpu::transpose(args.dtype, in.data(), out.data(), args.rows, args.cols, args.cols, args.rows);
     const bool ok = dispatch_dtype(args.dtype, [&](auto tag) {
       using T = decltype(tag);
-      return transposed_rows_match(reinterpret_cast<const T*>(out.get()), 0, args.cols, args.rows);
+      return transposed_rows_match(reinterpret_cast<const T*>(out.data()), 0, args.cols, args.rows);
     });
     r.checked = ok ? "yes (4096 sampled elements)" : "MISMATCH";
   } else {
@@ -169,9 +167,8 @@ BenchReport local_transpose(const BenchArgs& args) {
 // ---- transpose over ranks: TransposePlan ----------------------------------------------------
 
 BenchReport distributed_transpose(const BenchArgs& args) {
-  int rank = 0, nranks = 1;
-  MPI_Comm_rank(args.comm, &rank);
-  MPI_Comm_size(args.comm, &nranks);
+  const int rank = mpi::comm_rank(args.comm);
+  const int nranks = mpi::comm_size(args.comm);
   BenchReport r = base_report(args, nranks);
   const BlockDistribution dist({args.rows, args.cols}, nranks);
   const BlockDistribution tdist = dist.transposed();
@@ -191,7 +188,7 @@ BenchReport distributed_transpose(const BenchArgs& args) {
   });
   // --shared-input: the input block lives in the plan's node-shared buffer, which lets the plan
   // transpose straight out of the other ranks' blocks.
-  void* src = in.get();
+  void* src = in.data();
   if (args.shared_input) {
     void* shared = plan.input_buffer();
     if (all_ranks(args.comm, shared != nullptr || in_bytes == 0))
@@ -202,24 +199,24 @@ BenchReport distributed_transpose(const BenchArgs& args) {
   dispatch_dtype(args.dtype, [&](auto tag) {
     fill_rows(static_cast<decltype(tag)*>(src), dist.begin(rank), dist.rows(rank), args.cols);
   });
-  zero_parallel(out.get(), out_bytes);
-  zero_parallel(copy_dst.get(), in_bytes);
+  zero_parallel(out.data(), out_bytes);
+  zero_parallel(copy_dst.data(), in_bytes);
   r.bytes_per_rank = max_over_ranks(args.comm, static_cast<double>(in_bytes + out_bytes));
   r.bytes_total = 2.0 * static_cast<double>(args.rows) * static_cast<double>(args.cols) * es;
   // The memcpy ceiling: every rank copies its own block at the same time.
   const auto t = time_pair(
       args.comm, std::max(1, args.warmup), args.repeat,
-      [&] { plan.execute(static_cast<const void*>(src), static_cast<void*>(out.get())); },
-      [&] { cpu::parallel_copy(src, copy_dst.get(), in_bytes); }, [&] { timers.clear(); });
+      [&] { plan.execute(static_cast<const void*>(src), static_cast<void*>(out.data())); },
+      [&] { cpu::parallel_copy(src, copy_dst.data(), in_bytes); }, [&] { timers.clear(); });
   r.what = fmt::format("transpose (distributed, {})", exchange_name(plan.algorithm()));
   r.reference = "memcpy";
   finish_rates(r, t, sum_over_ranks(args.comm, 2.0 * static_cast<double>(in_bytes)));
   r.phases = gather_phases(args.comm, timers, args.repeat);
   if (args.check) {
-    plan.execute(static_cast<const void*>(src), static_cast<void*>(out.get()));
+    plan.execute(static_cast<const void*>(src), static_cast<void*>(out.data()));
     const bool ok = dispatch_dtype(args.dtype, [&](auto tag) {
       using T = decltype(tag);
-      return transposed_rows_match(reinterpret_cast<const T*>(out.get()), tdist.begin(rank),
+      return transposed_rows_match(reinterpret_cast<const T*>(out.data()), tdist.begin(rank),
                                    tdist.rows(rank), args.rows);
     });
     r.checked = all_ranks(args.comm, ok) ? "yes (4096 sampled elements per rank)" : "MISMATCH";
@@ -272,8 +269,7 @@ std::vector<double> local_reduce(Op op, Axis axis, const T* a, std::int64_t rows
 // fits in 1 GiB); every rank gets the verdict.
 template <class T>
 std::string check_reduction(const BenchArgs& args, const std::vector<std::vector<double>>& got) {
-  int rank = 0;
-  MPI_Comm_rank(args.comm, &rank);
+  const int rank = mpi::comm_rank(args.comm);
   const std::size_t n = static_cast<std::size_t>(args.rows) * static_cast<std::size_t>(args.cols);
   if (n * sizeof(T) > (std::size_t{1} << 30))
     return "no (matrix above 1 GiB)";
@@ -288,7 +284,7 @@ std::string check_reduction(const BenchArgs& args, const std::vector<std::vector
         ok = 0;
     }
   }
-  MPI_Bcast(&ok, 1, MPI_INT, 0, args.comm);
+  mpi::broadcast(args.comm, ok);
   return ok ? "yes (bit-identical to the serial reference)" : "MISMATCH";
 }
 
@@ -306,8 +302,8 @@ BenchReport local_reduce_bench(const BenchArgs& args) {
   std::uint64_t sink = 0;
   dispatch_real_dtype(args.dtype, [&](auto tag) {
     using T = decltype(tag);
-    const T* a = reinterpret_cast<const T*>(in.get());
-    fill_rows(reinterpret_cast<T*>(in.get()), 0, args.rows, args.cols);
+    const T* a = reinterpret_cast<const T*>(in.data());
+    fill_rows(reinterpret_cast<T*>(in.data()), 0, args.rows, args.cols);
     std::vector<std::vector<double>> results(args.ops.size());
     const auto t = time_pair(
         args.comm, args.warmup, args.repeat,
@@ -317,7 +313,7 @@ BenchReport local_reduce_bench(const BenchArgs& args) {
         },
         [&] {
           for (std::size_t k = 0; k < args.ops.size(); ++k)
-            sink += cpu::parallel_read(in.get(), bytes);
+            sink += cpu::parallel_read(in.data(), bytes);
         },
         [] {});
     r.reference = "read";
@@ -332,9 +328,8 @@ BenchReport local_reduce_bench(const BenchArgs& args) {
 // ---- reductions over ranks: ReducePlan ---------------------------------------------------------
 
 BenchReport distributed_reduce_bench(const BenchArgs& args) {
-  int rank = 0, nranks = 1;
-  MPI_Comm_rank(args.comm, &rank);
-  MPI_Comm_size(args.comm, &nranks);
+  const int rank = mpi::comm_rank(args.comm);
+  const int nranks = mpi::comm_size(args.comm);
   BenchReport r = base_report(args, nranks);
   r.what = fmt::format("reduce {} over {} (distributed)", op_list(args.ops), axis_name(args.axis));
   const BlockDistribution dist({args.rows, args.cols}, nranks);
@@ -351,12 +346,12 @@ BenchReport distributed_reduce_bench(const BenchArgs& args) {
   std::uint64_t sink = 0;
   dispatch_real_dtype(args.dtype, [&](auto tag) {
     using T = decltype(tag);
-    fill_rows(reinterpret_cast<T*>(in.get()), dist.begin(rank), dist.rows(rank), args.cols);
+    fill_rows(reinterpret_cast<T*>(in.data()), dist.begin(rank), dist.rows(rank), args.cols);
     ReduceResult result;
     // The read ceiling: every rank streams its own block once, at the same time.
     const auto t = time_pair(
-        args.comm, args.warmup, args.repeat, [&] { result = plan.execute(in.get()); },
-        [&] { sink += cpu::parallel_read(in.get(), bytes); }, [&] { timers.clear(); });
+        args.comm, args.warmup, args.repeat, [&] { result = plan.execute(in.data()); },
+        [&] { sink += cpu::parallel_read(in.data(), bytes); }, [&] { timers.clear(); });
     r.reference = "read";
     finish_rates(r, t, sum_over_ranks(args.comm, static_cast<double>(bytes)));
     r.phases = gather_phases(args.comm, timers, args.repeat);
@@ -370,8 +365,7 @@ BenchReport distributed_reduce_bench(const BenchArgs& args) {
 } // namespace
 
 BenchReport run_cpu_bench(const BenchArgs& args) {
-  int nranks = 1;
-  MPI_Comm_size(args.comm, &nranks);
+  const int nranks = mpi::comm_size(args.comm);
   switch (args.kind) {
   case BenchKind::Transpose:
     return nranks == 1 ? local_transpose(args) : distributed_transpose(args);

@@ -6,11 +6,13 @@
 #include <string>
 #include <string_view>
 
+#include "core/format_bytes.hpp"
+
 namespace tessera::app {
 
 // Throws InputError naming `what` (the option) and the accepted forms.
 std::size_t parse_byte_size(std::string_view text, std::string_view what);
-// "1.50 GiB", "512.00 MiB", "100 B".
-std::string format_bytes(double bytes);
+// "1.50 GiB", "512.00 MiB", "100 B" (core/format_bytes.hpp).
+using tessera::format_bytes;
 
 } // namespace tessera::app

@@ -7,6 +7,7 @@
 #include "app/byte_size.hpp"
 #include "app/commands.hpp"
 #include "app/host_matrix.hpp"
+#include "app/out_of_core_choice.hpp"
 #include "app/run_info.hpp"
 #include "app/staging_args.hpp"
 #include "core/log.hpp"
@@ -90,23 +91,16 @@ Command add_reduce(CLI::App& app, const Context& ctx) {
     });
     PhaseTimers timers;
     const Backend backend = mpi::resolve_backend(requested, ctx.comm);
-    bool out_of_core = args->staging.out_of_core;
-    if (limit > 0 && !out_of_core) {
+    const StagingChoice choice{limit, args->staging.out_of_core};
+    bool out_of_core = false;
+    if (choice.may_stream()) {
       io::DatasetInfo info;
       {
         io::H5File probe = io::H5File::open_read(in.file, ctx.comm);
         info = io::inspect_dataset(probe, in.path);
       }
-      const BlockDistribution d(info.shape, ctx.nranks);
-      const double need =
-          double(d.rows(0)) * double(info.shape.cols) * double(dtype_size(info.dtype));
-      if (need > double(limit)) {
-        out_of_core = true;
-        log::info("reading {} ({} {}) needs {} per rank, more than --memory-limit {}: streaming "
-                  "it out of core",
-                  in.str(), info.shape.str(), dtype_name(info.dtype), format_bytes(need),
-                  format_bytes(double(limit)));
-      }
+      out_of_core =
+          stream_out_of_core(choice, {info.shape, info.dtype, false}, ctx.nranks, true, in.str());
     }
     Shape shape;
     DType dtype{};

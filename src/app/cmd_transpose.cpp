@@ -6,6 +6,7 @@
 #include "app/byte_size.hpp"
 #include "app/commands.hpp"
 #include "app/host_matrix.hpp"
+#include "app/out_of_core_choice.hpp"
 #include "app/run_info.hpp"
 #include "app/staging_args.hpp"
 #include "core/log.hpp"
@@ -70,17 +71,8 @@ Command add_transpose(CLI::App& app, const Context& ctx) {
       info = io::inspect_dataset(probe, in.path);
     }
     mpi::collectively(ctx.comm, [&] { require_nonempty(info, in); });
-    // Largest block on any rank: the input rows plus the transpose's rows.
-    const BlockDistribution d(info.shape, ctx.nranks);
-    const double need = (double(d.rows(0)) * double(info.shape.cols) +
-                         double(d.transposed().rows(0)) * double(info.shape.rows)) *
-                        double(dtype_size(info.dtype));
-    if (args->staging.out_of_core || (limit > 0 && need > double(limit))) {
-      if (!args->staging.out_of_core)
-        log::info("transposing {} ({} {}) in memory needs {} per rank, more than --memory-limit "
-                  "{}: streaming it out of core",
-                  in.str(), info.shape.str(), dtype_name(info.dtype), format_bytes(need),
-                  format_bytes(double(limit)));
+    const StagingChoice choice{limit, args->staging.out_of_core};
+    if (stream_out_of_core(choice, {info.shape, info.dtype, true}, ctx.nranks, true, in.str())) {
       if (args->repeat > 1)
         log::warn("--repeat {} is ignored out of core: the transpose runs once", args->repeat);
       const io::Provenance provenance = make_provenance(ctx, "", backend);

@@ -14,28 +14,11 @@
 
 namespace tessera::app {
 
-namespace {
-
-std::string gib(double bytes) {
-  return fmt::format("{:.2f} GiB", bytes / double(1ULL << 30));
-}
-
-} // namespace
-
-void HostMatrix::Free::operator()(void* p) const noexcept {
-  std::free(p);
-}
-
 HostMatrix::HostMatrix(const BlockDistribution& dist, DType dtype, int rank)
     : dist_(dist), dtype_(dtype), local_rows_(dist.rows(rank)) {
   // Never a null pointer, even for a rank without rows: plans may insist on one.
-  const std::size_t bytes = std::max<std::size_t>(local_bytes(), 64);
-  const std::size_t rounded = (bytes + 63) / 64 * 64;
-  void* p = std::aligned_alloc(64, rounded);
-  if (!p)
-    TESSERA_THROW(ResourceError, "cannot allocate {} for a {} {} block ({} rows)",
-                  gib(double(bytes)), dist.global().str(), dtype_name(dtype), local_rows_);
-  data_.reset(p);
+  data_ = AlignedBuffer(local_bytes(), fmt::format("a {} {} block ({} rows)", dist.global().str(),
+                                                   dtype_name(dtype), local_rows_));
 }
 
 std::size_t HostMatrix::local_bytes() const noexcept {

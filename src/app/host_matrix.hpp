@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/commands.hpp"
+#include "core/aligned_buffer.hpp"
 #include "core/backend.hpp"
 #include "core/block_distribution.hpp"
 #include "core/dtype.hpp"
@@ -33,20 +34,17 @@ public:
   const BlockDistribution& dist() const noexcept { return dist_; }
   const Shape& shape() const noexcept { return dist_.global(); }
   DType dtype() const noexcept { return dtype_; }
-  void* data() noexcept { return data_.get(); }
-  const void* data() const noexcept { return data_.get(); }
+  void* data() noexcept { return data_.data(); }
+  const void* data() const noexcept { return data_.data(); }
   std::int64_t local_rows() const noexcept { return local_rows_; }
   std::size_t local_bytes() const noexcept;
   double global_bytes() const noexcept;
 
 private:
-  struct Free {
-    void operator()(void* p) const noexcept;
-  };
   BlockDistribution dist_;
   DType dtype_ = DType::f64;
   std::int64_t local_rows_ = 0;
-  std::unique_ptr<void, Free> data_;
+  AlignedBuffer data_;
 };
 
 // Collective allocation: when any rank cannot allocate, every rank throws ResourceError.

@@ -1,7 +1,5 @@
 // Job kind "heat2d": the ADI diffusion solver (src/solver/) driven by a deck. Keys and their
 // meaning: docs/decks.md and the commented example inputs/heat2d.toml.
-#include <omp.h>
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,10 +8,12 @@
 
 #include "app/host_matrix.hpp"
 #include "app/jobs.hpp"
+#include "app/run_info.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/backend_select.hpp"
+#include "mpi/collectives.hpp"
 #include "solver/run.hpp"
 #include "solver/stop_signal.hpp"
 
@@ -124,8 +124,7 @@ heat2d::RunSettings settings_from(const Deck& deck, int nranks) {
 // the error against the exact solution, time per step, throughput, memory traffic, output.
 void print_summary(const heat2d::RunSettings& s, const heat2d::RunResult& r, const Context& ctx) {
   // Field bytes one step moves, over all ranks (solver.hpp: bytes_per_step).
-  double bytes = r.bytes_per_step;
-  MPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_DOUBLE, MPI_SUM, ctx.comm);
+  const double bytes = mpi::sum_over_ranks(ctx.comm, r.bytes_per_step);
   if (ctx.rank != 0)
     return;
   const heat2d::Config& c = s.config;
@@ -178,14 +177,10 @@ int run_heat2d_job(const Deck& deck, const Context& ctx) {
     s = settings_from(deck, ctx.nranks);
     deck.throw_problems(); // none: load_deck() checked the deck
   });
-  s.provenance.command_line = ctx.command_line;
-  s.provenance.deck = deck.effective_toml();
-  s.provenance.ranks = ctx.nranks;
-  s.provenance.threads = omp_get_max_threads();
   // Collective: auto is CUDA when every rank has a GPU (the state then stays on the GPUs).
   s.config.backend =
       mpi::resolve_backend(parse_backend(deck.get<std::string>("job.backend")), ctx.comm);
-  s.provenance.backend = std::string(backend_name(s.config.backend));
+  s.provenance = make_provenance(ctx, deck.effective_toml(), s.config.backend);
   const heat2d::Config& c = s.config;
   log::info("heat2d: {} x {} unknowns, {} boundaries, initial {}, dt {}, {} steps, {} ranks x {} "
             "threads ({})",

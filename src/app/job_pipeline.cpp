@@ -5,6 +5,7 @@
 #include "app/byte_size.hpp"
 #include "app/host_matrix.hpp"
 #include "app/jobs.hpp"
+#include "app/out_of_core_choice.hpp"
 #include "app/run_info.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
@@ -177,39 +178,25 @@ std::string describe_result(const ReduceResult& r, std::size_t k) {
   return s;
 }
 
-// Whether matrix.input must stream out of core: staging.out_of_core, or this rank's rows and
-// their transpose do not fit staging.memory_limit. A generated matrix must fit.
+// Whether the matrix streams out of core (app/out_of_core_choice.hpp): only a matrix.input
+// that staging.out_of_core asks to stream, or whose blocks do not fit staging.memory_limit.
 bool needs_out_of_core(const PipelineSettings& s, const Context& ctx) {
-  const std::size_t limit = s.staging.memory_limit;
-  if (limit == 0 && !s.out_of_core)
+  const StagingChoice choice{s.staging.memory_limit, s.out_of_core, "staging.memory_limit"};
+  if (!choice.may_stream())
     return false;
-  Shape shape = s.shape;
-  DType dtype = s.dtype;
+  WorkingSet w{s.shape, s.dtype, s.transpose};
   if (s.input) {
     io::H5File probe = io::H5File::open_read(s.input->file, ctx.comm);
     const io::DatasetInfo info = io::inspect_dataset(probe, s.input->path);
-    shape = info.shape;
-    dtype = info.dtype;
+    w.shape = info.shape;
+    w.dtype = info.dtype;
   }
-  const BlockDistribution d(shape, ctx.nranks);
-  const double need = (double(d.rows(0)) * double(shape.cols) +
-                       (s.transpose ? double(d.transposed().rows(0)) * double(shape.rows) : 0.0)) *
-                      double(dtype_size(dtype));
-  const bool too_big = limit > 0 && need > double(limit);
-  if (!s.input && (too_big || s.out_of_core))
-    TESSERA_THROW(
-        ResourceError,
-        "the generated {} {} matrix needs {} per rank{}; only a matrix read from a "
-        "file streams out of core: write it with `tessera generate` and set "
-        "matrix.input",
-        shape.str(), dtype_name(dtype), format_bytes(need),
-        too_big ? fmt::format(", more than staging.memory_limit {}", format_bytes(double(limit)))
-                : std::string());
-  if (too_big)
-    log::info("pipeline: {} needs {} per rank in memory, more than staging.memory_limit {}: "
-              "streaming it out of core",
-              s.input->str(), format_bytes(need), format_bytes(double(limit)));
-  return true;
+  bool streamed = false;
+  mpi::collectively(ctx.comm, [&] {
+    streamed = stream_out_of_core(choice, w, ctx.nranks, s.input.has_value(),
+                                  s.input ? s.input->str() : std::string("the generated matrix"));
+  });
+  return streamed;
 }
 
 // The pipeline on a matrix.input streamed out of core: reductions first (read-ahead), then the

@@ -26,7 +26,9 @@ io::Provenance make_provenance(const Context& ctx, const std::string& deck, Back
   p.backend = std::string(backend_name(backend));
   p.ranks = ctx.nranks;
   p.threads = omp_threads();
-  p.gpus = gpu_names();
+  // Only a GPU run asks the CUDA runtime for names: a CPU run never starts it.
+  if (backend == Backend::Cuda)
+    p.gpus = gpu_names();
   return p;
 }
 

@@ -19,6 +19,7 @@ int omp_threads();
 std::vector<std::string> gpu_names();
 
 // Provenance for an output file of this run; `deck` is the effective deck ("" for commands).
+// The GPUs are those of a Cuda run (none for Cpu: the CUDA runtime is left alone).
 io::Provenance make_provenance(const Context& ctx, const std::string& deck, Backend backend);
 
 // Collective. Prints the timing table (mpi::timing_table) on rank 0 to `out`, with a heading.

@@ -8,6 +8,7 @@
 #include "io/h5_error.hpp"
 #include "io/h5_path.hpp"
 #include "io/h5_turns.hpp"
+#include "mpi/collectives.hpp"
 
 namespace tessera::io {
 
@@ -118,7 +119,7 @@ namespace {
 
 template <class T>
 void write_any(H5File& f, const std::string& object, const std::string& name, T value) {
-  detail::broadcast(f.comm(), value); // HDF5 wants the same attribute data from every rank
+  mpi::broadcast(f.comm(), value); // HDF5 wants the same attribute data from every rank
   detail::change_metadata(f, [&](hid_t file) {
     const unique_hid obj = detail::open_object(file, f.path(), object);
     detail::put_attribute(obj.get(), name, value);

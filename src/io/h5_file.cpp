@@ -22,6 +22,7 @@
 #include "io/h5_turns.hpp"
 #include "io/output_claim.hpp"
 #include "mpi/agreement.hpp"
+#include "mpi/collectives.hpp"
 #include "mpi/communicator.hpp"
 
 namespace tessera::io {
@@ -189,7 +190,7 @@ H5File H5File::create(const std::string& final_path, MPI_Comm comm) {
     f.s_->claim.emplace(detail::OutputClaim::take(final_path, f.s_->parallel, nranks));
     temporary = f.s_->claim->temporary();
   });
-  detail::broadcast(comm, temporary);
+  mpi::broadcast(comm, temporary);
   f.s_->disk_path = temporary;
   if (f.s_->parallel) {
     mpi::collectively(comm, [&] {

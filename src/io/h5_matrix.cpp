@@ -13,6 +13,7 @@
 #include "io/h5_turns.hpp"
 #include "io/h5_type.hpp"
 #include "mpi/agreement.hpp"
+#include "mpi/collectives.hpp"
 
 namespace tessera::io {
 
@@ -237,7 +238,7 @@ void read_block(const H5File& f, const std::string& path, const Hyperslab& mine,
       unwritten = touches_unwritten_chunk(dset.get(), mine);
     });
     // Every rank must make the same choice: a rank alone in a collective read waits forever.
-    const Mode mode = detail::any_rank(f.comm(), unwritten) ? Mode::Independent : Mode::Collective;
+    const Mode mode = mpi::any_rank(f.comm(), unwritten) ? Mode::Independent : Mode::Collective;
     detail::collective_transfer(
         f, [&] { transfer(dset.get(), mine, dtype, buf, Direction::Read, mode); });
     return;

@@ -13,6 +13,7 @@
 #include "core/throw.hpp"
 #include "io/h5_error.hpp"
 #include "mpi/agreement.hpp"
+#include "mpi/collectives.hpp"
 #include "mpi/communicator.hpp"
 
 namespace tessera::io::detail {
@@ -48,9 +49,9 @@ IoMode choose_io_mode(MPI_Comm comm) {
     } else
       mode = -1;
   }
-  broadcast(comm, mode);
+  mpi::broadcast(comm, mode);
   if (mode < 0) {
-    broadcast(comm, value);
+    mpi::broadcast(comm, value);
     TESSERA_THROW(InputError, "TESSERA_HDF5_IO must be 'serial', 'parallel' or 'auto', not '{}'",
                   value);
   }
@@ -58,11 +59,7 @@ IoMode choose_io_mode(MPI_Comm comm) {
 }
 
 void take_turns(MPI_Comm comm, const std::function<void()>& turn) {
-  const int rank = mpi::comm_rank(comm);
-  const int size = mpi::comm_size(comm);
-  int ok = 1;
-  if (rank > 0)
-    CHECK_MPI(MPI_Recv(&ok, 1, MPI_INT, rank - 1, turn_tag, comm, MPI_STATUS_IGNORE));
+  int ok = mpi::receive_token(comm, turn_tag, 1);
   std::exception_ptr error;
   if (ok) {
     try {
@@ -72,8 +69,7 @@ void take_turns(MPI_Comm comm, const std::function<void()>& turn) {
       ok = 0;
     }
   }
-  if (rank + 1 < size)
-    CHECK_MPI(MPI_Send(&ok, 1, MPI_INT, rank + 1, turn_tag, comm));
+  mpi::pass_token(comm, turn_tag, ok);
   mpi::agree(comm, error);
 }
 
@@ -141,28 +137,6 @@ void read_metadata(const H5File& f, const std::function<void(hid_t file)>& fn) {
       fn(file.get());
     }
   });
-}
-
-bool any_rank(MPI_Comm comm, bool mine) {
-  int in = mine ? 1 : 0, out = 0;
-  CHECK_MPI(MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MAX, comm));
-  return out != 0;
-}
-
-void broadcast(MPI_Comm comm, std::string& value) {
-  long long n = static_cast<long long>(value.size());
-  broadcast(comm, n);
-  value.resize(static_cast<std::size_t>(n));
-  if (n > 0)
-    CHECK_MPI(MPI_Bcast(value.data(), static_cast<int>(n), MPI_CHAR, 0, comm));
-}
-
-void broadcast(MPI_Comm comm, long long& value) {
-  CHECK_MPI(MPI_Bcast(&value, 1, MPI_LONG_LONG, 0, comm));
-}
-
-void broadcast(MPI_Comm comm, double& value) {
-  CHECK_MPI(MPI_Bcast(&value, 1, MPI_DOUBLE, 0, comm));
 }
 
 } // namespace tessera::io::detail

@@ -54,12 +54,4 @@ void change_metadata(H5File& f, const std::function<void(hid_t file)>& fn);
 // at the same time); every rank throws if one failed.
 void read_metadata(const H5File& f, const std::function<void(hid_t file)>& fn);
 
-// Whether `mine` is true on any rank of comm.
-bool any_rank(MPI_Comm comm, bool mine);
-
-// Rank 0's value on every rank.
-void broadcast(MPI_Comm comm, std::string& value);
-void broadcast(MPI_Comm comm, long long& value);
-void broadcast(MPI_Comm comm, double& value);
-
 } // namespace tessera::io::detail

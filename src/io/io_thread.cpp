@@ -10,6 +10,7 @@
 
 #include "core/log.hpp"
 #include "core/throw.hpp"
+#include "mpi/environment.hpp"
 
 namespace tessera::io {
 
@@ -32,13 +33,10 @@ namespace {
 
 // The I/O thread calls MPI (MPI-IO under HDF5, agreements) while compute calls MPI too.
 void require_thread_multiple() {
-  int initialized = 0;
-  MPI_Initialized(&initialized);
-  TESSERA_REQUIRE(initialized, MpiError,
+  TESSERA_REQUIRE(mpi::initialized(), MpiError,
                   "the I/O thread needs MPI, but MPI is not initialised: call "
                   "MPI_Init_thread(…, MPI_THREAD_MULTIPLE, …) first");
-  int provided = MPI_THREAD_SINGLE;
-  MPI_Query_thread(&provided);
+  const int provided = mpi::thread_level();
   TESSERA_REQUIRE(provided >= MPI_THREAD_MULTIPLE, MpiError,
                   "the I/O thread needs MPI_THREAD_MULTIPLE, but MPI provides only {}: initialise "
                   "MPI with MPI_Init_thread(…, MPI_THREAD_MULTIPLE, …), and use an MPI library "

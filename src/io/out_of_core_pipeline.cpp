@@ -14,22 +14,9 @@
 
 namespace tessera::io::detail {
 
-AlignedBuffer::AlignedBuffer(std::size_t bytes) : bytes_(bytes) {
-  constexpr std::size_t align = 64;
-  const std::size_t rounded = (std::max<std::size_t>(bytes, 1) + align - 1) / align * align;
-  void* p = std::aligned_alloc(align, rounded);
-  if (!p)
-    TESSERA_THROW(ResourceError, "cannot allocate a chunk buffer of {}", format_bytes(bytes));
-  p_.reset(p);
-}
-
-void AlignedBuffer::Free::operator()(void* p) const noexcept {
-  std::free(p);
-}
-
 void BufferRing::allocate(std::size_t bytes) {
   for (int i = 0; i < count_; ++i) {
-    buffers_.push_back(std::make_unique<AlignedBuffer>(bytes));
+    buffers_.push_back(std::make_unique<AlignedBuffer>(bytes, "a chunk buffer"));
     free.push(Slot{-1, buffers_.back().get()});
   }
 }
@@ -37,7 +24,7 @@ void BufferRing::allocate(std::size_t bytes) {
 std::size_t BufferRing::allocated_bytes() const noexcept {
   std::size_t n = 0;
   for (const auto& b : buffers_)
-    n += b->bytes();
+    n += b->size();
   return n;
 }
 
@@ -68,16 +55,6 @@ std::int64_t largest_fitting(std::int64_t most, const std::function<bool(std::in
       hi = mid - 1;
   }
   return lo;
-}
-
-std::string format_bytes(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  int u = 0;
-  while (bytes >= 1024.0 && u < 5) {
-    bytes /= 1024.0;
-    ++u;
-  }
-  return u == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.2f} {}", bytes, units[u]);
 }
 
 ProgressMeter::ProgressMeter(std::string what, double total_bytes, bool enabled,

@@ -24,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "core/aligned_buffer.hpp"
+#include "core/format_bytes.hpp"
 #include "core/progress.hpp"
 #include "core/timers.hpp"
 #include "io/io_thread.hpp"
@@ -34,22 +36,7 @@
 
 namespace tessera::io::detail {
 
-// A heap buffer aligned for vector loads (64 bytes), reused across chunks.
-class AlignedBuffer {
-public:
-  explicit AlignedBuffer(std::size_t bytes);
-  void* data() const noexcept { return p_.get(); }
-  std::size_t bytes() const noexcept { return bytes_; }
-
-private:
-  struct Free {
-    void operator()(void* p) const noexcept;
-  };
-  std::unique_ptr<void, Free> p_;
-  std::size_t bytes_ = 0;
-};
-
-// One chunk travelling between the sides.
+// One chunk travelling between the sides (its buffer is reused across chunks).
 struct Slot {
   std::int64_t chunk = -1;
   AlignedBuffer* buffer = nullptr;
@@ -93,8 +80,8 @@ private:
   double done_ = 0.0;
 };
 
-// "1.50 GiB"
-std::string format_bytes(double bytes);
+// "1.50 GiB" (core/format_bytes.hpp).
+using tessera::format_bytes;
 
 // What both sides of one run share: compute's own communicator, the I/O thread, the fault
 // to inject, the delays, and a timer set per side (each touched by its own thread only).

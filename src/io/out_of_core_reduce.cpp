@@ -36,9 +36,11 @@
 #include "io/input_watch.hpp"
 #include "io/out_of_core.hpp"
 #include "io/out_of_core_pipeline.hpp"
+#include "io/out_of_core_reduce_geometry.hpp"
 #include "io/out_of_core_reduce_pass.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/backend_select.hpp"
+#include "mpi/collectives.hpp"
 #include "mpi/norm2_rescue.hpp"
 #include "mpi/reduce_engine.hpp"
 
@@ -50,117 +52,10 @@ using detail::BufferRing;
 using detail::FaultSite;
 using detail::Slot;
 
-struct Geometry {
-  Shape shape;
-  DType dtype = DType::f64;
-  Axis axis = Axis::All;
-  int nranks = 1;
-  std::int64_t height = 0; // rows per chunk
-  std::int64_t chunks = 0;
-
-  std::int64_t row0(std::int64_t c) const { return c * height; }
-  std::int64_t rows(std::int64_t c) const { return std::min(height, shape.rows - row0(c)); }
-  // Rows of chunk c over the ranks (All, Rows).
-  BlockDistribution slab(std::int64_t c) const { return {{rows(c), shape.cols}, nranks}; }
-  // Columns over the ranks (Cols).
-  BlockDistribution stripes() const { return {{shape.cols, 1}, nranks}; }
-  Hyperslab read_slab(std::int64_t c, int rank) const {
-    if (axis == Axis::Cols) {
-      const BlockDistribution s = stripes();
-      return {row0(c), rows(c), s.begin(rank), s.rows(rank)};
-    }
-    const BlockDistribution d = slab(c);
-    return {row0(c) + d.begin(rank), d.rows(rank), 0, shape.cols};
-  }
-};
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
-  return (a + b - 1) / b;
-}
-
-// Bytes one rank needs for chunks of `h` rows: the chunk buffers plus the per-chunk doubles
-// (row values and their gathered copy, or the column group partials and running folds).
-std::size_t footprint(const Geometry& g, std::int64_t h, int buffers, std::size_t nops) {
-  const std::size_t es = dtype_size(g.dtype);
-  if (g.axis == Axis::Cols) {
-    const std::int64_t w = ceil_div(g.shape.cols, g.nranks);
-    return buffers * static_cast<std::size_t>(h * w) * es +
-           static_cast<std::size_t>(ceil_div(h, kReduceBlockRows) * w) * sizeof(double) +
-           2 * nops * static_cast<std::size_t>(w) * sizeof(double);
-  }
-  const std::int64_t m = ceil_div(h, g.nranks);
-  return buffers * static_cast<std::size_t>(m * g.shape.cols) * es +
-         static_cast<std::size_t>(m + h) * sizeof(double);
-}
-
-Geometry plan_geometry(const DatasetInfo& info, Axis axis, int nranks, std::size_t nops,
-                       const detail::PipelineContext& ctx) {
-  Geometry g;
-  g.shape = info.shape;
-  g.dtype = info.dtype;
-  g.axis = axis;
-  g.nranks = nranks;
-  dispatch_real_dtype(g.dtype, [](auto) {}); // InputError for complex data
-  if (g.shape.empty())
-    return g;
-  const std::int64_t M = g.shape.rows;
-  const int buffers = ctx.depth + 1;
-  // Column folds need slabs of whole blocks (or one slab of everything).
-  const std::int64_t unit = axis == Axis::Cols ? kReduceBlockRows : 1;
-  // Column folds prefer whole blocks: no row then takes the one-at-a-time path.
-  const auto whole_blocks = [&](std::int64_t h) {
-    return h >= unit && h < M ? h / unit * unit : h;
-  };
-  const auto fits = [&](std::int64_t h) {
-    return footprint(g, h, buffers, nops) <= ctx.memory_limit;
-  };
-  const auto need = [&](std::int64_t h) {
-    return detail::format_bytes(static_cast<double>(footprint(g, h, buffers, nops)));
-  };
-  std::int64_t asked = ctx.options.chunk_rows;
-  if (asked == 0 && ctx.options.chunk_bytes > 0) {
-    asked = whole_blocks(
-        detail::lines_in(ctx.options.chunk_bytes, g.shape.cols, dtype_size(g.dtype), M));
-  }
-  if (asked > 0) {
-    g.height = std::min(asked, M);
-    if (ctx.options.memory_limit != 0 && !fits(g.height))
-      TESSERA_THROW(ResourceError,
-                    "chunks of {} rows of the {} {} matrix need {} per rank with staging depth "
-                    "{}, more than the memory limit of {}",
-                    g.height, g.shape.str(), dtype_name(g.dtype), need(g.height), ctx.depth,
-                    detail::format_bytes(static_cast<double>(ctx.memory_limit)));
-  } else {
-    if (!fits(1))
-      TESSERA_THROW(ResourceError,
-                    "the memory limit of {} per rank is too small to reduce the {} {} matrix "
-                    "along {}: chunks of one row already need {} with staging depth {}",
-                    detail::format_bytes(static_cast<double>(ctx.memory_limit)), g.shape.str(),
-                    dtype_name(g.dtype), axis_name(axis), need(1), ctx.depth);
-    g.height = whole_blocks(detail::largest_fitting(M, fits));
-  }
-  g.chunks = ceil_div(M, g.height);
-  return g;
-}
-
-// Every rank's `mine` in rank order (counts known to all). The one MPI call of the reductions
-// that is not an agreement: mpi/ has no gather helper to reuse.
-void allgather(MPI_Comm comm, const std::vector<double>& mine, const std::vector<int>& counts,
-               std::vector<double>& all) {
-  std::vector<int> displs(counts.size(), 0);
-  for (std::size_t r = 1; r < counts.size(); ++r)
-    displs[r] = displs[r - 1] + counts[r - 1];
-  all.resize(static_cast<std::size_t>(displs.back() + counts.back()));
-  CHECK_MPI(MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(),
-                           counts.data(), displs.data(), MPI_DOUBLE, comm));
-}
-
-std::vector<int> counts_of(const BlockDistribution& d) {
-  std::vector<int> c(static_cast<std::size_t>(d.nranks()));
-  for (int r = 0; r < d.nranks(); ++r)
-    c[r] = static_cast<int>(d.rows(r));
-  return c;
-}
+using Geometry = detail::ReduceGeometry;
+using detail::ceil_div;
+using detail::counts_of;
+using detail::plan_geometry;
 
 // Running state of each op, kept identically on every rank (All, Rows) or per stripe (Cols).
 struct Accumulator {
@@ -300,7 +195,7 @@ void reduce_chunk(const Geometry& g, std::int64_t c, int rank, const T* data, Re
     engine.reduce_rows(a.op, data, d.rows(rank), g.shape.cols, mine.data());
     timers.add("compute", wall_seconds() - t0);
     t0 = wall_seconds();
-    allgather(comm, mine, counts, all);
+    all = mpi::allgatherv(comm, mine, counts);
     timers.add("exchange", wall_seconds() - t0, static_cast<double>(all.size() * sizeof(double)));
     t0 = wall_seconds();
     if (g.axis == Axis::Rows) {
@@ -429,7 +324,7 @@ ReduceResult compute_side(Shared& s, const std::vector<Op>& ops, Axis axis, OutO
         v = cpu::finalize(a.op, v, rows);
       std::vector<double> all;
       const double t0 = wall_seconds();
-      allgather(comm, a.values, counts_of(g.stripes()), all);
+      all = mpi::allgatherv(comm, a.values, counts_of(g.stripes()));
       ctx.compute_timers.add("exchange", wall_seconds() - t0,
                              static_cast<double>(all.size() * sizeof(double)));
       result.values.push_back(std::move(all));

@@ -25,6 +25,7 @@
 #include "io/input_watch.hpp"
 #include "io/out_of_core.hpp"
 #include "io/out_of_core_pipeline.hpp"
+#include "io/out_of_core_transpose_geometry.hpp"
 #include "io/same_file.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/transpose_layout.hpp"
@@ -37,184 +38,18 @@ using detail::BufferRing;
 using detail::FaultSite;
 using detail::Slot;
 
-struct Geometry {
-  Shape shape; // input M × N
-  DType dtype = DType::f64;
-  int nranks = 1;
-  ChunkShape kind = ChunkShape::RowSlabs;
-  std::int64_t extent = 0; // H input rows (row slabs) or W input columns (column panels) per chunk
-  std::int64_t chunks = 0;
-
-  bool panels() const { return kind == ChunkShape::ColumnPanels; }
-  // The input columns M × [start, start + size) or rows [start, start + size) × N of chunk c.
-  std::int64_t start(std::int64_t c) const { return c * extent; }
-  std::int64_t size(std::int64_t c) const {
-    return std::min(extent, (panels() ? shape.cols : shape.rows) - start(c));
-  }
-  std::int64_t row0(std::int64_t c) const { return panels() ? 0 : start(c); }
-  std::int64_t col0(std::int64_t c) const { return panels() ? start(c) : 0; }
-  // The input block of `lines` whole columns (rows); block(c) is chunk c's, the matrix one
-  // TransposePlan transposes.
-  Shape block_of(std::int64_t lines) const {
-    return panels() ? Shape{shape.rows, lines} : Shape{lines, shape.cols};
-  }
-  Shape block(std::int64_t c) const { return block_of(size(c)); }
-  BlockDistribution slab(std::int64_t c) const { return {block(c), nranks}; }
-  // Rank r reads its rows of the block and, after the plan, writes its rows of the block's
-  // transpose: output rows col0 + [b', e') × output columns [row0, row0 + block rows).
-  Hyperslab read_slab(std::int64_t c, int rank) const {
-    const BlockDistribution d = slab(c);
-    return {row0(c) + d.begin(rank), d.rows(rank), col0(c), d.global().cols};
-  }
-  Hyperslab write_slab(std::int64_t c, int rank) const {
-    const BlockDistribution d = slab(c).transposed();
-    return {col0(c) + d.begin(rank), d.rows(rank), row0(c), d.global().cols};
-  }
-};
-
-// Bytes one rank needs for chunks of input `block` shape: depth + 1 input and output buffers,
-// plus the plan's send and receive buffers (mpi/transpose_layout.hpp).
-struct Footprint {
-  std::size_t in = 0, out = 0, exchange = 0;
-  std::size_t total(int buffers) const { return buffers * (in + out) + exchange; }
-};
-
-Footprint footprint(Shape block, int nranks, int rank, std::size_t es) {
-  const TransposeLayout layout(BlockDistribution(block, nranks), rank);
-  Footprint f;
-  f.in = static_cast<std::size_t>(layout.my_rows() * block.cols) * es;
-  f.out = static_cast<std::size_t>(layout.my_cols() * block.rows) * es;
-  if (nranks > 1)
-    f.exchange = static_cast<std::size_t>(layout.send_elements() + layout.recv_elements()) * es;
-  return f;
-}
-
-std::size_t worst_total(Shape block, int nranks, int buffers, std::size_t es) {
-  std::size_t worst = 0;
-  // Rank 0 holds the most rows and columns; the last rank the largest exchange buffers.
-  for (int r : {0, nranks - 1})
-    worst = std::max(worst, footprint(block, nranks, r, es).total(buffers));
-  return worst;
-}
-
-// HDF5 compresses (and decompresses) whole chunks: while it writes part of a compressed dataset
-// it holds, for each HDF5 chunk the part touches, the uncompressed chunk and its compressed
-// copy — with parallel HDF5 on the rank that owns the chunk, which collects the other ranks'
-// pieces first. One rank may own every chunk its own part of a write touches, so that is the
-// bound counted here: a rank writes a `rows` x `cols` rectangle, at any offset, of an output of
-// `out` shape stored in HDF5 chunks of `chunk` shape.
-std::size_t filtered_staging(std::int64_t rows, std::int64_t cols, Shape out, Shape chunk,
-                             std::size_t es) {
-  if (chunk.empty() || rows == 0 || cols == 0)
-    return 0;
-  // A run of n lines at an unknown offset meets at most ceil((n - 1) / c) + 1 chunks of c.
-  const auto met = [](std::int64_t n, std::int64_t c, std::int64_t total) {
-    return std::min((total + c - 1) / c, (n + c - 2) / c + 1);
-  };
-  const std::int64_t chunks = met(rows, chunk.rows, out.rows) * met(cols, chunk.cols, out.cols);
-  return 2 * static_cast<std::size_t>(chunks) * static_cast<std::size_t>(chunk.size()) * es;
-}
-
-WriteOptions output_layout(const Geometry& g, const OutOfCoreOptions& o);
-
-// What HDF5 holds per rank for compressed output written in chunks of extent e (0 uncompressed),
-// for the chunk shape output_layout() chooses with that extent.
-std::size_t hdf5_staging(const Geometry& g, std::int64_t e, const OutOfCoreOptions& o) {
-  if (o.write.deflate <= 0 || g.shape.empty())
-    return 0;
-  Geometry trial = g;
-  trial.extent = e;
-  trial.chunks = 1;
-  const Shape out = g.shape.transposed();
-  const Shape chunk = chunk_dims(out, g.dtype, output_layout(trial, o));
-  // Rank 0 writes the most rows: its rows of the chunk's transpose, d.global().cols wide.
-  const BlockDistribution d = BlockDistribution(g.block_of(e), g.nranks).transposed();
-  return filtered_staging(d.rows(0), d.global().cols, out, chunk, dtype_size(g.dtype));
-}
-
-Geometry plan_geometry(const DatasetInfo& info, int nranks, const detail::PipelineContext& ctx) {
-  Geometry g;
-  g.shape = info.shape;
-  g.dtype = info.dtype;
-  g.nranks = nranks;
-  g.kind = ctx.options.chunk_shape;
-  if (g.shape.empty())
-    return g; // nothing to stream: the output is created empty
-  const std::size_t es = dtype_size(g.dtype);
-  const int buffers = ctx.depth + 1;
-  const std::int64_t whole = g.panels() ? g.shape.cols : g.shape.rows;
-  const auto need = [&](std::int64_t e) {
-    return worst_total(g.block_of(e), nranks, buffers, es) + hdf5_staging(g, e, ctx.options);
-  };
-  const auto fits = [&](std::int64_t e) { return need(e) <= ctx.memory_limit; };
-  // Names HDF5's share of need(e) when it has one.
-  const auto of_which = [&](std::int64_t e) {
-    const std::size_t h = hdf5_staging(g, e, ctx.options);
-    return h == 0 ? std::string()
-                  : fmt::format(" ({} of it whole compressed chunks held by HDF5; smaller "
-                                "--chunk-rows/--chunk-cols make them smaller)",
-                                detail::format_bytes(static_cast<double>(h)));
-  };
-  std::int64_t asked = g.panels() ? ctx.options.chunk_cols : ctx.options.chunk_rows;
-  if (asked == 0 && ctx.options.chunk_bytes > 0)
-    asked = detail::lines_in(ctx.options.chunk_bytes, g.block_of(1).size(), es, whole);
-  if (asked > 0) {
-    g.extent = std::min(asked, whole);
-    // An explicit chunk size is checked against an explicit limit only.
-    if (ctx.options.memory_limit != 0 && !fits(g.extent))
-      TESSERA_THROW(ResourceError,
-                    "chunks of {} {} of the {} {} matrix need {} per rank with staging depth "
-                    "{}, more than the memory limit of {}{}",
-                    g.extent, chunk_shape_name(g.kind), g.shape.str(), dtype_name(g.dtype),
-                    detail::format_bytes(static_cast<double>(need(g.extent))), ctx.depth,
-                    detail::format_bytes(static_cast<double>(ctx.memory_limit)),
-                    of_which(g.extent));
-  } else {
-    if (!fits(1))
-      TESSERA_THROW(ResourceError,
-                    "the memory limit of {} per rank is too small to transpose the {} {} "
-                    "matrix: chunks of one {} already need {} with staging depth {}{}",
-                    detail::format_bytes(static_cast<double>(ctx.memory_limit)), g.shape.str(),
-                    dtype_name(g.dtype), g.panels() ? "column" : "row",
-                    detail::format_bytes(static_cast<double>(need(1))), ctx.depth, of_which(1));
-    g.extent = detail::largest_fitting(whole, fits);
-  }
-  g.chunks = (whole + g.extent - 1) / g.extent;
-  return g;
-}
+using Geometry = detail::TransposeGeometry;
+using detail::footprint;
+using detail::Footprint;
+using detail::hdf5_staging;
+using detail::output_layout;
+using detail::plan_geometry;
 
 void require_distinct_files(const DatasetRef& in, const DatasetRef& out) {
   TESSERA_REQUIRE(!same_file(in.file, out.file), InputError,
                   "the out-of-core transpose writes a new file: the output '{}' must not be the "
                   "input file '{}'",
                   out.str(), in.str());
-}
-
-// The output's HDF5 layout. A chunked layout whose HDF5 chunks tile the part of the output one
-// staging chunk writes has every HDF5 chunk written whole, exactly once: none is read back,
-// decompressed and rewritten when the next staging chunk arrives. So unless the HDF5 chunk's
-// shape is given, chunked (or compressed) output gets HDF5 chunks H columns wide (row slabs) or
-// W rows tall (column panels), about 1 MiB when the other side is not given either.
-WriteOptions output_layout(const Geometry& g, const OutOfCoreOptions& o) {
-  WriteOptions w = o.write;
-  if (!(w.chunk_rows > 0 || w.chunk_cols > 0 || w.deflate > 0) || g.chunks == 0)
-    return w;
-  // The other side of an HDF5 chunk g.extent long: about 1 MiB, within `most`.
-  const auto about_1mib = [&](std::int64_t most) {
-    const auto bytes = g.extent * static_cast<std::int64_t>(dtype_size(g.dtype));
-    return std::clamp<std::int64_t>((std::int64_t{1} << 20) / bytes, 1, most);
-  };
-  const Shape out = g.shape.transposed();
-  if (!g.panels() && w.chunk_cols == 0) {
-    w.chunk_cols = g.extent;
-    if (w.chunk_rows == 0)
-      w.chunk_rows = about_1mib(out.rows);
-  } else if (g.panels() && w.chunk_rows == 0) {
-    w.chunk_rows = g.extent;
-    if (w.chunk_cols == 0)
-      w.chunk_cols = about_1mib(out.cols);
-  }
-  return w;
 }
 
 // Everything both sides of one transpose share.

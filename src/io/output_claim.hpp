@@ -17,14 +17,14 @@
 #include <cstdint>
 #include <string>
 
+#include "io/output_name.hpp"
+
 namespace tessera::io::detail {
 
 // What the temporary adds to NAME: ".XXXXXX.partial".
 inline constexpr std::size_t kTemporarySuffixLength = 15;
 
-// Throws InputError when MPI-IO (Open MPI's ompio, on a communicator of `nranks`) cannot open
-// `path`; `what` names the file for the message. No-op for other MPI libraries.
-void check_mpiio_name(const std::string& path, int nranks, const std::string& what);
+// check_mpiio_name (the MPI-IO name limits) lives in io/output_name.hpp.
 
 // Makes sure the file `path` (the temporary of the output `name`) has `bytes` of disk space, as
 // OutputClaim::reserve does; for ranks other than the claim's holder.

@@ -2,7 +2,6 @@
 #include "io/provenance.hpp"
 
 #include <hdf5.h>
-#include <mpi.h>
 
 #include <ctime>
 
@@ -11,6 +10,7 @@
 #include "core/build_info.hpp"
 #include "cuda/device.hpp"
 #include "io/h5_error.hpp"
+#include "mpi/environment.hpp"
 
 namespace tessera::io {
 
@@ -30,15 +30,7 @@ bool hdf5_is_parallel() noexcept {
 }
 
 std::string mpi_library_version() {
-  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int len = 0;
-  if (MPI_Get_library_version(text, &len) != MPI_SUCCESS)
-    return "unknown";
-  std::string s(text, static_cast<std::size_t>(len));
-  s = s.substr(0, s.find('\n'));
-  while (!s.empty() && (s.back() == '\0' || s.back() == ' ' || s.back() == '\r'))
-    s.pop_back();
-  return s;
+  return mpi::library_version();
 }
 
 std::string iso8601_utc_now() {

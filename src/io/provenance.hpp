@@ -11,12 +11,12 @@
 //   ranks          MPI ranks (64-bit integer)
 //   threads        OpenMP threads per rank (64-bit integer)
 //   backend        "cpu" or "cuda"
-//   gpus           GPU names, comma-separated ("" without GPUs)
+//   gpus           GPU names of a cuda run, comma-separated ("" for a cpu run)
 //   mpi_library    first line of MPI_Get_library_version
 //   hdf5_version   e.g. "1.10.8"
 //   hdf5_parallel  1 when the HDF5 library is parallel, else 0 (64-bit integer)
 //   hdf5_io        how this file was written: "collective" (MPI-IO) or "serial" (ranks in turn)
-//   cuda_runtime   CUDA runtime version, "" without CUDA
+//   cuda_runtime   CUDA runtime version built with, "" without CUDA
 //   complete       1, written last by H5File::commit() (io/h5_file.hpp)
 #pragma once
 

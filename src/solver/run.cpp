@@ -15,6 +15,7 @@
 #include "io/io_thread.hpp"
 #include "io/same_file.hpp"
 #include "mpi/agreement.hpp"
+#include "mpi/collectives.hpp"
 #include "mpi/timing_table.hpp"
 #include "solver/checkpoint.hpp"
 #include "solver/output.hpp"
@@ -218,7 +219,7 @@ RunResult run(const RunSettings& s, MPI_Comm comm) {
               solver.time());
   } else {
     result.run_id = new_run_id();
-    io::detail::broadcast(comm, result.run_id); // rank 0's: the same everywhere
+    mpi::broadcast(comm, result.run_id); // rank 0's: the same everywhere
     if (s.initial.kind == InitialKind::File)
       read_initial(io, solver, s.initial);
     else

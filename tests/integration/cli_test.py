@@ -11,6 +11,8 @@ Every scenario works in a fresh temporary directory and uses fresh random shapes
   transpose_1000  a 1000 x 999 f64 transpose compared with numpy exactly
   run_default     `tessera run` with the embedded default deck
   run_deck        a deck file with --set overrides (rows axis, chunked + deflated output)
+  pipeline_memory_limit  a deck whose matrix fits staging.memory_limit runs in memory
+  provenance      heat2d, pipeline, generate and transpose outputs record the same provenance
   check           `tessera check` prints an effective deck that parses back to the same text
   info            `tessera info` names the MPI library, thread level, HDF5 and GPUs
   selftest        `tessera selftest` passes and prints its table
@@ -211,6 +213,74 @@ deflate = 3
     r.run(["run", "read.toml"])
     check(["pipeline", r.path("read.h5"), "--input", r.path("job.h5") + ":/input",
            "--ranks", str(ranks_of(r))])
+
+
+def pipeline_memory_limit(r, rng):
+    """A pipeline deck whose matrix fits staging.memory_limit runs in memory (the matrix is
+    stored as /input), generated or read from a file; only a file that does not fit streams."""
+    seed = rng.randrange(2 ** 40)
+    # At most 250 x 250 f64 and its transpose: 1 MiB, far within 1GiB; far above 16KiB, in
+    # which chunks of one row or column still fit.
+    rows, cols = rng.randint(150, 250), rng.randint(150, 250)
+    base = ["run", PIPELINE, "--set", f"matrix.rows={rows}", "--set", f"matrix.cols={cols}",
+            "--set", f"matrix.seed={seed}", "--set", "staging.memory_limit=1GiB"]
+    p = r.run(base + ["--set", "output.file=gen.h5"])
+    expect("out of core" not in p.stderr, "a generated matrix that fits streamed out of core")
+    check(["pipeline", r.path("gen.h5"), "--rows", str(rows), "--cols", str(cols),
+           "--ranks", str(ranks_of(r))])
+    with h5py.File(r.path("gen.h5"), "r") as f:
+        expect(np.array_equal(f["input"][...], check_outputs.generated(rows, cols, seed, "f64")),
+               "/input differs from the documented generator")
+    p = r.run(base + ["--set", "matrix.input=gen.h5:/input", "--set", "output.file=read.h5"])
+    expect("out of core" not in p.stderr, "a matrix.input that fits streamed out of core")
+    check(["pipeline", r.path("read.h5"), "--input", r.path("gen.h5") + ":/input",
+           "--ranks", str(ranks_of(r))])
+    with h5py.File(r.path("read.h5"), "r") as f:
+        expect("input" in f, "a matrix.input that fits was not stored as /input")
+    p = r.run(base[:-1] + ["staging.memory_limit=16KiB", "--set", "matrix.input=gen.h5:/input",
+                           "--set", "output.file=ooc.h5"])
+    expect("streaming it out of core" in p.stderr, "a matrix.input too big did not stream")
+    with h5py.File(r.path("gen.h5"), "r") as g, h5py.File(r.path("ooc.h5"), "r") as f:
+        expect(np.array_equal(f["transpose"][...], g["input"][...].T),
+               "out of core: /transpose != numpy.transpose(/input)")
+
+
+def provenance(r, rng):
+    """A heat2d output records the same provenance as the commands' and pipeline's outputs:
+    the same root attributes, and the same ranks, threads, backend and GPUs for the same
+    backend."""
+    r.run(["generate", "a.h5:/A", "--rows", "7", "--cols", "5"])
+    backends = ["cpu"]
+    if not re.search(r"^\s+GPUs\s+none", r.run(["info"]).stdout, re.M):
+        backends.append("cuda")  # where there are GPUs, their names too
+    for backend in backends:
+        print(f"== backend {backend}")
+        r.run(["transpose", "a.h5:/A", f"at-{backend}.h5:/AT", "--backend", backend])
+        r.run(["run", "--backend", backend, "--set", "grid.nx=8", "--set", "grid.ny=8", "--set",
+               "time.steps=2", "--set", f"output.file=heat-{backend}.h5"])
+        r.run(["run", PIPELINE, "--backend", backend, "--set", "matrix.rows=6", "--set",
+               "matrix.cols=4", "--set", f"output.file=pipe-{backend}.h5"])
+        names = [f"{kind}-{backend}.h5" for kind in ("at", "heat", "pipe")]
+        if backend == "cpu":
+            names.append("a.h5")
+        provenance_agrees(r, names)
+
+
+def provenance_agrees(r, names):
+    files = {}
+    for name in names:
+        with h5py.File(r.path(name), "r") as f:
+            files[name] = {k: check_outputs.attr(f, k) for k in f.attrs}
+    want = files[names[0]]
+    for k in check_outputs.PROVENANCE + ["cuda_runtime", "hdf5_io", "hdf5_parallel"]:
+        expect(k in want, f"{names[0]} lacks the provenance attribute '{k}'")
+    for name, got in files.items():
+        missing = sorted(set(want) - set(got))
+        expect(not missing, f"{name} lacks the provenance attributes {missing}")
+        for k in ("ranks", "threads", "backend", "gpus", "cuda_runtime", "software",
+                  "version", "git_hash", "mpi_library", "hdf5_version"):
+            expect(str(got[k]) == str(want[k]),
+                   f"{name}: {k} = {got[k]!r}, the transpose's is {want[k]!r}")
 
 
 def check_scenario(r, rng):
@@ -434,6 +504,11 @@ BAD = {
                                       "--set", "output.file=out.h5"],
                            r"numerical error: heat2d: the initial field \(step 0, initial\.kind = "
                            r"nan\.h5:/u\) is not finite"),
+    "pipeline_generated_too_big": (lambda r: ["run", PIPELINE, "--set", "output.file=out.h5",
+                                              "--set", "staging.memory_limit=1KiB"],
+                                   r"resource error: the generated 1000x999 f64 matrix needs "
+                                   r".* per rank, more than staging\.memory_limit 1\.00 KiB; "
+                                   r"only a matrix read from a file streams out of core"),
     # Who owns an output: devices, FIFOs and links to them are refused, names too long for the
     # file system fail before MPI-IO sees them, a second writer fails at once (the lock held
     # here as another job would hold it), a checkpoint may not be the output.
@@ -500,7 +575,8 @@ def bad(r, rng, case):
 
 SCENARIOS = {"end_to_end": end_to_end, "transpose_1000": transpose_1000,
              "run_default": run_default, "run_deck": run_deck, "check": check_scenario,
-             "info": info, "selftest": selftest, "unwritten_chunks": unwritten_chunks}
+             "info": info, "selftest": selftest, "unwritten_chunks": unwritten_chunks,
+             "pipeline_memory_limit": pipeline_memory_limit, "provenance": provenance}
 
 
 def stop_early(r, rng):

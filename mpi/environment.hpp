@@ -1,0 +1,16 @@
+// What the MPI library says about itself and how it was started, for checks and provenance.
+#pragma once
+
+#include <string>
+
+namespace tessera::mpi {
+
+// Whether MPI_Init(_thread) has run (and MPI_Finalize not yet).
+bool initialized() noexcept;
+// The thread level MPI provides (MPI_THREAD_SINGLE … MPI_THREAD_MULTIPLE).
+int thread_level();
+// The first line of MPI_Get_library_version, e.g. "Open MPI v4.1.4, package: …"; "unknown"
+// when MPI cannot say.
+std::string library_version();
+
+} // namespace tessera::mpi

@@ -105,17 +105,28 @@ __device__ __forceinline__ void accumulate4(double (&acc)[4], const T (&own)[4],
   }
 }
 
-// The canonical row value r(i) of one row, computed by one warp; valid in lane 0.
-template <class T, class P, int U>
-__device__ double warp_row_value(const T* row, i64 cols, int lane) {
+// One op's four lane accumulators of a thread.
+template <class P>
+struct LaneAcc {
+  double v[4];
+  __device__ void init() {
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      v[k] = P::identity();
+  }
+  template <int M, class T>
+  __device__ __forceinline__ void add(const T (&own)[4], const T* next, i64 j, i64 cols) {
+    accumulate4<P, M>(v, own, next, j, cols);
+  }
+};
+
+// Walks one row with one warp in the canonical lane order: acc.add<M>(own, next, j, cols) for
+// each chunk of four lanes (columns j … j+3; M the row's phase within its 16-byte vector).
+template <class T, int U, class Acc>
+__device__ void warp_row_scan(const T* row, i64 cols, int lane, Acc& acc) {
   constexpr int V = 16 / sizeof(T);
   const int m = static_cast<int>((reinterpret_cast<std::uintptr_t>(row) / sizeof(T)) & (V - 1));
   const T* pa = row - m;
-  double acc[4];
-#pragma unroll
-  for (int k = 0; k < 4; ++k)
-    acc[k] = P::identity();
-
   for (i64 j0 = 0; j0 < cols; j0 += 128 * U) {
     T own[U][4];
     T next[U][V];
@@ -127,13 +138,22 @@ __device__ double warp_row_value(const T* row, i64 cols, int lane) {
         load_row_vec(pa, p + v * V, m, cols, &own[u][v * V]);
     }
     if (m != 0) {
+      // Lane 31's neighbour vector is issued with the others (before any shuffle waits on
+      // them), so a misaligned row costs no second round trip to memory.
+      T extra[U][V];
+      if (lane == 31) {
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+          load_row_vec(pa, j0 + 128 * u + 128, m, cols, extra[u]);
+      }
 #pragma unroll
       for (int u = 0; u < U; ++u) {
 #pragma unroll
-        for (int k = 0; k < V; ++k)
+        for (int k = 0; k < V; ++k) {
           next[u][k] = __shfl_down_sync(0xffffffffu, own[u][k], 1);
-        if (lane == 31)
-          load_row_vec(pa, j0 + 128 * u + 128, m, cols, next[u]);
+          if (lane == 31)
+            next[u][k] = extra[u][k];
+        }
       }
     }
 #pragma unroll
@@ -142,27 +162,32 @@ __device__ double warp_row_value(const T* row, i64 cols, int lane) {
       if constexpr (V == 4) {
         switch (m) {
         case 0:
-          accumulate4<P, 0>(acc, own[u], next[u], j, cols);
+          acc.template add<0>(own[u], next[u], j, cols);
           break;
         case 1:
-          accumulate4<P, 1>(acc, own[u], next[u], j, cols);
+          acc.template add<1>(own[u], next[u], j, cols);
           break;
         case 2:
-          accumulate4<P, 2>(acc, own[u], next[u], j, cols);
+          acc.template add<2>(own[u], next[u], j, cols);
           break;
         default:
-          accumulate4<P, 3>(acc, own[u], next[u], j, cols);
+          acc.template add<3>(own[u], next[u], j, cols);
         }
       } else {
         if (m == 0)
-          accumulate4<P, 0>(acc, own[u], next[u], j, cols);
+          acc.template add<0>(own[u], next[u], j, cols);
         else
-          accumulate4<P, 1>(acc, own[u], next[u], j, cols);
+          acc.template add<1>(own[u], next[u], j, cols);
       }
     }
   }
-  // The halving tree: off = 64, 32, 16, 8, 4 across threads, then 2 and 1 inside lane 0's
-  // thread. Values of threads >= the step's width are never read again.
+}
+
+// The halving tree over a warp's lane accumulators: off = 64, 32, 16, 8, 4 across threads,
+// then 2 and 1 inside lane 0's thread; the row value in lane 0. Values of threads >= the
+// step's width are never read again.
+template <class P>
+__device__ double lane_tree(double (&acc)[4], int lane) {
 #pragma unroll
   for (int width = 16; width >= 1; width /= 2) {
 #pragma unroll
@@ -175,6 +200,15 @@ __device__ double warp_row_value(const T* row, i64 cols, int lane) {
   acc[0] = P::combine(acc[0], acc[2]);
   acc[1] = P::combine(acc[1], acc[3]);
   return P::combine(acc[0], acc[1]);
+}
+
+// The canonical row value r(i) of one row, computed by one warp; valid in lane 0.
+template <class T, class P, int U>
+__device__ double warp_row_value(const T* row, i64 cols, int lane) {
+  LaneAcc<P> acc;
+  acc.init();
+  warp_row_scan<T, U>(row, cols, lane, acc);
+  return lane_tree<P>(acc.v, lane);
 }
 
 __device__ __forceinline__ double finish(int op_code, double v, double count) {

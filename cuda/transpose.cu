@@ -1,7 +1,9 @@
-// Launchers of the tiled transpose: argument checks, the alignment analysis that picks the
-// vector path, and the tile shape per element size.
+// Launchers of the transpose kernels: argument checks, the alignment analysis that picks the
+// vector path, the tile shape per element size, and the choice of kernel for a shape.
 #include "cuda/transpose.hpp"
 #include "cuda/transpose_kernel.cuh"
+#include "cuda/transpose_skinny.cuh"
+#include "cuda/transpose_wide.cuh"
 
 namespace tessera::cuda {
 
@@ -14,13 +16,14 @@ struct Tile {
   bool persistent; // one block per resident slot walking the tiles, or one block per tile
 };
 
-// Tile shapes per element size (bytes): variant 0 is the default.
-constexpr int kVariants = 3;
-constexpr Tile kTiles4[kVariants] = {
+// Classic tile shapes per element size (bytes).
+constexpr int kClassic = 3;
+constexpr int kVariants = 1 + kClassic + 3; // auto, classic tiles, wide 512 B, wide 256 B, skinny
+constexpr Tile kTiles4[kClassic] = {
     {64, 64, 256, 4, false}, {128, 64, 256, 2, false}, {64, 64, 256, 5, false}};
-constexpr Tile kTiles8[kVariants] = {
+constexpr Tile kTiles8[kClassic] = {
     {64, 32, 256, 4, false}, {128, 32, 256, 2, false}, {64, 32, 256, 5, false}};
-constexpr Tile kTiles16[kVariants] = {
+constexpr Tile kTiles16[kClassic] = {
     {32, 32, 256, 4, false}, {64, 32, 256, 2, false}, {32, 32, 256, 5, false}};
 
 const Tile& tile_of(int elem, int variant) {
@@ -104,16 +107,140 @@ void launch_variant(cudaStream_t s, const void* in, void* out, i64 rows, i64 col
       s, in, out, rows, cols, ld_in, ld_out, t.persistent);
 }
 
+// ---- the wide-row kernel (transpose_wide.cuh) ----
+
+template <class W, int TI, int TJ>
+void launch_wide(cudaStream_t s, const void* in, void* out, i64 rows, i64 cols, i64 ld_in,
+                 i64 ld_out) {
+  constexpr int kThreads = 256;
+  using K = WideTile<W, TI, TJ, kThreads>;
+  auto kernel = transpose_wide<W, TI, TJ, kThreads>;
+  if (K::kSmemBytes > 48 * 1024)
+    CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(K::kSmemBytes)));
+  const auto phase = [](const void* p) {
+    return static_cast<int>(reinterpret_cast<std::uintptr_t>(p) / sizeof(W) % K::VW);
+  };
+  const i64 tiles_x = (cols + TJ - 1) / TJ, tiles_y = (rows + TI - 1) / TI;
+  const K k{static_cast<const W*>(in),
+            static_cast<W*>(out),
+            rows,
+            cols,
+            ld_in,
+            ld_out,
+            (rows - 1) * ld_in + cols,
+            phase(in),
+            phase(out),
+            tiles_x};
+  const i64 ntiles = tiles_x * tiles_y;
+  kernel<<<static_cast<unsigned>(std::min(ntiles, i64{1} << 30)), kThreads, K::kSmemBytes, s>>>(
+      k, ntiles);
+  CHECK_CUDA_LAUNCH();
+}
+
+// Tiles whose rows are 512 bytes (kBig) or 256 bytes.
+template <int E, bool kBig>
+void launch_wide_elem(cudaStream_t s, const void* in, void* out, i64 rows, i64 cols, i64 ld_in,
+                      i64 ld_out) {
+  using W = typename Word<E>::type;
+  constexpr int T = (kBig ? 512 : 256) / E;
+  launch_wide<W, T, T>(s, in, out, rows, cols, ld_in, ld_out);
+}
+
+// ---- the skinny kernel (transpose_skinny.cuh) ----
+
+constexpr int kSkinnyMax = 32; // the short side the skinny kernel holds whole
+
+// Tall-skinny with contiguous input rows, or short-wide with contiguous output rows.
+bool skinny_fits(i64 rows, i64 cols, i64 ld_in, i64 ld_out) {
+  return (cols <= kSkinnyMax && ld_in == cols) || (rows <= kSkinnyMax && ld_out == rows);
+}
+
+template <int E, bool kContigIn>
+void launch_skinny(cudaStream_t s, const void* in, void* out, i64 rows, i64 cols, i64 ld_in,
+                   i64 ld_out) {
+  constexpr int kThreads = 256;
+  using W = typename Word<E>::type;
+  using K = SkinnyChunk<W, kThreads, kContigIn>;
+  const auto phase = [](const void* p) {
+    return static_cast<int>(reinterpret_cast<std::uintptr_t>(p) / sizeof(W) % K::VW);
+  };
+  const int sh = static_cast<int>(kContigIn ? cols : rows);
+  const i64 n = kContigIn ? rows : cols;
+  const int L = K::chunk_length(sh);
+  const K k{static_cast<const W*>(in),
+            static_cast<W*>(out),
+            n,
+            sh,
+            L,
+            L + 1,
+            L / K::VW + 1,
+            kContigIn ? ld_out : ld_in,
+            (rows - 1) * ld_in + cols,
+            phase(in),
+            phase(out)};
+  const std::size_t smem = sizeof(W) * static_cast<std::size_t>(sh) * (L + 1);
+  const i64 chunks = (n + L - 1) / L;
+  transpose_skinny<W, kThreads, kContigIn>
+      <<<static_cast<unsigned>(std::min(chunks, i64{1} << 30)), kThreads, smem, s>>>(k);
+  CHECK_CUDA_LAUNCH();
+}
+
+template <int E>
+void launch_skinny_elem(cudaStream_t s, const void* in, void* out, i64 rows, i64 cols, i64 ld_in,
+                        i64 ld_out) {
+  if (cols <= kSkinnyMax && ld_in == cols)
+    launch_skinny<E, true>(s, in, out, rows, cols, ld_in, ld_out);
+  else
+    launch_skinny<E, false>(s, in, out, rows, cols, ld_in, ld_out);
+}
+
+// ---- the choice ----
+
+enum Kernel : int { kAuto = 0, kClassic0 = 1, kWide512 = 1 + kClassic, kWide256, kSkinny };
+
+// Rows of both sides start on whole vectors (input) and sectors (output): the classic kernel's
+// aligned path.
+bool classic_aligned(int E, const void* in, const void* out, i64 rows, i64 cols, i64 ld_in,
+                     i64 ld_out) {
+  const int vw = 16 / E, sector = 32 / E;
+  const auto elem = [E](const void* p) { return reinterpret_cast<std::uintptr_t>(p) / E; };
+  return elem(in) % vw == 0 && (rows == 1 || ld_in % vw == 0) && elem(out) % sector == 0 &&
+         (cols == 1 || ld_out % sector == 0);
+}
+
+// The kernel for a shape and layout (see transpose.hpp).
+int choose(int E, const void* in, const void* out, i64 rows, i64 cols, i64 ld_in, i64 ld_out) {
+  if (E > 4 && !(aligned_to(in, E) && aligned_to(out, E)))
+    return kClassic0; // only its element-word path takes 4-byte aligned complex data
+  if (skinny_fits(rows, cols, ld_in, ld_out))
+    return kSkinny;
+  if (classic_aligned(E, in, out, rows, cols, ld_in, ld_out) && rows >= 64 && cols >= 64)
+    return kClassic0;
+  return kWide512;
+}
+
 template <int E>
 void launch_elem(cudaStream_t s, int variant, const void* in, void* out, i64 rows, i64 cols,
                  i64 ld_in, i64 ld_out) {
+  if (variant == kAuto)
+    variant = choose(E, in, out, rows, cols, ld_in, ld_out);
+  const bool loose = E > 4 && !(aligned_to(in, E) && aligned_to(out, E));
+  if (loose || (variant == kSkinny && !skinny_fits(rows, cols, ld_in, ld_out)))
+    variant = kClassic0; // the asked kernel cannot take this layout
   switch (variant) {
-  case 0:
+  case kClassic0:
     return launch_variant<E, 0>(s, in, out, rows, cols, ld_in, ld_out);
-  case 1:
+  case kClassic0 + 1:
     return launch_variant<E, 1>(s, in, out, rows, cols, ld_in, ld_out);
-  default:
+  case kClassic0 + 2:
     return launch_variant<E, 2>(s, in, out, rows, cols, ld_in, ld_out);
+  case kWide512:
+    return launch_wide_elem<E, true>(s, in, out, rows, cols, ld_in, ld_out);
+  case kWide256:
+    return launch_wide_elem<E, false>(s, in, out, rows, cols, ld_in, ld_out);
+  default:
+    return launch_skinny_elem<E>(s, in, out, rows, cols, ld_in, ld_out);
   }
 }
 
@@ -163,11 +290,27 @@ int transpose_variant_count() {
 }
 
 std::string transpose_variant_name(DType t, int variant) {
-  if (variant < 0 || variant >= detail::kVariants)
+  using namespace detail;
+  if (variant < 0 || variant >= kVariants)
     return "?";
-  const detail::Tile& x = detail::tile_of(static_cast<int>(dtype_size(t)), variant);
-  return std::to_string(x.rows) + "x" + std::to_string(x.cols) + "/" + std::to_string(x.threads) +
-         (x.min_blocks ? "/mb" + std::to_string(x.min_blocks) : "") + (x.persistent ? "/p" : "");
+  const int e = static_cast<int>(dtype_size(t));
+  if (variant == kAuto)
+    return "auto";
+  if (variant == kWide512 || variant == kWide256) {
+    const int n = (variant == kWide512 ? 512 : 256) / e;
+    return "wide " + std::to_string(n) + "x" + std::to_string(n);
+  }
+  if (variant == kSkinny)
+    return "skinny";
+  const Tile& x = tile_of(e, variant - kClassic0);
+  return "tile " + std::to_string(x.rows) + "x" + std::to_string(x.cols) + "/" +
+         std::to_string(x.threads) + (x.min_blocks ? "/mb" + std::to_string(x.min_blocks) : "") +
+         (x.persistent ? "/p" : "");
+}
+
+int transpose_choice(DType t, const void* in, const void* out, std::int64_t rows, std::int64_t cols,
+                     std::int64_t ld_in, std::int64_t ld_out) {
+  return detail::choose(static_cast<int>(dtype_size(t)), in, out, rows, cols, ld_in, ld_out);
 }
 
 } // namespace tessera::cuda

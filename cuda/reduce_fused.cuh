@@ -1,0 +1,161 @@
+// Fused reductions: several ops in one pass over the data, each in the canonical order of
+// core/reduction.hpp (the same bits as one pass per op). `mask` is a set of Fn bits; the raw
+// values of the k-th op of the mask (in Fn order) go to slot k: rowvals[k*stride + i] (row
+// values) or out[k*stride + g*cols + j] (column partials of 64-row groups).
+#pragma once
+
+#include "cuda/reduce_kernels.cuh"
+
+namespace tessera::cuda::detail {
+
+__host__ __device__ constexpr unsigned fn_bit(Fn f) {
+  return 1u << static_cast<int>(f);
+}
+
+// Slot of F among the ops of mask.
+__device__ __forceinline__ int fn_slot(unsigned mask, Fn f) {
+  return __popc(mask & (fn_bit(f) - 1u));
+}
+
+// g(integral_constant<Fn, F>) for each F in mask (uniform branches: mask is a kernel argument).
+template <class G>
+__device__ __forceinline__ void each_fn(unsigned mask, G&& g) {
+  if (mask & fn_bit(Fn::Sum))
+    g(std::integral_constant<Fn, Fn::Sum>{});
+  if (mask & fn_bit(Fn::Abs))
+    g(std::integral_constant<Fn, Fn::Abs>{});
+  if (mask & fn_bit(Fn::Sq))
+    g(std::integral_constant<Fn, Fn::Sq>{});
+  if (mask & fn_bit(Fn::Min))
+    g(std::integral_constant<Fn, Fn::Min>{});
+  if (mask & fn_bit(Fn::Max))
+    g(std::integral_constant<Fn, Fn::Max>{});
+  if (mask & fn_bit(Fn::AbsMax))
+    g(std::integral_constant<Fn, Fn::AbsMax>{});
+}
+
+// The lane accumulators of every op of the mask.
+struct FusedAcc {
+  unsigned mask;
+  LaneAcc<Policy<Fn::Sum>> sum;
+  LaneAcc<Policy<Fn::Abs>> abs;
+  LaneAcc<Policy<Fn::Sq>> sq;
+  LaneAcc<Policy<Fn::Min>> mn;
+  LaneAcc<Policy<Fn::Max>> mx;
+  LaneAcc<Policy<Fn::AbsMax>> amx;
+
+  template <Fn F>
+  __device__ __forceinline__ LaneAcc<Policy<F>>& of() {
+    if constexpr (F == Fn::Sum)
+      return sum;
+    else if constexpr (F == Fn::Abs)
+      return abs;
+    else if constexpr (F == Fn::Sq)
+      return sq;
+    else if constexpr (F == Fn::Min)
+      return mn;
+    else if constexpr (F == Fn::Max)
+      return mx;
+    else
+      return amx;
+  }
+  __device__ void init() {
+    each_fn(mask, [&](auto fc) { of<decltype(fc)::value>().init(); });
+  }
+  template <int M, class T>
+  __device__ __forceinline__ void add(const T (&own)[4], const T* next, i64 j, i64 cols) {
+    each_fn(mask, [&](auto fc) { of<decltype(fc)::value>().template add<M>(own, next, j, cols); });
+  }
+};
+
+// Raw row values of every op of the mask: one warp per row, the data read once.
+template <class T, int U>
+__global__ void __launch_bounds__(256)
+    fused_row_values_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* rowvals,
+                            i64 stride, unsigned mask) {
+  const int lane = threadIdx.x & 31;
+  const i64 warps = static_cast<i64>(gridDim.x) * (blockDim.x / 32);
+  for (i64 r = (static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x) / 32; r < rows;
+       r += warps) {
+    FusedAcc acc;
+    acc.mask = mask;
+    acc.init();
+    warp_row_scan<T, U>(a + r * ld, cols, lane, acc);
+    each_fn(mask, [&](auto fc) {
+      constexpr Fn F = decltype(fc)::value;
+      const double v = lane_tree<Policy<F>>(acc.of<F>().v, lane);
+      if (lane == 0)
+        rowvals[fn_slot(mask, F) * stride + r] = v;
+    });
+  }
+}
+
+// Column partials of 64-row groups for every op of the mask (as col_groups_kernel).
+template <class T, bool kVec>
+__global__ void __launch_bounds__(256)
+    fused_col_groups_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* out,
+                            i64 stride, i64 tiles, unsigned mask) {
+  constexpr int V = kVec ? 16 / sizeof(T) : 1;
+  constexpr int R = !kVec ? 8 : sizeof(T) == 8 ? 16 : 8; // rows in flight per thread
+  const i64 groups = (rows + 63) / 64;
+  for (i64 w = blockIdx.x; w < tiles * groups; w += gridDim.x) {
+    const i64 g = w / tiles;
+    const i64 j = (w - g * tiles) * (256 * V) + threadIdx.x * V;
+    if (j >= cols)
+      continue;
+    const i64 i0 = g * 64, i1 = min(rows, i0 + 64);
+    const bool whole = j + V <= cols;
+    double p[6][V];
+    each_fn(mask, [&](auto fc) {
+      constexpr Fn F = decltype(fc)::value;
+#pragma unroll
+      for (int k = 0; k < V; ++k)
+        p[static_cast<int>(F)][k] = Policy<F>::identity();
+    });
+    for (i64 i = i0; i < i1; i += R) {
+      T x[R][V];
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        if (i + r < i1) {
+          const T* src = a + (i + r) * ld + j;
+          if (kVec && whole) {
+            Vec16<T>::load(src, x[r]);
+          } else {
+#pragma unroll
+            for (int k = 0; k < V; ++k)
+              x[r][k] = j + k < cols ? __ldcs(src + k) : T(0);
+          }
+        }
+      }
+      each_fn(mask, [&](auto fc) {
+        constexpr Fn F = decltype(fc)::value;
+        using P = Policy<F>;
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+          if (i + r < i1)
+#pragma unroll
+            for (int k = 0; k < V; ++k)
+              p[static_cast<int>(F)][k] =
+                  P::combine(p[static_cast<int>(F)][k], P::f(static_cast<double>(x[r][k])));
+      });
+    }
+    each_fn(mask, [&](auto fc) {
+      constexpr Fn F = decltype(fc)::value;
+      double* dst = out + fn_slot(mask, F) * stride + g * cols;
+#pragma unroll
+      for (int k = 0; k < V; ++k)
+        if (j + k < cols)
+          dst[j + k] = p[static_cast<int>(F)][k];
+    });
+  }
+}
+
+// dst[i] = finish(src[i]) (Mean divides by count, Norm2 takes the root, others copy).
+__global__ void copy_finish_kernel(const double* __restrict__ src, double* dst, i64 n,
+                                   int finish_code, double count) {
+  for (i64 i = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<i64>(gridDim.x) * blockDim.x)
+    dst[i] = finish(finish_code, src[i], count);
+}
+
+} // namespace tessera::cuda::detail

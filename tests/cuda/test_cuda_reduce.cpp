@@ -139,6 +139,24 @@ TYPED_TEST(CudaReduce, FusedOpsMatchTheReferenceBitForBit) {
       }
 }
 
+// One small misaligned case of each kernel, plain and fused (what compute-sanitizer runs).
+TEST(CudaReduceKernels, OneOfEachForTheSanitizers) {
+  TESSERA_REQUIRE_GPU();
+  cuda::StreamPool pool(1);
+  cuda::ReduceWorkspace ws;
+  check_reduce<float>(67, 1000, 1, 1, ws, pool[0]);
+  const std::vector<Op> ops = {Op::Sum, Op::Max, Op::Norm2};
+  cuda::DeviceBuffer dev(4 * 67 * 1001 + 8), out(8 * 3 * 1000);
+  cuda::memset_async(pool[0], dev.data(), 0, dev.bytes());
+  std::vector<double*> outs = {out.as<double>(), out.as<double>() + 1000, out.as<double>() + 2000};
+  for (Axis axis : kAxes) {
+    ws.reserve(pool[0], axis, 67, 1000, 3);
+    cuda::reduce_fused(pool[0], ops, axis, DType::f32, dev.as<float>() + 1, 67, 1000, 1001,
+                       outs.data(), ws);
+  }
+  cuda::synchronize(pool[0]);
+}
+
 // The pieces a distributed plan assembles, against the CPU backend's pieces.
 TYPED_TEST(CudaReduce, PlanPiecesMatchTheCpuBackend) {
   TESSERA_REQUIRE_GPU();

@@ -210,6 +210,18 @@ TYPED_TEST(CudaTranspose, EveryKernelOnEveryShapeClass) {
   }
 }
 
+// One small case of each kernel, offset and padded (what compute-sanitizer runs, quickly).
+TEST(CudaTransposeKernels, OneOfEachForTheSanitizers) {
+  TESSERA_REQUIRE_GPU();
+  cuda::StreamPool pool(1);
+  const Case shapes[] = {{1100, 17}, {17, 1100}, {131, 127}};
+  for (int v = 0; v < cuda::transpose_variant_count(); ++v)
+    for (const Case& c : shapes) {
+      check_transpose<float>(c.rows, c.cols, 0, 0, 1, 3, v, pool[0]);
+      check_transpose<std::complex<double>>(c.rows, c.cols, 5, 3, 2, 1, v, pool[0]);
+    }
+}
+
 // The skinny and wide kernels are what odd shapes get: the choice is the shape's, not luck.
 TEST(CudaTransposeChoice, PicksTheKernelOfTheShapeClass) {
   const auto name = [](DType t, std::int64_t rows, std::int64_t cols, std::int64_t ld_in,

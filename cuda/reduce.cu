@@ -73,28 +73,46 @@ constexpr int row_unroll() {
   return 4;
 }
 
+// Threads per row: rows of at most 32 columns go eight threads to a row, four rows to a warp.
+constexpr int kNarrowCols = 32;
+
+// Launches a row kernel (row_values_kernel or fused_row_values_kernel, the TPR argument last)
+// with as many blocks as the device holds at once, or fewer for few rows.
+template <class K>
+void launch_row_kernel(cudaStream_t s, K kernel, i64 rows, int rows_per_warp, auto... args) {
+  static const unsigned resident = resident_blocks(kernel, 256);
+  const i64 warps = (rows + rows_per_warp - 1) / rows_per_warp;
+  const unsigned grid = std::min<unsigned>(resident, static_cast<unsigned>((warps + 7) / 8));
+  kernel<<<grid, 256, 0, s>>>(args...);
+  CHECK_CUDA_LAUNCH();
+}
+
 template <class T, Fn F>
 void launch_rows(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 ld, double* rowvals, int code,
                  double count) {
-  auto kernel = row_values_kernel<T, F, row_unroll<T>()>;
-  static const unsigned resident = resident_blocks(kernel, 256);
-  const unsigned grid = std::min<unsigned>(resident, static_cast<unsigned>((rows + 7) / 8));
-  kernel<<<grid, 256, 0, s>>>(a, rows, cols, ld, rowvals, code, count);
-  CHECK_CUDA_LAUNCH();
+  if (cols <= kNarrowCols)
+    launch_row_kernel(s, row_values_kernel<T, F, row_unroll<T>(), 8>, rows, warp_rows<8>(), a, rows,
+                      cols, ld, rowvals, code, count);
+  else
+    launch_row_kernel(s, row_values_kernel<T, F, row_unroll<T>(), 32>, rows, 1, a, rows, cols, ld,
+                      rowvals, code, count);
+}
+
+// Blocks for the column partials: one thread per (group, vector of columns).
+unsigned col_group_blocks(i64 rows, i64 cols, int v) {
+  const i64 items = ((rows + 63) / 64) * ((cols + v - 1) / v);
+  return static_cast<unsigned>(std::min<i64>((items + 255) / 256, 1LL << 30));
 }
 
 template <class T, Fn F>
 void launch_col_groups(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 ld, double* out) {
   constexpr int V = 16 / sizeof(T);
   const bool vec = aligned_to(a, 16) && (rows == 1 || ld % V == 0);
-  const i64 width = 256 * (vec ? V : 1);
-  const i64 tiles = (cols + width - 1) / width;
-  const i64 work = tiles * ((rows + 63) / 64);
-  const unsigned grid = static_cast<unsigned>(std::min<i64>(work, 1LL << 30));
+  const unsigned grid = col_group_blocks(rows, cols, vec ? V : 1);
   if (vec)
-    col_groups_kernel<T, F, true><<<grid, 256, 0, s>>>(a, rows, cols, ld, out, tiles);
+    col_groups_kernel<T, F, true><<<grid, 256, 0, s>>>(a, rows, cols, ld, out);
   else
-    col_groups_kernel<T, F, false><<<grid, 256, 0, s>>>(a, rows, cols, ld, out, tiles);
+    col_groups_kernel<T, F, false><<<grid, 256, 0, s>>>(a, rows, cols, ld, out);
   CHECK_CUDA_LAUNCH();
 }
 
@@ -209,16 +227,14 @@ void fused_impl(cudaStream_t s, const std::vector<Op>& ops, Axis axis, DType t, 
       using T = decltype(tag);
       constexpr int V = 16 / sizeof(T);
       const bool vec = aligned_to(a, 16) && (rows == 1 || ld % V == 0);
-      const i64 width = 256 * (vec ? V : 1);
-      const i64 tiles = (cols + width - 1) / width;
-      const unsigned grid = static_cast<unsigned>(std::min<i64>(tiles * groups, 1LL << 30));
+      const unsigned grid = col_group_blocks(rows, cols, vec ? V : 1);
       const T* data = static_cast<const T*>(a);
       if (vec)
         fused_col_groups_kernel<T, true>
-            <<<grid, 256, 0, s>>>(data, rows, cols, ld, l.doubles, stride, tiles, mask);
+            <<<grid, 256, 0, s>>>(data, rows, cols, ld, l.doubles, stride, mask);
       else
         fused_col_groups_kernel<T, false>
-            <<<grid, 256, 0, s>>>(data, rows, cols, ld, l.doubles, stride, tiles, mask);
+            <<<grid, 256, 0, s>>>(data, rows, cols, ld, l.doubles, stride, mask);
       CHECK_CUDA_LAUNCH();
     });
     for (std::size_t k = 0; k < ops.size(); ++k)
@@ -231,11 +247,13 @@ void fused_impl(cudaStream_t s, const std::vector<Op>& ops, Axis axis, DType t, 
   }
   dispatch_type(t, [&](auto tag) {
     using T = decltype(tag);
-    auto kernel = fused_row_values_kernel<T, row_unroll<T>()>;
-    static const unsigned resident = resident_blocks(kernel, 256);
-    const unsigned grid = std::min<unsigned>(resident, static_cast<unsigned>((rows + 7) / 8));
-    kernel<<<grid, 256, 0, s>>>(static_cast<const T*>(a), rows, cols, ld, l.doubles, rows, mask);
-    CHECK_CUDA_LAUNCH();
+    const T* data = static_cast<const T*>(a);
+    if (cols <= kNarrowCols)
+      launch_row_kernel(s, fused_row_values_kernel<T, row_unroll<T>(), 8>, rows, warp_rows<8>(),
+                        data, rows, cols, ld, l.doubles, rows, mask);
+    else
+      launch_row_kernel(s, fused_row_values_kernel<T, row_unroll<T>(), 32>, rows, 1, data, rows,
+                        cols, ld, l.doubles, rows, mask);
   });
   for (std::size_t k = 0; k < ops.size(); ++k) {
     const double* rowvals = l.doubles + slot(ops[k]) * rows;

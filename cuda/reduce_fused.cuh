@@ -62,47 +62,83 @@ struct FusedAcc {
   __device__ void init() {
     each_fn(mask, [&](auto fc) { of<decltype(fc)::value>().init(); });
   }
-  template <int M, class T>
-  __device__ __forceinline__ void add(const T (&own)[4], const T* next, i64 j, i64 cols) {
-    each_fn(mask, [&](auto fc) { of<decltype(fc)::value>().template add<M>(own, next, j, cols); });
+  // Each element is converted and checked once for all the ops.
+  template <class T>
+  __device__ __forceinline__ void add(const T (&x)[4], i64 j, i64 cols) {
+    double d[4];
+    bool ok[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      d[k] = static_cast<double>(x[k]);
+      ok[k] = j + k >= 0 && j + k < cols;
+    }
+    each_fn(mask, [&](auto fc) { of<decltype(fc)::value>().add_checked(d, ok); });
+  }
+  template <int M>
+  __device__ __forceinline__ void unshift(int lane) {
+    each_fn(mask, [&](auto fc) { of<decltype(fc)::value>().template unshift<M>(lane); });
   }
 };
 
-// Raw row values of every op of the mask: one warp per row, the data read once.
-template <class T, int U>
+// Raw row values of every op of the mask: the data read once (warps as row_values_kernel).
+template <class T, int U, int TPR>
 __global__ void __launch_bounds__(256)
     fused_row_values_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* rowvals,
                             i64 stride, unsigned mask) {
   const int lane = threadIdx.x & 31;
   const i64 warps = static_cast<i64>(gridDim.x) * (blockDim.x / 32);
-  for (i64 r = (static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x) / 32; r < rows;
-       r += warps) {
-    FusedAcc acc;
-    acc.mask = mask;
-    acc.init();
-    warp_row_scan<T, U>(a + r * ld, cols, lane, acc);
-    each_fn(mask, [&](auto fc) {
-      constexpr Fn F = decltype(fc)::value;
-      const double v = lane_tree<Policy<F>>(acc.of<F>().v, lane);
-      if (lane == 0)
-        rowvals[fn_slot(mask, F) * stride + r] = v;
-    });
+  const i64 w0 = (static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  if constexpr (TPR == 32) {
+    for (i64 r = w0; r < rows; r += warps) {
+      FusedAcc acc;
+      acc.mask = mask;
+      acc.init();
+      warp_row_scan<T, U>(a + r * ld, cols, lane, acc);
+      each_fn(mask, [&](auto fc) {
+        constexpr Fn F = decltype(fc)::value;
+        const double v = lane_tree<Policy<F>>(acc.of<F>().v, lane);
+        if (lane == 0)
+          rowvals[fn_slot(mask, F) * stride + r] = v;
+      });
+    }
+  } else {
+    constexpr int G = 32 / TPR;
+    const int sl = lane % TPR, sub = lane / TPR;
+    for (i64 base = w0 * warp_rows<TPR>(); base < rows; base += warps * warp_rows<TPR>()) {
+      T x[kNarrowBatch][4];
+#pragma unroll
+      for (int b = 0; b < kNarrowBatch; ++b)
+        load_narrow(a, base + b * G + sub, rows, cols, ld, sl, x[b]);
+#pragma unroll
+      for (int b = 0; b < kNarrowBatch; ++b) {
+        FusedAcc acc;
+        acc.mask = mask;
+        acc.init();
+        acc.add(x[b], 4 * sl, cols);
+        const i64 r = base + b * G + sub;
+        each_fn(mask, [&](auto fc) {
+          constexpr Fn F = decltype(fc)::value;
+          const double v = lane_tree<Policy<F>, TPR>(acc.of<F>().v, sl);
+          if (sl == 0 && r < rows)
+            rowvals[fn_slot(mask, F) * stride + r] = v;
+        });
+      }
+    }
   }
 }
 
-// Column partials of 64-row groups for every op of the mask (as col_groups_kernel).
+// Column partials of 64-row groups for every op of the mask (threads as col_groups_kernel).
 template <class T, bool kVec>
 __global__ void __launch_bounds__(256)
     fused_col_groups_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* out,
-                            i64 stride, i64 tiles, unsigned mask) {
+                            i64 stride, unsigned mask) {
   constexpr int V = kVec ? 16 / sizeof(T) : 1;
   constexpr int R = !kVec ? 8 : sizeof(T) == 8 ? 16 : 8; // rows in flight per thread
-  const i64 groups = (rows + 63) / 64;
-  for (i64 w = blockIdx.x; w < tiles * groups; w += gridDim.x) {
-    const i64 g = w / tiles;
-    const i64 j = (w - g * tiles) * (256 * V) + threadIdx.x * V;
-    if (j >= cols)
-      continue;
+  const i64 groups = (rows + 63) / 64, ncv = (cols + V - 1) / V;
+  for (i64 w = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; w < groups * ncv;
+       w += static_cast<i64>(gridDim.x) * blockDim.x) {
+    const i64 g = w / ncv;
+    const i64 j = (w - g * ncv) * V;
     const i64 i0 = g * 64, i1 = min(rows, i0 + 64);
     const bool whole = j + V <= cols;
     double p[6][V];
@@ -127,17 +163,18 @@ __global__ void __launch_bounds__(256)
           }
         }
       }
-      each_fn(mask, [&](auto fc) {
-        constexpr Fn F = decltype(fc)::value;
-        using P = Policy<F>;
 #pragma unroll
-        for (int r = 0; r < R; ++r)
-          if (i + r < i1)
+      for (int r = 0; r < R; ++r)
+        if (i + r < i1)
 #pragma unroll
-            for (int k = 0; k < V; ++k)
+          for (int k = 0; k < V; ++k) {
+            const double d = static_cast<double>(x[r][k]); // converted once for all the ops
+            each_fn(mask, [&](auto fc) {
+              constexpr Fn F = decltype(fc)::value;
               p[static_cast<int>(F)][k] =
-                  P::combine(p[static_cast<int>(F)][k], P::f(static_cast<double>(x[r][k])));
-      });
+                  Policy<F>::combine(p[static_cast<int>(F)][k], Policy<F>::f(d));
+            });
+          }
     }
     each_fn(mask, [&](auto fc) {
       constexpr Fn F = decltype(fc)::value;

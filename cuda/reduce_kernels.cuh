@@ -1,11 +1,11 @@
 // Reduction kernels in the canonical order of core/reduction.hpp.
 //
-// Row values: one warp per row. Thread L holds lanes 4L … 4L+3 of the kSumLanes = 128 lane
-// accumulators and reads them with 16-byte loads (one float4, or two double2); the fixed
-// halving tree of the canonical order is five shuffle steps (lane c + 64 lives 16 threads
-// away, c + 32 eight, …, c + 4 one) and two steps inside the thread. A row that does not start
-// on a 16-byte boundary is read as the aligned vectors that cover it: lane L's four elements are
-// then split between its own vector and its neighbour's, fetched with one shuffle.
+// Row values: one warp per row. Thread L holds four of the kSumLanes = 128 lane accumulators
+// and reads them with 16-byte loads (one float4, or two double2); the fixed halving tree of
+// the canonical order is five shuffle steps (lane c + 64 lives 16 threads away, c + 32 eight,
+// …, c + 4 one) and two steps inside the thread. A row that does not start on a 16-byte
+// boundary is read as the aligned vectors that cover it, and thread L accumulates the lanes
+// its vectors hold; one shuffle round per row puts them in place for the tree.
 //
 // Column partials: one thread per column (or per 16-byte vector of columns), an ascending fold
 // over the 64 rows of a group; a second kernel folds the groups in ascending order.
@@ -91,20 +91,6 @@ __device__ __forceinline__ void load_row_vec(const T* pa, i64 p, int m, i64 cols
   }
 }
 
-// acc[k] ⊕= f(element k of this lane) for the four columns j + k, the elements found at aligned
-// positions k + M of (own, next).
-template <class P, int M, class T>
-__device__ __forceinline__ void accumulate4(double (&acc)[4], const T (&own)[4], const T* next,
-                                            i64 j, i64 cols) {
-#pragma unroll
-  for (int k = 0; k < 4; ++k) {
-    if (j + k < cols) {
-      const T x = (k + M < 4) ? own[(k + M) & 3] : next[(k + M - 4) & 3];
-      acc[k] = P::combine(acc[k], P::f(static_cast<double>(x)));
-    }
-  }
-}
-
 // One op's four lane accumulators of a thread.
 template <class P>
 struct LaneAcc {
@@ -114,85 +100,90 @@ struct LaneAcc {
     for (int k = 0; k < 4; ++k)
       v[k] = P::identity();
   }
-  template <int M, class T>
-  __device__ __forceinline__ void add(const T (&own)[4], const T* next, i64 j, i64 cols) {
-    accumulate4<P, M>(v, own, next, j, cols);
+  // v[k] ⊕= f(x[k]) for the elements k whose column j + k lies in [0, cols).
+  template <class T>
+  __device__ __forceinline__ void add(const T (&x)[4], i64 j, i64 cols) {
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      if (j + k >= 0 && j + k < cols)
+        v[k] = P::combine(v[k], P::f(static_cast<double>(x[k])));
+  }
+  // The same with the elements already converted and checked.
+  __device__ __forceinline__ void add_checked(const double (&d)[4], const bool (&ok)[4]) {
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      if (ok[k])
+        v[k] = P::combine(v[k], P::f(d[k]));
+  }
+  // From the shifted layout of warp_row_scan to the canonical one: this thread's slot k
+  // receives canonical lane 4*lane + k, held by thread lane + (k + M) / 4 in slot (k + M) % 4.
+  template <int M>
+  __device__ __forceinline__ void unshift(int lane) {
+    double w[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      w[k] = __shfl_sync(0xffffffffu, v[(k + M) & 3], (lane + (k + M) / 4) & 31);
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      v[k] = w[k];
   }
 };
 
-// Walks one row with one warp in the canonical lane order: acc.add<M>(own, next, j, cols) for
-// each chunk of four lanes (columns j … j+3; M the row's phase within its 16-byte vector).
+// Walks one row with one warp in the canonical lane order: thread L reads the aligned 16-byte
+// vectors at row columns 128q + 4L - m … (m: the row's phase within a vector), so its four
+// elements of chunk q are always the same four canonical lanes ((4L - m + k) mod 128), each
+// fed in ascending column order; acc.add(x, j, cols) takes them. One shuffle round at the end
+// (acc.unshift<m>) moves every lane to its canonical thread: no shuffles per chunk.
 template <class T, int U, class Acc>
 __device__ void warp_row_scan(const T* row, i64 cols, int lane, Acc& acc) {
   constexpr int V = 16 / sizeof(T);
   const int m = static_cast<int>((reinterpret_cast<std::uintptr_t>(row) / sizeof(T)) & (V - 1));
   const T* pa = row - m;
-  for (i64 j0 = 0; j0 < cols; j0 += 128 * U) {
-    T own[U][4];
-    T next[U][V];
+  for (i64 base = -m; base < cols; base += 128 * U) {
+    T x[U][4];
 #pragma unroll
     for (int u = 0; u < U; ++u) {
-      const i64 p = j0 + 128 * u + 4 * lane;
+      const i64 p = base + m + 128 * u + 4 * lane; // aligned position from pa
 #pragma unroll
       for (int v = 0; v < 4 / V; ++v)
-        load_row_vec(pa, p + v * V, m, cols, &own[u][v * V]);
-    }
-    if (m != 0) {
-      // Lane 31's neighbour vector is issued with the others (before any shuffle waits on
-      // them), so a misaligned row costs no second round trip to memory.
-      T extra[U][V];
-      if (lane == 31) {
-#pragma unroll
-        for (int u = 0; u < U; ++u)
-          load_row_vec(pa, j0 + 128 * u + 128, m, cols, extra[u]);
-      }
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-#pragma unroll
-        for (int k = 0; k < V; ++k) {
-          next[u][k] = __shfl_down_sync(0xffffffffu, own[u][k], 1);
-          if (lane == 31)
-            next[u][k] = extra[u][k];
-        }
-      }
+        load_row_vec(pa, p + v * V, m, cols, &x[u][v * V]);
     }
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const i64 j = j0 + 128 * u + 4 * lane;
-      if constexpr (V == 4) {
-        switch (m) {
-        case 0:
-          acc.template add<0>(own[u], next[u], j, cols);
-          break;
-        case 1:
-          acc.template add<1>(own[u], next[u], j, cols);
-          break;
-        case 2:
-          acc.template add<2>(own[u], next[u], j, cols);
-          break;
-        default:
-          acc.template add<3>(own[u], next[u], j, cols);
-        }
-      } else {
-        if (m == 0)
-          acc.template add<0>(own[u], next[u], j, cols);
-        else
-          acc.template add<1>(own[u], next[u], j, cols);
-      }
+    for (int u = 0; u < U; ++u)
+      acc.add(x[u], base + 128 * u + 4 * lane, cols);
+  }
+  if constexpr (V == 4) {
+    switch (m) {
+    case 0:
+      break;
+    case 1:
+      acc.template unshift<1>(lane);
+      break;
+    case 2:
+      acc.template unshift<2>(lane);
+      break;
+    default:
+      acc.template unshift<3>(lane);
     }
+  } else {
+    if (m == 1)
+      acc.template unshift<1>(lane);
   }
 }
 
 // The halving tree over a warp's lane accumulators: off = 64, 32, 16, 8, 4 across threads,
 // then 2 and 1 inside lane 0's thread; the row value in lane 0. Values of threads >= the
-// step's width are never read again.
-template <class P>
+// step's width are never read again. With TPR < 32 threads per row (rows of at most 4*TPR
+// columns, every lane from 4*TPR on holding the identity), the steps that would only add
+// identities are left out and each group of TPR threads reduces its own row (value in the
+// group's first thread); every thread of the warp must take part.
+template <class P, int TPR = 32>
 __device__ double lane_tree(double (&acc)[4], int lane) {
 #pragma unroll
-  for (int width = 16; width >= 1; width /= 2) {
+  for (int width = TPR / 2; width >= 1; width /= 2) {
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
-      const double other = __shfl_down_sync(0xffffffffu, acc[k], width);
+      const double other = __shfl_down_sync(0xffffffffu, acc[k], width, TPR);
       if (lane < width)
         acc[k] = P::combine(acc[k], other);
     }
@@ -242,20 +233,60 @@ __device__ double warp_fold(const double* p, i64 n, double init, int lane) {
   return acc;
 }
 
+// Rows handled by one warp at a time: one (TPR = 32) or, for rows of at most 4*TPR columns,
+// 32/TPR rows side by side, kNarrowBatch times over (their loads fly together).
+constexpr int kNarrowBatch = 4;
+template <int TPR>
+constexpr int warp_rows() {
+  return TPR == 32 ? 1 : (32 / TPR) * kNarrowBatch;
+}
+
+// Loads row r's elements 4*sl … 4*sl+3 (zero outside the matrix) for a narrow row.
+template <class T>
+__device__ __forceinline__ void load_narrow(const T* a, i64 r, i64 rows, i64 cols, i64 ld, int sl,
+                                            T (&x)[4]) {
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const i64 j = 4 * sl + k;
+    x[k] = (r < rows && j < cols) ? a[r * ld + j] : T(0);
+  }
+}
+
 // Row values of rows [0, rows), warps grid-striding over rows (finished: Mean divides,
 // Norm2 takes the root, when finish_code says so).
-template <class T, Fn F, int U>
+template <class T, Fn F, int U, int TPR>
 __global__ void __launch_bounds__(256)
     row_values_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* rowvals,
                       int finish_code, double count) {
   using P = Policy<F>;
   const int lane = threadIdx.x & 31;
   const i64 warps = static_cast<i64>(gridDim.x) * (blockDim.x / 32);
-  for (i64 r = (static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x) / 32; r < rows;
-       r += warps) {
-    const double v = warp_row_value<T, P, U>(a + r * ld, cols, lane);
-    if (lane == 0)
-      rowvals[r] = finish(finish_code, v, count);
+  const i64 w0 = (static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  if constexpr (TPR == 32) {
+    for (i64 r = w0; r < rows; r += warps) {
+      const double v = warp_row_value<T, P, U>(a + r * ld, cols, lane);
+      if (lane == 0)
+        rowvals[r] = finish(finish_code, v, count);
+    }
+  } else {
+    constexpr int G = 32 / TPR; // rows side by side
+    const int sl = lane % TPR, sub = lane / TPR;
+    for (i64 base = w0 * warp_rows<TPR>(); base < rows; base += warps * warp_rows<TPR>()) {
+      T x[kNarrowBatch][4];
+#pragma unroll
+      for (int b = 0; b < kNarrowBatch; ++b)
+        load_narrow(a, base + b * G + sub, rows, cols, ld, sl, x[b]);
+#pragma unroll
+      for (int b = 0; b < kNarrowBatch; ++b) {
+        LaneAcc<P> acc;
+        acc.init();
+        acc.add(x[b], 4 * sl, cols);
+        const double v = lane_tree<P, TPR>(acc.v, sl);
+        const i64 r = base + b * G + sub;
+        if (sl == 0 && r < rows)
+          rowvals[r] = finish(finish_code, v, count);
+      }
+    }
   }
 }
 
@@ -290,20 +321,20 @@ __global__ void __launch_bounds__(256)
   }
 }
 
-// Column partials of 64-row groups. Block = 256 threads over 256*V columns (V elements per
-// thread, 16-byte loads when kVec) of one group; blocks grid-stride over (tile, group) pairs.
+// Column partials of 64-row groups: one thread per (group, V columns) (16-byte loads when
+// kVec), consecutive threads along the columns of a group, then the next group, so that narrow
+// matrices keep every thread busy too.
 template <class T, Fn F, bool kVec>
 __global__ void __launch_bounds__(256)
-    col_groups_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* out, i64 tiles) {
+    col_groups_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* out) {
   using P = Policy<F>;
   constexpr int V = kVec ? 16 / sizeof(T) : 1;
   constexpr int R = !kVec ? 8 : sizeof(T) == 8 ? 16 : 8; // rows in flight per thread
-  const i64 groups = (rows + 63) / 64;
-  for (i64 w = blockIdx.x; w < tiles * groups; w += gridDim.x) {
-    const i64 g = w / tiles;
-    const i64 j = (w - g * tiles) * (256 * V) + threadIdx.x * V;
-    if (j >= cols)
-      continue;
+  const i64 groups = (rows + 63) / 64, ncv = (cols + V - 1) / V;
+  for (i64 w = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; w < groups * ncv;
+       w += static_cast<i64>(gridDim.x) * blockDim.x) {
+    const i64 g = w / ncv;
+    const i64 j = (w - g * ncv) * V;
     const i64 i0 = g * 64, i1 = min(rows, i0 + 64);
     const bool whole = j + V <= cols;
     double p[V];

@@ -3,6 +3,7 @@
 #include "cuda/transpose.hpp"
 #include "cuda/transpose_kernel.cuh"
 #include "cuda/transpose_skinny.cuh"
+#include "cuda/transpose_tile32.cuh"
 #include "cuda/transpose_wide.cuh"
 
 namespace tessera::cuda {
@@ -18,7 +19,8 @@ struct Tile {
 
 // Classic tile shapes per element size (bytes).
 constexpr int kClassic = 3;
-constexpr int kVariants = 1 + kClassic + 3; // auto, classic tiles, wide 512 B, wide 256 B, skinny
+// auto, classic tiles, wide 512 B, wide 256 B, skinny, small tile, wide flat, wide tall
+constexpr int kVariants = 1 + kClassic + 6;
 constexpr Tile kTiles4[kClassic] = {
     {64, 64, 256, 4, false}, {128, 64, 256, 2, false}, {64, 64, 256, 5, false}};
 constexpr Tile kTiles8[kClassic] = {
@@ -147,6 +149,34 @@ void launch_wide_elem(cudaStream_t s, const void* in, void* out, i64 rows, i64 c
   launch_wide<W, T, T>(s, in, out, rows, cols, ld_in, ld_out);
 }
 
+// Flat tiles (few rows of 512-byte runs: long loads, short stores) and tall ones (the reverse).
+template <int E, bool kFlat>
+void launch_wide_skew(cudaStream_t s, const void* in, void* out, i64 rows, i64 cols, i64 ld_in,
+                      i64 ld_out) {
+  using W = typename Word<E>::type;
+  constexpr int kLong = 512 / E, kShort = 128 / E < 8 ? 8 : 128 / E;
+  if constexpr (kFlat)
+    launch_wide<W, kShort, kLong>(s, in, out, rows, cols, ld_in, ld_out);
+  else
+    launch_wide<W, kLong, kShort>(s, in, out, rows, cols, ld_in, ld_out);
+}
+
+// ---- the small-tile kernel (transpose_tile32.cuh) ----
+
+template <int E>
+void launch_tile32(cudaStream_t s, const void* in, void* out, i64 rows, i64 cols, i64 ld_in,
+                   i64 ld_out) {
+  using W = typename Word<E>::type;
+  const i64 tiles_x = (cols + 31) / 32, tiles_y = (rows + 31) / 32;
+  TESSERA_CUDA_REQUIRE(tiles_x <= INT_MAX, "cuda::transpose: " + shape_str(rows, cols) +
+                                               " has too many columns for the small-tile kernel");
+  const dim3 grid(static_cast<unsigned>(tiles_x),
+                  static_cast<unsigned>(std::min<i64>(tiles_y, 65535)));
+  transpose_tile32<W><<<grid, dim3(32, 8), 0, s>>>(static_cast<const W*>(in), static_cast<W*>(out),
+                                                   rows, cols, ld_in, ld_out, tiles_y);
+  CHECK_CUDA_LAUNCH();
+}
+
 // ---- the skinny kernel (transpose_skinny.cuh) ----
 
 constexpr int kSkinnyMax = 32; // the short side the skinny kernel holds whole
@@ -174,7 +204,7 @@ void launch_skinny(cudaStream_t s, const void* in, void* out, i64 rows, i64 cols
             sh,
             L,
             L + 1,
-            L / K::VW + 1,
+            K::segment_vectors(L),
             kContigIn ? ld_out : ld_in,
             (rows - 1) * ld_in + cols,
             phase(in),
@@ -197,7 +227,16 @@ void launch_skinny_elem(cudaStream_t s, const void* in, void* out, i64 rows, i64
 
 // ---- the choice ----
 
-enum Kernel : int { kAuto = 0, kClassic0 = 1, kWide512 = 1 + kClassic, kWide256, kSkinny };
+enum Kernel : int {
+  kAuto = 0,
+  kClassic0 = 1,
+  kWide512 = 1 + kClassic,
+  kWide256,
+  kSkinny,
+  kTile32,
+  kWideFlat,
+  kWideTall
+};
 
 // Rows of both sides start on whole vectors (input) and sectors (output): the classic kernel's
 // aligned path.
@@ -209,15 +248,26 @@ bool classic_aligned(int E, const void* in, const void* out, i64 rows, i64 cols,
          (cols == 1 || ld_out % sector == 0);
 }
 
-// The kernel for a shape and layout (see transpose.hpp).
+// Matrices up to this size stay in the L2 cache (50 MB on an H100, 60 MB on an H200) between
+// the phases of a tile: the small tile's many blocks win there.
+constexpr i64 kCachedBytes = i64{48} << 20;
+
+// The kernel for a shape and layout (see transpose.hpp). Chosen from measurements on an H200
+// (bench/RESULTS.md, section GPU): for each class, the kernel that moved the most bytes.
 int choose(int E, const void* in, const void* out, i64 rows, i64 cols, i64 ld_in, i64 ld_out) {
   if (E > 4 && !(aligned_to(in, E) && aligned_to(out, E)))
     return kClassic0; // only its element-word path takes 4-byte aligned complex data
-  if (skinny_fits(rows, cols, ld_in, ld_out))
-    return kSkinny;
-  if (classic_aligned(E, in, out, rows, cols, ld_in, ld_out) && rows >= 64 && cols >= 64)
-    return kClassic0;
-  return kWide512;
+  if (E == 16)
+    return kWide512; // 32×32 tiles of 16-byte elements: 512-byte runs both ways, every class
+  const bool small = std::min(rows, cols) <= kSkinnyMax || rows * cols * E <= kCachedBytes;
+  if (small)
+    return kTile32;
+  // Large: rows on whole vectors and sectors take the classic tiles (f32) or 32×32 tiles of
+  // 256-byte runs (8-byte types); misaligned rows the wide tiles (64×64: 256-byte runs of f32,
+  // 512-byte runs of 8-byte types).
+  if (classic_aligned(E, in, out, rows, cols, ld_in, ld_out))
+    return E == 4 ? kClassic0 : kWide256;
+  return E == 4 ? kWide256 : kWide512;
 }
 
 template <int E>
@@ -239,6 +289,12 @@ void launch_elem(cudaStream_t s, int variant, const void* in, void* out, i64 row
     return launch_wide_elem<E, true>(s, in, out, rows, cols, ld_in, ld_out);
   case kWide256:
     return launch_wide_elem<E, false>(s, in, out, rows, cols, ld_in, ld_out);
+  case kTile32:
+    return launch_tile32<E>(s, in, out, rows, cols, ld_in, ld_out);
+  case kWideFlat:
+    return launch_wide_skew<E, true>(s, in, out, rows, cols, ld_in, ld_out);
+  case kWideTall:
+    return launch_wide_skew<E, false>(s, in, out, rows, cols, ld_in, ld_out);
   default:
     return launch_skinny_elem<E>(s, in, out, rows, cols, ld_in, ld_out);
   }
@@ -302,6 +358,13 @@ std::string transpose_variant_name(DType t, int variant) {
   }
   if (variant == kSkinny)
     return "skinny";
+  if (variant == kTile32)
+    return "tile 32x32/32x8";
+  if (variant == kWideFlat || variant == kWideTall) {
+    const int l = 512 / e, h = std::max(8, 128 / e);
+    return "wide " + std::to_string(variant == kWideFlat ? h : l) + "x" +
+           std::to_string(variant == kWideFlat ? l : h);
+  }
   const Tile& x = tile_of(e, variant - kClassic0);
   return "tile " + std::to_string(x.rows) + "x" + std::to_string(x.cols) + "/" +
          std::to_string(x.threads) + (x.min_blocks ? "/mb" + std::to_string(x.min_blocks) : "") +

@@ -2,16 +2,16 @@
 // dimensions: out[j*ld_out + i] = in[i*ld_in + j] for 0 <= i < rows, 0 <= j < cols.
 // Device pointers; the work is queued on `stream` (asynchronous). in and out must not overlap.
 //
-// The kernel is chosen from the shape and layout (transpose_choice()):
-//  - skinny: one side at most 32 (tall-skinny with contiguous input rows, or short-wide with
-//    contiguous output rows): a block holds a chunk of the long side with the short side whole,
-//    so both sides move as long contiguous runs;
-//  - tile: both sides' rows start on 16-byte vectors (input) and 32-byte sectors (output), e.g.
-//    multiples of 32 with aligned pointers: square tiles, 16-byte vectors in four row pieces
-//    per warp instruction;
-//  - wide: every other layout (odd leading dimensions, offset sub-blocks): tiles of 512-byte
-//    rows, each warp instruction one contiguous run of aligned 16-byte vectors covering a row,
-//    element accesses only for the two partial vectors at the ends of a row.
+// The kernel is chosen from the shape and layout (transpose_choice(); measured on an H200):
+//  - small tile (32×32, 32×8 threads, element accesses): one side at most 32, or a matrix of
+//    at most 48 MiB (it stays in the L2 cache), for 4- and 8-byte elements;
+//  - classic tile (64×64, 16-byte vectors in four row pieces per warp instruction): large f32
+//    whose rows start on 16-byte vectors (input) and 32-byte sectors (output);
+//  - wide tile: the rest (odd leading dimensions, offset sub-blocks, and 16-byte elements of
+//    every shape): each warp instruction is one contiguous run of aligned 16-byte vectors along
+//    a row (256 or 512 bytes), element accesses only for the partial vectors at its two ends.
+// transpose_variant() also offers a skinny kernel (the short side held whole in shared memory)
+// and flat and tall wide tiles, for comparison.
 // No byte outside the matrices is read or written (padding between rows is left alone).
 //
 // In the distributed transpose this is also the fused pack: transposing a rank's m × N block

@@ -22,7 +22,7 @@ struct SkinnyChunk {
   static constexpr int VW = 16 / E;
   static constexpr int kElems = 32768 / E; // chunk elements (32 KiB of shared memory)
   static constexpr int kVecs = (kElems / VW + NT - 1) / NT; // contiguous-side vectors per thread
-  static constexpr int kSegVecs = (kElems / VW + 32 + NT - 1) / NT; // segment-side, per thread
+  static constexpr int kSegVecs = (kElems / VW + 64 + NT - 1) / NT; // segment-side, per thread
   using V = Vec<W, VW>;
 
   const W* __restrict__ in;
@@ -31,12 +31,13 @@ struct SkinnyChunk {
   int sh;     // short side (1 … 32)
   int L;      // chunk length along the long side; L*sh + VW <= kElems
   int SL;     // shared stride of smem[a][.]: L + 1
-  int nseg;   // vectors per segment slot: L / VW + 1
+  int nseg;   // vectors per segment slot: a segment of L starting mid-vector spans them
   i64 ld_seg; // leading dimension of the segment side (ld_out or ld_in)
   i64 span;   // elements of the input's memory span
   int phase_in, phase_out;
 
   static int chunk_length(int sh) { return (kElems - VW) / sh; }
+  static int segment_vectors(int L) { return (L + 2 * VW - 2) / VW; }
 
   // The contiguous side of chunk [b0, b0 + nb): elements base + b0*sh + k, k < nb*sh.
   __device__ void contiguous(W* tile, i64 b0, int nb) const {

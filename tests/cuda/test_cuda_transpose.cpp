@@ -222,7 +222,8 @@ TEST(CudaTransposeKernels, OneOfEachForTheSanitizers) {
     }
 }
 
-// The skinny and wide kernels are what odd shapes get: the choice is the shape's, not luck.
+// The choice follows the shape class: small tiles for skinny and cached shapes, wide tiles for
+// large misaligned ones, 32×32 wide tiles for 16-byte elements.
 TEST(CudaTransposeChoice, PicksTheKernelOfTheShapeClass) {
   const auto name = [](DType t, std::int64_t rows, std::int64_t cols, std::int64_t ld_in,
                        std::int64_t ld_out) {
@@ -231,10 +232,12 @@ TEST(CudaTransposeChoice, PicksTheKernelOfTheShapeClass) {
   };
   if (cuda::transpose_variant_count() == 0)
     GTEST_SKIP() << "built without CUDA";
-  EXPECT_EQ(name(DType::f32, 1000003, 17, 17, 1000003), "skinny");
-  EXPECT_EQ(name(DType::f64, 17, 1000003, 1000003, 17), "skinny");
-  EXPECT_EQ(name(DType::f32, 16411, 16363, 16363, 16411).rfind("wide", 0), 0u);
-  EXPECT_EQ(name(DType::c128, 1000003, 17, 20, 1000003).rfind("wide", 0), 0u); // padded rows
+  EXPECT_EQ(name(DType::f32, 1000003, 17, 17, 1000003), "tile 32x32/32x8");
+  EXPECT_EQ(name(DType::f64, 17, 1000003, 1000003, 17), "tile 32x32/32x8");
+  EXPECT_EQ(name(DType::f32, 2053, 2039, 2039, 2053), "tile 32x32/32x8");
+  EXPECT_EQ(name(DType::f32, 16411, 16363, 16363, 16411), "wide 64x64");
+  EXPECT_EQ(name(DType::f64, 16411, 16363, 16363, 16411), "wide 64x64");
+  EXPECT_EQ(name(DType::c128, 1000003, 17, 20, 1000003), "wide 32x32");
 }
 
 // The large prime-sided shape, for the two real types (time and memory), on one rank.

@@ -119,8 +119,14 @@ void launch_col_groups(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 ld, d
 template <Fn F>
 void launch_combine(cudaStream_t s, const double* groups, i64 ngroups, i64 cols, double* acc,
                     bool accumulate, int code, double count) {
-  combine_groups_kernel<F>
-      <<<blocks_for(cols, 128), 128, 0, s>>>(groups, ngroups, cols, acc, accumulate, code, count);
+  // Few columns of many groups: a thread per column would leave the device nearly idle while
+  // it waits for each batch of its sequential fold, so a warp takes each column.
+  if (ngroups > 1024 && cols < 16384)
+    combine_groups_warp_kernel<F>
+        <<<blocks_for(cols, 8), 256, 0, s>>>(groups, ngroups, cols, acc, accumulate, code, count);
+  else
+    combine_groups_kernel<F>
+        <<<blocks_for(cols, 128), 128, 0, s>>>(groups, ngroups, cols, acc, accumulate, code, count);
   CHECK_CUDA_LAUNCH();
 }
 

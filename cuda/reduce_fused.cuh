@@ -34,18 +34,20 @@ __device__ __forceinline__ void each_fn(unsigned mask, G&& g) {
     g(std::integral_constant<Fn, Fn::AbsMax>{});
 }
 
-// The lane accumulators of every op of the mask.
+// The lane accumulators of every op of the mask: the Sum family in double, Min, Max and
+// NormInf in the data's type T (see Policy).
+template <class T>
 struct FusedAcc {
   unsigned mask;
   LaneAcc<Policy<Fn::Sum>> sum;
   LaneAcc<Policy<Fn::Abs>> abs;
   LaneAcc<Policy<Fn::Sq>> sq;
-  LaneAcc<Policy<Fn::Min>> mn;
-  LaneAcc<Policy<Fn::Max>> mx;
-  LaneAcc<Policy<Fn::AbsMax>> amx;
+  LaneAcc<Policy<Fn::Min>, T> mn;
+  LaneAcc<Policy<Fn::Max>, T> mx;
+  LaneAcc<Policy<Fn::AbsMax>, T> amx;
 
   template <Fn F>
-  __device__ __forceinline__ LaneAcc<Policy<F>>& of() {
+  __device__ __forceinline__ auto& of() {
     if constexpr (F == Fn::Sum)
       return sum;
     else if constexpr (F == Fn::Abs)
@@ -63,7 +65,6 @@ struct FusedAcc {
     each_fn(mask, [&](auto fc) { of<decltype(fc)::value>().init(); });
   }
   // Each element is converted and checked once for all the ops.
-  template <class T>
   __device__ __forceinline__ void add(const T (&x)[4], i64 j, i64 cols) {
     double d[4];
     bool ok[4];
@@ -72,7 +73,13 @@ struct FusedAcc {
       d[k] = static_cast<double>(x[k]);
       ok[k] = j + k >= 0 && j + k < cols;
     }
-    each_fn(mask, [&](auto fc) { of<decltype(fc)::value>().add_checked(d, ok); });
+    each_fn(mask, [&](auto fc) {
+      constexpr Fn F = decltype(fc)::value;
+      if constexpr (Policy<F>::is_sum())
+        of<F>().add_checked(d, ok);
+      else
+        of<F>().add_checked(x, ok);
+    });
   }
   template <int M>
   __device__ __forceinline__ void unshift(int lane) {
@@ -90,13 +97,13 @@ __global__ void __launch_bounds__(256)
   const i64 w0 = (static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   if constexpr (TPR == 32) {
     for (i64 r = w0; r < rows; r += warps) {
-      FusedAcc acc;
+      FusedAcc<T> acc;
       acc.mask = mask;
       acc.init();
       warp_row_scan<T, U>(a + r * ld, cols, lane, acc);
       each_fn(mask, [&](auto fc) {
         constexpr Fn F = decltype(fc)::value;
-        const double v = lane_tree<Policy<F>>(acc.of<F>().v, lane);
+        const double v = lane_tree<Policy<F>>(acc.template of<F>().v, lane);
         if (lane == 0)
           rowvals[fn_slot(mask, F) * stride + r] = v;
       });
@@ -111,14 +118,14 @@ __global__ void __launch_bounds__(256)
         load_narrow(a, base + b * G + sub, rows, cols, ld, sl, x[b]);
 #pragma unroll
       for (int b = 0; b < kNarrowBatch; ++b) {
-        FusedAcc acc;
+        FusedAcc<T> acc;
         acc.mask = mask;
         acc.init();
         acc.add(x[b], 4 * sl, cols);
         const i64 r = base + b * G + sub;
         each_fn(mask, [&](auto fc) {
           constexpr Fn F = decltype(fc)::value;
-          const double v = lane_tree<Policy<F>, TPR>(acc.of<F>().v, sl);
+          const double v = lane_tree<Policy<F>, TPR>(acc.template of<F>().v, sl);
           if (sl == 0 && r < rows)
             rowvals[fn_slot(mask, F) * stride + r] = v;
         });
@@ -133,7 +140,7 @@ __global__ void __launch_bounds__(256)
     fused_col_groups_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* out,
                             i64 stride, unsigned mask) {
   constexpr int V = kVec ? 16 / sizeof(T) : 1;
-  constexpr int R = !kVec ? 8 : sizeof(T) == 8 ? 16 : 8; // rows in flight per thread
+  constexpr int R = 8; // rows in flight per thread
   const i64 groups = (rows + 63) / 64, ncv = (cols + V - 1) / V;
   for (i64 w = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; w < groups * ncv;
        w += static_cast<i64>(gridDim.x) * blockDim.x) {
@@ -141,12 +148,18 @@ __global__ void __launch_bounds__(256)
     const i64 j = (w - g * ncv) * V;
     const i64 i0 = g * 64, i1 = min(rows, i0 + 64);
     const bool whole = j + V <= cols;
-    double p[6][V];
+    double ps[3][V]; // the Sum family (Fn 0 … 2) in double
+    T pm[3][V];      // Min, Max, NormInf (Fn 3 … 5) in the data's type
     each_fn(mask, [&](auto fc) {
       constexpr Fn F = decltype(fc)::value;
+      constexpr int f = static_cast<int>(F);
 #pragma unroll
-      for (int k = 0; k < V; ++k)
-        p[static_cast<int>(F)][k] = Policy<F>::identity();
+      for (int k = 0; k < V; ++k) {
+        if constexpr (Policy<F>::is_sum())
+          ps[f][k] = Policy<F>::identity();
+        else
+          pm[f - 3][k] = static_cast<T>(Policy<F>::identity());
+      }
     });
     for (i64 i = i0; i < i1; i += R) {
       T x[R][V];
@@ -171,18 +184,26 @@ __global__ void __launch_bounds__(256)
             const double d = static_cast<double>(x[r][k]); // converted once for all the ops
             each_fn(mask, [&](auto fc) {
               constexpr Fn F = decltype(fc)::value;
-              p[static_cast<int>(F)][k] =
-                  Policy<F>::combine(p[static_cast<int>(F)][k], Policy<F>::f(d));
+              constexpr int f = static_cast<int>(F);
+              if constexpr (Policy<F>::is_sum())
+                ps[f][k] = Policy<F>::combine(ps[f][k], Policy<F>::f(d));
+              else
+                pm[f - 3][k] = Policy<F>::combine(pm[f - 3][k], Policy<F>::f(x[r][k]));
             });
           }
     }
     each_fn(mask, [&](auto fc) {
       constexpr Fn F = decltype(fc)::value;
+      constexpr int f = static_cast<int>(F);
       double* dst = out + fn_slot(mask, F) * stride + g * cols;
 #pragma unroll
       for (int k = 0; k < V; ++k)
-        if (j + k < cols)
-          dst[j + k] = p[static_cast<int>(F)][k];
+        if (j + k < cols) {
+          if constexpr (Policy<F>::is_sum())
+            dst[j + k] = ps[f][k];
+          else
+            dst[j + k] = static_cast<double>(pm[f - 3][k]);
+        }
     });
   }
 }

@@ -50,6 +50,23 @@ struct Policy {
     else
       return (a > b || a != a) ? a : b;
   }
+  // Min, Max and NormInf of f32 data in f32: the same choices (converting to double is exact
+  // and keeps the order), so the same result after the conversion, at f32 speed.
+  __device__ __forceinline__ static float f(float x) {
+    static_assert(!is_sum(), "the Sum family accumulates in double");
+    if constexpr (F == Fn::AbsMax)
+      return fabsf(x);
+    else
+      return x;
+  }
+  __device__ __forceinline__ static float combine(float a, float b) {
+    static_assert(!is_sum(), "the Sum family accumulates in double");
+    if constexpr (F == Fn::Min)
+      return (a < b || a != a) ? a : b;
+    else
+      return (a > b || a != a) ? a : b;
+  }
+  static constexpr bool is_sum() { return F == Fn::Sum || F == Fn::Abs || F == Fn::Sq; }
 };
 
 template <class T>
@@ -92,13 +109,13 @@ __device__ __forceinline__ void load_row_vec(const T* pa, i64 p, int m, i64 cols
 }
 
 // One op's four lane accumulators of a thread.
-template <class P>
+template <class P, class A = double>
 struct LaneAcc {
-  double v[4];
+  A v[4];
   __device__ void init() {
 #pragma unroll
     for (int k = 0; k < 4; ++k)
-      v[k] = P::identity();
+      v[k] = static_cast<A>(P::identity());
   }
   // v[k] ⊕= f(x[k]) for the elements k whose column j + k lies in [0, cols).
   template <class T>
@@ -109,7 +126,7 @@ struct LaneAcc {
         v[k] = P::combine(v[k], P::f(static_cast<double>(x[k])));
   }
   // The same with the elements already converted and checked.
-  __device__ __forceinline__ void add_checked(const double (&d)[4], const bool (&ok)[4]) {
+  __device__ __forceinline__ void add_checked(const A (&d)[4], const bool (&ok)[4]) {
 #pragma unroll
     for (int k = 0; k < 4; ++k)
       if (ok[k])
@@ -119,7 +136,7 @@ struct LaneAcc {
   // receives canonical lane 4*lane + k, held by thread lane + (k + M) / 4 in slot (k + M) % 4.
   template <int M>
   __device__ __forceinline__ void unshift(int lane) {
-    double w[4];
+    A w[4];
 #pragma unroll
     for (int k = 0; k < 4; ++k)
       w[k] = __shfl_sync(0xffffffffu, v[(k + M) & 3], (lane + (k + M) / 4) & 31);
@@ -177,13 +194,13 @@ __device__ void warp_row_scan(const T* row, i64 cols, int lane, Acc& acc) {
 // columns, every lane from 4*TPR on holding the identity), the steps that would only add
 // identities are left out and each group of TPR threads reduces its own row (value in the
 // group's first thread); every thread of the warp must take part.
-template <class P, int TPR = 32>
-__device__ double lane_tree(double (&acc)[4], int lane) {
+template <class P, int TPR = 32, class A>
+__device__ A lane_tree(A (&acc)[4], int lane) {
 #pragma unroll
   for (int width = TPR / 2; width >= 1; width /= 2) {
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
-      const double other = __shfl_down_sync(0xffffffffu, acc[k], width, TPR);
+      const A other = __shfl_down_sync(0xffffffffu, acc[k], width, TPR);
       if (lane < width)
         acc[k] = P::combine(acc[k], other);
     }
@@ -211,24 +228,40 @@ __device__ __forceinline__ double finish(int op_code, double v, double count) {
   return v;
 }
 
-// The ascending fold of the `n` doubles at p onto `init`, by one warp; the result in every
-// lane. Each round loads 32*Q values at once (Q per lane), then walks them in order through
-// shuffles: only the combine chain is sequential.
+// The ascending fold of the n doubles p[0], p[stride], p[2*stride], … onto `init`, by one
+// warp; the result in every lane. Each round loads 32*Q values (lane l holds the Q consecutive
+// values l*Q … l*Q+Q-1 of the round, the next round's loads already in flight); the running
+// value then passes from lane to lane, each lane folding its Q values in registers, so the
+// sequential chain costs one add per value and one shuffle per Q values.
 template <class P, int Q>
-__device__ double warp_fold(const double* p, i64 n, double init, int lane) {
+__device__ double warp_fold(const double* p, i64 n, double init, int lane, i64 stride = 1) {
   double acc = init;
+  double v[Q];
+  const auto load = [&](i64 base, double(&x)[Q]) {
+#pragma unroll
+    for (int q = 0; q < Q; ++q) {
+      const i64 i = base + lane * Q + q;
+      x[q] = i < n ? __ldcg(p + i * stride) : 0.0;
+    }
+  };
+  if (n > 0)
+    load(0, v);
   for (i64 base = 0; base < n; base += 32 * Q) {
-    double v[Q];
+    double next[Q];
+    if (base + 32 * Q < n)
+      load(base + 32 * Q, next);
+    for (int l = 0; l < 32; ++l) {
+      if (lane == l) {
 #pragma unroll
-    for (int q = 0; q < Q; ++q)
-      v[q] = base + q * 32 + lane < n ? __ldcg(p + base + q * 32 + lane) : 0.0;
-#pragma unroll
-    for (int q = 0; q < Q; ++q)
-      for (int k = 0; k < 32; ++k) {
-        const double x = __shfl_sync(0xffffffffu, v[q], k);
-        if (base + q * 32 + k < n)
-          acc = P::combine(acc, x);
+        for (int q = 0; q < Q; ++q)
+          if (base + l * Q + q < n)
+            acc = P::combine(acc, v[q]);
       }
+      acc = __shfl_sync(0xffffffffu, acc, l);
+    }
+#pragma unroll
+    for (int q = 0; q < Q; ++q)
+      v[q] = next[q];
   }
   return acc;
 }
@@ -403,6 +436,24 @@ __global__ void combine_groups_kernel(const double* __restrict__ groups, i64 ngr
           v = P::combine(v, x[r]);
     }
     acc[j] = finish(finish_code, v, count);
+  }
+}
+
+// combine_groups_kernel for many groups and few columns: one warp per column (warp_fold), so
+// the in-order fold of each column keeps loads in flight.
+template <Fn F>
+__global__ void __launch_bounds__(256)
+    combine_groups_warp_kernel(const double* __restrict__ groups, i64 ngroups, i64 cols,
+                               double* acc, bool accumulate, int finish_code, double count) {
+  using P = Policy<F>;
+  const int lane = threadIdx.x & 31;
+  const i64 warps = static_cast<i64>(gridDim.x) * (blockDim.x / 32);
+  for (i64 j = (static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x) / 32; j < cols;
+       j += warps) {
+    const double init = accumulate ? acc[j] : P::identity();
+    const double v = warp_fold<P, 8>(groups + j, ngroups, init, lane, cols);
+    if (lane == 0)
+      acc[j] = finish(finish_code, v, count);
   }
 }
 

@@ -263,11 +263,11 @@ int choose(int E, const void* in, const void* out, i64 rows, i64 cols, i64 ld_in
   if (small)
     return kTile32;
   // Large: rows on whole vectors and sectors take the classic tiles (f32) or 32×32 tiles of
-  // 256-byte runs (8-byte types); misaligned rows the wide tiles (64×64: 256-byte runs of f32,
-  // 512-byte runs of 8-byte types).
+  // 256-byte runs (8-byte types); misaligned rows the wide tiles (f32 128×32: 512-byte runs
+  // into the output; 8-byte types 64×64: 512-byte runs both ways).
   if (classic_aligned(E, in, out, rows, cols, ld_in, ld_out))
     return E == 4 ? kClassic0 : kWide256;
-  return E == 4 ? kWide256 : kWide512;
+  return E == 4 ? kWideTall : kWide512;
 }
 
 template <int E>

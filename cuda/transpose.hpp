@@ -9,7 +9,8 @@
 //    whose rows start on 16-byte vectors (input) and 32-byte sectors (output);
 //  - wide tile: the rest (odd leading dimensions, offset sub-blocks, and 16-byte elements of
 //    every shape): each warp instruction is one contiguous run of aligned 16-byte vectors along
-//    a row (256 or 512 bytes), element accesses only for the partial vectors at its two ends.
+//    a row (128 to 512 bytes), element accesses only for the partial vectors at its two ends;
+//    f32 takes 128×32 tiles (512-byte runs of the output rows), the others square ones.
 // transpose_variant() also offers a skinny kernel (the short side held whole in shared memory)
 // and flat and tall wide tiles, for comparison.
 // No byte outside the matrices is read or written (padding between rows is left alone).

@@ -104,7 +104,9 @@ TYPED_TEST(CudaReduce, FusedOpsMatchTheReferenceBitForBit) {
       {Op::Sum, Op::Max, Op::Norm2},
       {Op::Sum, Op::Min, Op::Max, Op::Mean, Op::Norm1, Op::Norm2, Op::NormInf},
       {Op::Mean, Op::Sum, Op::Mean}};
-  const Case shapes[] = {{1, 1}, {1, 1000}, {1000, 1}, {31, 33}, {130, 257}, {67, 1000}, {200, 3}};
+  // 66000 x 3: more than 1024 row groups over few columns (the warp-per-column fold).
+  const Case shapes[] = {{1, 1},     {1, 1000},  {1000, 1}, {31, 33},
+                         {130, 257}, {67, 1000}, {200, 3},  {66000, 3}};
   for (const Case& c : shapes)
     for (std::int64_t off : {0, 1, 3})
       for (const auto& ops : lists) {
@@ -145,6 +147,7 @@ TEST(CudaReduceKernels, OneOfEachForTheSanitizers) {
   cuda::StreamPool pool(1);
   cuda::ReduceWorkspace ws;
   check_reduce<float>(67, 1000, 1, 1, ws, pool[0]);
+  check_reduce<double>(66000, 3, 1, 1, ws, pool[0]); // narrow rows, warp-per-column fold
   const std::vector<Op> ops = {Op::Sum, Op::Max, Op::Norm2};
   cuda::DeviceBuffer dev(4 * 67 * 1001 + 8), out(8 * 3 * 1000);
   cuda::memset_async(pool[0], dev.data(), 0, dev.bytes());

@@ -235,7 +235,7 @@ TEST(CudaTransposeChoice, PicksTheKernelOfTheShapeClass) {
   EXPECT_EQ(name(DType::f32, 1000003, 17, 17, 1000003), "tile 32x32/32x8");
   EXPECT_EQ(name(DType::f64, 17, 1000003, 1000003, 17), "tile 32x32/32x8");
   EXPECT_EQ(name(DType::f32, 2053, 2039, 2039, 2053), "tile 32x32/32x8");
-  EXPECT_EQ(name(DType::f32, 16411, 16363, 16363, 16411), "wide 64x64");
+  EXPECT_EQ(name(DType::f32, 16411, 16363, 16363, 16411), "wide 128x32");
   EXPECT_EQ(name(DType::f64, 16411, 16363, 16363, 16411), "wide 64x64");
   EXPECT_EQ(name(DType::c128, 1000003, 17, 20, 1000003), "wide 32x32");
 }

@@ -1,5 +1,6 @@
 // Launchers of the reduction kernels: op and type dispatch, launch sizes, workspace layout.
 #include "cuda/reduce.hpp"
+#include "cuda/reduce_cols.cuh"
 #include "cuda/reduce_fused.cuh"
 #include "cuda/reduce_kernels.cuh"
 

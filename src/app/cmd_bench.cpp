@@ -14,6 +14,7 @@
 #include "app/bench.hpp"
 #include "app/commands.hpp"
 #include "core/throw.hpp"
+#include "mpi/agreement.hpp"
 #include "mpi/backend_select.hpp"
 #include "mpi/transpose_plan.hpp"
 
@@ -221,12 +222,13 @@ std::string to_matrix_table(const std::vector<BenchReport>& reports, bool reduce
     return s;
   s += fmt::format("tessera bench: {} on {}\n", reduce ? "reduce" : "transpose",
                    reports.front().device);
+  const std::string ref = reports.front().reference;
   if (reduce)
     s += fmt::format("{:>18} {:>5} {:>5} {:>22} {:>10} {:>10} {:>7}  {}\n", "shape", "dtype",
-                     "axis", "ops", "GB/s", "cub GB/s", "of cub", "checked");
+                     "axis", "ops", "GB/s", "ref GB/s", "of ref", "checked");
   else
     s += fmt::format("{:>18} {:>5} {:>16} {:>10} {:>10} {:>8} {:>6} {:>6}  {}\n", "shape", "dtype",
-                     "kernel", "GB/s", "copy GB/s", "tessera", "geam", "tile", "checked");
+                     "kernel", "GB/s", "ref GB/s", "tessera", "geam", "tile", "checked");
   for (const auto& r : reports) {
     const std::string shape = fmt::format("{}x{}", r.rows, r.cols);
     if (reduce) {
@@ -244,8 +246,11 @@ std::string to_matrix_table(const std::vector<BenchReport>& reports, bool reduce
                        fraction_of(r, "tile_fraction"), r.checked.substr(0, 3));
     }
   }
-  s += reduce ? "(GB/s read; 'of cub': tessera / cub::DeviceReduce::Sum of the same bytes)\n"
-              : "(GB/s read + written; tessera, geam, tile: fractions of the D2D copy)\n";
+  s += reduce
+           ? fmt::format("(GB/s read; ref: {} of the same bytes, this run)\n", reference_label(ref))
+           : fmt::format("(GB/s read + written; ref: {} of the same bytes, this run; "
+                         "tessera, geam, tile: fractions of it)\n",
+                         reference_label(ref));
   return s;
 }
 
@@ -308,62 +313,68 @@ Command add_bench(CLI::App& app, const Context& ctx) {
   auto* axis_opt = sub->get_option("--axis");
   c.run = [opt, &ctx, dtype_opt, axis_opt]() -> int {
     BenchArgs a;
-    a.kind = opt->kind == "reduce"     ? BenchKind::Reduce
-             : opt->kind == "exchange" ? BenchKind::Exchange
-                                       : BenchKind::Transpose;
-    TESSERA_REQUIRE(opt->rows > 0 && opt->cols > 0, InputError,
-                    "bench: --rows and --cols must be positive, got {} x {}", opt->rows, opt->cols);
-    TESSERA_REQUIRE(opt->repeat > 0 && opt->warmup >= 0, InputError,
-                    "bench: --repeat must be positive and --warmup non-negative, got {} and {}",
-                    opt->repeat, opt->warmup);
-    // The matrix: shapes × dtypes (× axes for reductions).
-    const Preset* preset = nullptr;
-    for (const Preset& p : kPresets)
-      if (opt->preset == p.name)
-        preset = &p;
-    std::string shapes = opt->shapes, dtypes = opt->dtype, axes = opt->axis;
-    if (preset != nullptr) {
-      if (shapes.empty())
-        shapes = preset->shapes;
-      if (dtype_opt->count() == 0)
-        dtypes = a.kind == BenchKind::Reduce ? preset->reduce_dtypes : preset->transpose_dtypes;
-      if (axis_opt->count() == 0)
-        axes = preset->axes;
-    }
     std::vector<std::pair<std::int64_t, std::int64_t>> shape_list;
-    for (const auto& sh : split_list(shapes))
-      shape_list.push_back(parse_shape(sh));
-    if (shape_list.empty())
-      shape_list.emplace_back(opt->rows, opt->cols);
     std::vector<DType> dtype_list;
-    for (const auto& d : split_list(dtypes)) {
-      dtype_list.push_back(parse_dtype(d));
-      if (a.kind == BenchKind::Reduce)
-        TESSERA_REQUIRE(dtype_is_real(dtype_list.back()), InputError,
-                        "bench reduce: --dtype must be f32 or f64, got {}", d);
-    }
-    TESSERA_REQUIRE(!dtype_list.empty(), InputError, "bench: --dtype names no type");
     std::vector<Axis> axis_list;
-    for (const auto& x : split_list(axes))
-      axis_list.push_back(parse_axis(x));
-    TESSERA_REQUIRE(!axis_list.empty(), InputError, "bench: --axis names no axis");
-    if (a.kind != BenchKind::Reduce)
-      axis_list.resize(1);
-    a.repeat = opt->repeat;
-    a.warmup = opt->warmup;
-    a.ops = parse_ops(opt->ops);
-    a.algorithm = opt->algorithm;
-    parse_exchange(a.algorithm); // reject a bad name before any work
-    a.check = !opt->no_check;
-    a.shared_input = opt->shared_input;
-    a.variants = opt->variants;
-    a.comm = ctx.comm;
+    // Every rank validates the same arguments; they fail together, with one message.
+    mpi::collectively(ctx.comm, [&] {
+      a.kind = opt->kind == "reduce"     ? BenchKind::Reduce
+               : opt->kind == "exchange" ? BenchKind::Exchange
+                                         : BenchKind::Transpose;
+      TESSERA_REQUIRE(opt->rows > 0 && opt->cols > 0, InputError,
+                      "bench: --rows and --cols must be positive, got {} x {}", opt->rows,
+                      opt->cols);
+      TESSERA_REQUIRE(opt->repeat > 0 && opt->warmup >= 0, InputError,
+                      "bench: --repeat must be positive and --warmup non-negative, got {} and {}",
+                      opt->repeat, opt->warmup);
+      // The matrix: shapes × dtypes (× axes for reductions).
+      const Preset* preset = nullptr;
+      for (const Preset& p : kPresets)
+        if (opt->preset == p.name)
+          preset = &p;
+      std::string shapes = opt->shapes, dtypes = opt->dtype, axes = opt->axis;
+      if (preset != nullptr) {
+        if (shapes.empty())
+          shapes = preset->shapes;
+        if (dtype_opt->count() == 0)
+          dtypes = a.kind == BenchKind::Reduce ? preset->reduce_dtypes : preset->transpose_dtypes;
+        if (axis_opt->count() == 0)
+          axes = preset->axes;
+      }
+      for (const auto& sh : split_list(shapes))
+        shape_list.push_back(parse_shape(sh));
+      if (shape_list.empty())
+        shape_list.emplace_back(opt->rows, opt->cols);
+      for (const auto& d : split_list(dtypes)) {
+        dtype_list.push_back(parse_dtype(d));
+        if (a.kind == BenchKind::Reduce)
+          TESSERA_REQUIRE(dtype_is_real(dtype_list.back()), InputError,
+                          "bench reduce: --dtype must be f32 or f64, got {}", d);
+      }
+      TESSERA_REQUIRE(!dtype_list.empty(), InputError, "bench: --dtype names no type");
+      for (const auto& x : split_list(axes))
+        axis_list.push_back(parse_axis(x));
+      TESSERA_REQUIRE(!axis_list.empty(), InputError, "bench: --axis names no axis");
+      if (a.kind != BenchKind::Reduce)
+        axis_list.resize(1);
+      a.repeat = opt->repeat;
+      a.warmup = opt->warmup;
+      a.ops = parse_ops(opt->ops);
+      a.algorithm = opt->algorithm;
+      parse_exchange(a.algorithm); // reject a bad name before any work
+      a.check = !opt->no_check;
+      a.shared_input = opt->shared_input;
+      a.variants = opt->variants;
+      a.comm = ctx.comm;
+    });
     a.backend = mpi::resolve_backend(parse_backend(opt->backend), ctx.comm);
-    if (a.backend == Backend::Cuda)
-      a.memory = opt->memory == "host" ? Memory::Host : Memory::Device;
-    else
-      TESSERA_REQUIRE(opt->memory != "device", InputError,
-                      "bench: --memory device needs the CUDA backend (--backend cuda)");
+    mpi::collectively(ctx.comm, [&] {
+      if (a.backend == Backend::Cuda)
+        a.memory = opt->memory == "host" ? Memory::Host : Memory::Device;
+      else
+        TESSERA_REQUIRE(opt->memory != "device", InputError,
+                        "bench: --memory device needs the CUDA backend (--backend cuda)");
+    });
     const bool matrix = shape_list.size() * dtype_list.size() * axis_list.size() > 1;
     std::vector<BenchReport> reports;
     bool mismatch = false;

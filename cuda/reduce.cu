@@ -1,6 +1,10 @@
 // Launchers of the reduction kernels: op and type dispatch, launch sizes, workspace layout.
 #include "cuda/reduce.hpp"
+#include "cuda/reduce_cols.cuh"
+#include "cuda/reduce_fused.cuh"
 #include "cuda/reduce_kernels.cuh"
+
+#include <bit>
 
 namespace tessera::cuda {
 
@@ -70,36 +74,60 @@ constexpr int row_unroll() {
   return 4;
 }
 
+// Threads per row: rows of at most 32 columns go eight threads to a row, four rows to a warp.
+constexpr int kNarrowCols = 32;
+
+// Launches a row kernel (row_values_kernel or fused_row_values_kernel, the TPR argument last)
+// with as many blocks as the device holds at once, or fewer for few rows.
+template <class K>
+void launch_row_kernel(cudaStream_t s, K kernel, i64 rows, int rows_per_warp, auto... args) {
+  static const unsigned resident = resident_blocks(kernel, 256);
+  const i64 warps = (rows + rows_per_warp - 1) / rows_per_warp;
+  const unsigned grid = std::min<unsigned>(resident, static_cast<unsigned>((warps + 7) / 8));
+  kernel<<<grid, 256, 0, s>>>(args...);
+  CHECK_CUDA_LAUNCH();
+}
+
 template <class T, Fn F>
 void launch_rows(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 ld, double* rowvals, int code,
                  double count) {
-  auto kernel = row_values_kernel<T, F, row_unroll<T>()>;
-  static const unsigned resident = resident_blocks(kernel, 256);
-  const unsigned grid = std::min<unsigned>(resident, static_cast<unsigned>((rows + 7) / 8));
-  kernel<<<grid, 256, 0, s>>>(a, rows, cols, ld, rowvals, code, count);
-  CHECK_CUDA_LAUNCH();
+  if (cols <= kNarrowCols)
+    launch_row_kernel(s, row_values_kernel<T, F, row_unroll<T>(), 8>, rows, warp_rows<8>(), a, rows,
+                      cols, ld, rowvals, code, count);
+  else
+    launch_row_kernel(s, row_values_kernel<T, F, row_unroll<T>(), 32>, rows, 1, a, rows, cols, ld,
+                      rowvals, code, count);
+}
+
+// Blocks for the column partials: one thread per (group, vector of columns).
+unsigned col_group_blocks(i64 rows, i64 cols, int v) {
+  const i64 items = ((rows + 63) / 64) * ((cols + v - 1) / v);
+  return static_cast<unsigned>(std::min<i64>((items + 255) / 256, 1LL << 30));
 }
 
 template <class T, Fn F>
 void launch_col_groups(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 ld, double* out) {
   constexpr int V = 16 / sizeof(T);
   const bool vec = aligned_to(a, 16) && (rows == 1 || ld % V == 0);
-  const i64 width = 256 * (vec ? V : 1);
-  const i64 tiles = (cols + width - 1) / width;
-  const i64 work = tiles * ((rows + 63) / 64);
-  const unsigned grid = static_cast<unsigned>(std::min<i64>(work, 1LL << 30));
+  const unsigned grid = col_group_blocks(rows, cols, vec ? V : 1);
   if (vec)
-    col_groups_kernel<T, F, true><<<grid, 256, 0, s>>>(a, rows, cols, ld, out, tiles);
+    col_groups_kernel<T, F, true><<<grid, 256, 0, s>>>(a, rows, cols, ld, out);
   else
-    col_groups_kernel<T, F, false><<<grid, 256, 0, s>>>(a, rows, cols, ld, out, tiles);
+    col_groups_kernel<T, F, false><<<grid, 256, 0, s>>>(a, rows, cols, ld, out);
   CHECK_CUDA_LAUNCH();
 }
 
 template <Fn F>
 void launch_combine(cudaStream_t s, const double* groups, i64 ngroups, i64 cols, double* acc,
                     bool accumulate, int code, double count) {
-  combine_groups_kernel<F>
-      <<<blocks_for(cols, 128), 128, 0, s>>>(groups, ngroups, cols, acc, accumulate, code, count);
+  // Few columns of many groups: a thread per column would leave the device nearly idle while
+  // it waits for each batch of its sequential fold, so a warp takes each column.
+  if (ngroups > 1024 && cols < 16384)
+    combine_groups_warp_kernel<F>
+        <<<blocks_for(cols, 8), 256, 0, s>>>(groups, ngroups, cols, acc, accumulate, code, count);
+  else
+    combine_groups_kernel<F>
+        <<<blocks_for(cols, 128), 128, 0, s>>>(groups, ngroups, cols, acc, accumulate, code, count);
   CHECK_CUDA_LAUNCH();
 }
 
@@ -125,19 +153,19 @@ i64 groups_of(i64 rows) {
   return (std::max<i64>(rows, 0) + 63) / 64;
 }
 
-// Doubles a reduction needs after the counters.
-std::size_t doubles_for(Axis axis, i64 rows, i64 cols) {
-  const i64 groups = groups_of(rows);
+// Doubles a reduction of `ops` fused ops (1: a plain one) needs after the counters.
+std::size_t doubles_for(Axis axis, i64 rows, i64 cols, int ops = 1) {
+  const i64 groups = groups_of(rows), n = std::max<i64>(rows, 0);
   if (axis == Axis::All)
-    return static_cast<std::size_t>(std::max<i64>(rows, 0) + groups);
+    return static_cast<std::size_t>(ops * n + groups);
   if (axis == Axis::Cols)
-    return static_cast<std::size_t>(groups * std::max<i64>(cols, 0));
-  return 0;
+    return static_cast<std::size_t>(ops * groups * std::max<i64>(cols, 0));
+  return ops > 1 ? static_cast<std::size_t>(ops * n) : 0;
 }
 
-Layout layout(ReduceWorkspace& ws, Axis axis, i64 rows, i64 cols) {
+Layout layout(ReduceWorkspace& ws, Axis axis, i64 rows, i64 cols, int ops = 1) {
   const bool fits =
-      ws.data() != nullptr && ws.double_capacity() >= 8 * doubles_for(axis, rows, cols);
+      ws.data() != nullptr && ws.double_capacity() >= 8 * doubles_for(axis, rows, cols, ops);
   TESSERA_CUDA_REQUIRE(fits, "cuda reduction workspace of " + std::to_string(ws.bytes()) +
                                  " bytes is too small for a " + shape_str(rows, cols) +
                                  " reduction (call reserve())");
@@ -186,6 +214,73 @@ void cols_impl(cudaStream_t s, Op op, DType t, const void* a, i64 rows, i64 cols
   });
 }
 
+Fn fn_of(Op op) {
+  return dispatch_fn(op, [](auto fn) { return decltype(fn)::value; });
+}
+
+// Several ops along one axis from one pass over the data (see reduce_fused.cuh).
+void fused_impl(cudaStream_t s, const std::vector<Op>& ops, Axis axis, DType t, const void* a,
+                i64 rows, i64 cols, i64 ld, double* const* out, ReduceWorkspace& ws) {
+  unsigned mask = 0;
+  for (const Op op : ops)
+    mask |= fn_bit(fn_of(op));
+  const int slots = std::popcount(mask);
+  const auto slot = [&](Op op) { return std::popcount(mask & (fn_bit(fn_of(op)) - 1u)); };
+  const i64 groups = groups_of(rows);
+  const Layout l = layout(ws, axis, rows, cols, slots);
+  if (axis == Axis::Cols) {
+    const i64 stride = groups * cols;
+    dispatch_type(t, [&](auto tag) {
+      using T = decltype(tag);
+      constexpr int V = 16 / sizeof(T);
+      const bool vec = aligned_to(a, 16) && (rows == 1 || ld % V == 0);
+      const unsigned grid = col_group_blocks(rows, cols, vec ? V : 1);
+      const T* data = static_cast<const T*>(a);
+      if (vec)
+        fused_col_groups_kernel<T, true>
+            <<<grid, 256, 0, s>>>(data, rows, cols, ld, l.doubles, stride, mask);
+      else
+        fused_col_groups_kernel<T, false>
+            <<<grid, 256, 0, s>>>(data, rows, cols, ld, l.doubles, stride, mask);
+      CHECK_CUDA_LAUNCH();
+    });
+    for (std::size_t k = 0; k < ops.size(); ++k)
+      dispatch_fn(ops[k], [&](auto fn) {
+        launch_combine<decltype(fn)::value>(s, l.doubles + slot(ops[k]) * stride, groups, cols,
+                                            out[k], false, finish_code(ops[k]),
+                                            static_cast<double>(rows));
+      });
+    return;
+  }
+  dispatch_type(t, [&](auto tag) {
+    using T = decltype(tag);
+    const T* data = static_cast<const T*>(a);
+    if (cols <= kNarrowCols)
+      launch_row_kernel(s, fused_row_values_kernel<T, row_unroll<T>(), 8>, rows, warp_rows<8>(),
+                        data, rows, cols, ld, l.doubles, rows, mask);
+    else
+      launch_row_kernel(s, fused_row_values_kernel<T, row_unroll<T>(), 32>, rows, 1, data, rows,
+                        cols, ld, l.doubles, rows, mask);
+  });
+  for (std::size_t k = 0; k < ops.size(); ++k) {
+    const double* rowvals = l.doubles + slot(ops[k]) * rows;
+    const int code = finish_code(ops[k]);
+    if (axis == Axis::Rows) {
+      copy_finish_kernel<<<blocks_for(rows, 256), 256, 0, s>>>(rowvals, out[k], rows, code,
+                                                               static_cast<double>(cols));
+      CHECK_CUDA_LAUNCH();
+      continue;
+    }
+    dispatch_fn(ops[k], [&](auto fn) {
+      all_blocks_kernel<decltype(fn)::value>
+          <<<static_cast<unsigned>((groups + 7) / 8), 256, 0, s>>>(
+              rowvals, rows, l.doubles + slots * rows, out[k], false, code,
+              static_cast<double>(rows) * static_cast<double>(cols), l.counter);
+      CHECK_CUDA_LAUNCH();
+    });
+  }
+}
+
 } // namespace
 } // namespace detail
 
@@ -196,10 +291,10 @@ std::size_t ReduceWorkspace::double_capacity() const noexcept {
   return buf_.bytes() > fixed ? buf_.bytes() - fixed : 0;
 }
 
-void ReduceWorkspace::reserve(CUstream_st* stream, Axis axis, std::int64_t rows,
-                              std::int64_t cols) {
+void ReduceWorkspace::reserve(CUstream_st* stream, Axis axis, std::int64_t rows, std::int64_t cols,
+                              int ops) {
   const i64 counters = counters_; // no per-block counters in use: the header holds the one counter
-  const std::size_t doubles = std::max(8 * detail::doubles_for(axis, rows, cols),
+  const std::size_t doubles = std::max(8 * detail::doubles_for(axis, rows, cols, std::max(ops, 1)),
                                        buf_.data() ? double_capacity() : std::size_t{0});
   const std::size_t need = detail::kHeader + detail::counter_bytes(counters) + doubles;
   if (buf_.data() != nullptr && counters == counters_ && need <= buf_.bytes())
@@ -236,6 +331,18 @@ void reduce(CUstream_st* stream, Op op, Axis axis, DType t, const void* a, std::
                                 static_cast<double>(cols));
     });
   });
+}
+
+void reduce_fused(CUstream_st* stream, const std::vector<Op>& ops, Axis axis, DType t,
+                  const void* a, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                  double* const* out, ReduceWorkspace& ws) {
+  detail::check_block("reduce_fused", t, a, rows, cols, ld);
+  if (ops.size() <= 1 || rows == 0 || cols == 0) {
+    for (std::size_t k = 0; k < ops.size(); ++k)
+      reduce(stream, ops[k], axis, t, a, rows, cols, ld, out[k], ws);
+    return;
+  }
+  detail::fused_impl(stream, ops, axis, t, a, rows, cols, ld, out, ws);
 }
 
 void reduce_rows(CUstream_st* stream, Op op, DType t, const void* a, std::int64_t rows,

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "core/dtype.hpp"
 #include "core/reduction.hpp"
@@ -23,9 +24,9 @@ namespace tessera::cuda {
 // running at once must not share one. Counters inside are left at zero after each launch.
 class ReduceWorkspace {
 public:
-  // Makes room for a rows × cols reduction along `axis` (allocates and zero-fills on growth;
-  // the memset is queued on `stream`).
-  void reserve(CUstream_st* stream, Axis axis, std::int64_t rows, std::int64_t cols);
+  // Makes room for a rows × cols reduction along `axis`, of `ops` ops fused by reduce_fused()
+  // (allocates and zero-fills on growth; the memset is queued on `stream`).
+  void reserve(CUstream_st* stream, Axis axis, std::int64_t rows, std::int64_t cols, int ops = 1);
   void* data() const noexcept { return buf_.data(); }
   std::size_t bytes() const noexcept { return buf_.bytes(); }
   // Per-block counters (All axis) the workspace holds; their place is fixed at allocation.
@@ -43,6 +44,12 @@ private:
 // (Cols) doubles.
 void reduce(CUstream_st* stream, Op op, Axis axis, DType t, const void* a, std::int64_t rows,
             std::int64_t cols, std::int64_t ld, double* out, ReduceWorkspace& ws);
+
+// reduce() of every op of `ops` from ONE pass over the data: out[k] (device) gets what
+// reduce(ops[k], …) gives, bit for bit. Reserve the workspace with ops.size().
+void reduce_fused(CUstream_st* stream, const std::vector<Op>& ops, Axis axis, DType t,
+                  const void* a, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                  double* const* out, ReduceWorkspace& ws);
 
 // out[i] = un-finalized row value r(i) (lane-tree sum for the Sum family), 0 <= i < rows.
 void reduce_rows(CUstream_st* stream, Op op, DType t, const void* a, std::int64_t rows,

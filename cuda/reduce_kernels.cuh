@@ -1,14 +1,13 @@
 // Reduction kernels in the canonical order of core/reduction.hpp.
 //
-// Row values: one warp per row. Thread L holds lanes 4L … 4L+3 of the kSumLanes = 128 lane
-// accumulators and reads them with 16-byte loads (one float4, or two double2); the fixed
-// halving tree of the canonical order is five shuffle steps (lane c + 64 lives 16 threads
-// away, c + 32 eight, …, c + 4 one) and two steps inside the thread. A row that does not start
-// on a 16-byte boundary is read as the aligned vectors that cover it: lane L's four elements are
-// then split between its own vector and its neighbour's, fetched with one shuffle.
+// Row values: one warp per row. Thread L holds four of the kSumLanes = 128 lane accumulators
+// and reads them with 16-byte loads (one float4, or two double2); the fixed halving tree of
+// the canonical order is five shuffle steps (lane c + 64 lives 16 threads away, c + 32 eight,
+// …, c + 4 one) and two steps inside the thread. A row that does not start on a 16-byte
+// boundary is read as the aligned vectors that cover it, and thread L accumulates the lanes
+// its vectors hold; one shuffle round per row puts them in place for the tree.
 //
-// Column partials: one thread per column (or per 16-byte vector of columns), an ascending fold
-// over the 64 rows of a group; a second kernel folds the groups in ascending order.
+// Column partials: reduce_cols.cuh.
 //
 // Every add is a separately rounded double add (__dadd_rn; the library builds with
 // --fmad=false), so the bits equal the serial reference's.
@@ -50,6 +49,23 @@ struct Policy {
     else
       return (a > b || a != a) ? a : b;
   }
+  // Min, Max and NormInf of f32 data in f32: the same choices (converting to double is exact
+  // and keeps the order), so the same result after the conversion, at f32 speed.
+  __device__ __forceinline__ static float f(float x) {
+    static_assert(!is_sum(), "the Sum family accumulates in double");
+    if constexpr (F == Fn::AbsMax)
+      return fabsf(x);
+    else
+      return x;
+  }
+  __device__ __forceinline__ static float combine(float a, float b) {
+    static_assert(!is_sum(), "the Sum family accumulates in double");
+    if constexpr (F == Fn::Min)
+      return (a < b || a != a) ? a : b;
+    else
+      return (a > b || a != a) ? a : b;
+  }
+  static constexpr bool is_sum() { return F == Fn::Sum || F == Fn::Abs || F == Fn::Sq; }
 };
 
 template <class T>
@@ -91,83 +107,99 @@ __device__ __forceinline__ void load_row_vec(const T* pa, i64 p, int m, i64 cols
   }
 }
 
-// acc[k] ⊕= f(element k of this lane) for the four columns j + k, the elements found at aligned
-// positions k + M of (own, next).
-template <class P, int M, class T>
-__device__ __forceinline__ void accumulate4(double (&acc)[4], const T (&own)[4], const T* next,
-                                            i64 j, i64 cols) {
+// One op's four lane accumulators of a thread.
+template <class P, class A = double>
+struct LaneAcc {
+  A v[4];
+  __device__ void init() {
 #pragma unroll
-  for (int k = 0; k < 4; ++k) {
-    if (j + k < cols) {
-      const T x = (k + M < 4) ? own[(k + M) & 3] : next[(k + M - 4) & 3];
-      acc[k] = P::combine(acc[k], P::f(static_cast<double>(x)));
-    }
+    for (int k = 0; k < 4; ++k)
+      v[k] = static_cast<A>(P::identity());
   }
-}
+  // v[k] ⊕= f(x[k]) for the elements k whose column j + k lies in [0, cols).
+  template <class T>
+  __device__ __forceinline__ void add(const T (&x)[4], i64 j, i64 cols) {
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      if (j + k >= 0 && j + k < cols)
+        v[k] = P::combine(v[k], P::f(static_cast<double>(x[k])));
+  }
+  // The same with the elements already converted and checked.
+  __device__ __forceinline__ void add_checked(const A (&d)[4], const bool (&ok)[4]) {
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      if (ok[k])
+        v[k] = P::combine(v[k], P::f(d[k]));
+  }
+  // From the shifted layout of warp_row_scan to the canonical one: this thread's slot k
+  // receives canonical lane 4*lane + k, held by thread lane + (k + M) / 4 in slot (k + M) % 4.
+  template <int M>
+  __device__ __forceinline__ void unshift(int lane) {
+    A w[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      w[k] = __shfl_sync(0xffffffffu, v[(k + M) & 3], (lane + (k + M) / 4) & 31);
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      v[k] = w[k];
+  }
+};
 
-// The canonical row value r(i) of one row, computed by one warp; valid in lane 0.
-template <class T, class P, int U>
-__device__ double warp_row_value(const T* row, i64 cols, int lane) {
+// Walks one row with one warp in the canonical lane order: thread L reads the aligned 16-byte
+// vectors at row columns 128q + 4L - m … (m: the row's phase within a vector), so its four
+// elements of chunk q are always the same four canonical lanes ((4L - m + k) mod 128), each
+// fed in ascending column order; acc.add(x, j, cols) takes them. One shuffle round at the end
+// (acc.unshift<m>) moves every lane to its canonical thread: no shuffles per chunk.
+template <class T, int U, class Acc>
+__device__ void warp_row_scan(const T* row, i64 cols, int lane, Acc& acc) {
   constexpr int V = 16 / sizeof(T);
   const int m = static_cast<int>((reinterpret_cast<std::uintptr_t>(row) / sizeof(T)) & (V - 1));
   const T* pa = row - m;
-  double acc[4];
-#pragma unroll
-  for (int k = 0; k < 4; ++k)
-    acc[k] = P::identity();
-
-  for (i64 j0 = 0; j0 < cols; j0 += 128 * U) {
-    T own[U][4];
-    T next[U][V];
+  for (i64 base = -m; base < cols; base += 128 * U) {
+    T x[U][4];
 #pragma unroll
     for (int u = 0; u < U; ++u) {
-      const i64 p = j0 + 128 * u + 4 * lane;
+      const i64 p = base + m + 128 * u + 4 * lane; // aligned position from pa
 #pragma unroll
       for (int v = 0; v < 4 / V; ++v)
-        load_row_vec(pa, p + v * V, m, cols, &own[u][v * V]);
-    }
-    if (m != 0) {
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-#pragma unroll
-        for (int k = 0; k < V; ++k)
-          next[u][k] = __shfl_down_sync(0xffffffffu, own[u][k], 1);
-        if (lane == 31)
-          load_row_vec(pa, j0 + 128 * u + 128, m, cols, next[u]);
-      }
+        load_row_vec(pa, p + v * V, m, cols, &x[u][v * V]);
     }
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const i64 j = j0 + 128 * u + 4 * lane;
-      if constexpr (V == 4) {
-        switch (m) {
-        case 0:
-          accumulate4<P, 0>(acc, own[u], next[u], j, cols);
-          break;
-        case 1:
-          accumulate4<P, 1>(acc, own[u], next[u], j, cols);
-          break;
-        case 2:
-          accumulate4<P, 2>(acc, own[u], next[u], j, cols);
-          break;
-        default:
-          accumulate4<P, 3>(acc, own[u], next[u], j, cols);
-        }
-      } else {
-        if (m == 0)
-          accumulate4<P, 0>(acc, own[u], next[u], j, cols);
-        else
-          accumulate4<P, 1>(acc, own[u], next[u], j, cols);
-      }
-    }
+    for (int u = 0; u < U; ++u)
+      acc.add(x[u], base + 128 * u + 4 * lane, cols);
   }
-  // The halving tree: off = 64, 32, 16, 8, 4 across threads, then 2 and 1 inside lane 0's
-  // thread. Values of threads >= the step's width are never read again.
+  if constexpr (V == 4) {
+    switch (m) {
+    case 0:
+      break;
+    case 1:
+      acc.template unshift<1>(lane);
+      break;
+    case 2:
+      acc.template unshift<2>(lane);
+      break;
+    default:
+      acc.template unshift<3>(lane);
+    }
+  } else {
+    if (m == 1)
+      acc.template unshift<1>(lane);
+  }
+}
+
+// The halving tree over a warp's lane accumulators: off = 64, 32, 16, 8, 4 across threads,
+// then 2 and 1 inside lane 0's thread; the row value in lane 0. Values of threads >= the
+// step's width are never read again. With TPR < 32 threads per row (rows of at most 4*TPR
+// columns, every lane from 4*TPR on holding the identity), the steps that would only add
+// identities are left out and each group of TPR threads reduces its own row (value in the
+// group's first thread); every thread of the warp must take part.
+template <class P, int TPR = 32, class A>
+__device__ A lane_tree(A (&acc)[4], int lane) {
 #pragma unroll
-  for (int width = 16; width >= 1; width /= 2) {
+  for (int width = TPR / 2; width >= 1; width /= 2) {
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
-      const double other = __shfl_down_sync(0xffffffffu, acc[k], width);
+      const A other = __shfl_down_sync(0xffffffffu, acc[k], width, TPR);
       if (lane < width)
         acc[k] = P::combine(acc[k], other);
     }
@@ -175,6 +207,15 @@ __device__ double warp_row_value(const T* row, i64 cols, int lane) {
   acc[0] = P::combine(acc[0], acc[2]);
   acc[1] = P::combine(acc[1], acc[3]);
   return P::combine(acc[0], acc[1]);
+}
+
+// The canonical row value r(i) of one row, computed by one warp; valid in lane 0.
+template <class T, class P, int U>
+__device__ double warp_row_value(const T* row, i64 cols, int lane) {
+  LaneAcc<P> acc;
+  acc.init();
+  warp_row_scan<T, U>(row, cols, lane, acc);
+  return lane_tree<P>(acc.v, lane);
 }
 
 __device__ __forceinline__ double finish(int op_code, double v, double count) {
@@ -186,42 +227,98 @@ __device__ __forceinline__ double finish(int op_code, double v, double count) {
   return v;
 }
 
-// The ascending fold of the `n` doubles at p onto `init`, by one warp; the result in every
-// lane. Each round loads 32*Q values at once (Q per lane), then walks them in order through
-// shuffles: only the combine chain is sequential.
+// The ascending fold of the n doubles p[0], p[stride], p[2*stride], … onto `init`, by one
+// warp; the result in every lane. Each round loads 32*Q values (lane l holds the Q consecutive
+// values l*Q … l*Q+Q-1 of the round, the next round's loads already in flight); the running
+// value then passes from lane to lane, each lane folding its Q values in registers, so the
+// sequential chain costs one add per value and one shuffle per Q values.
 template <class P, int Q>
-__device__ double warp_fold(const double* p, i64 n, double init, int lane) {
+__device__ double warp_fold(const double* p, i64 n, double init, int lane, i64 stride = 1) {
   double acc = init;
+  double v[Q];
+  const auto load = [&](i64 base, double(&x)[Q]) {
+#pragma unroll
+    for (int q = 0; q < Q; ++q) {
+      const i64 i = base + lane * Q + q;
+      x[q] = i < n ? __ldcg(p + i * stride) : 0.0;
+    }
+  };
+  if (n > 0)
+    load(0, v);
   for (i64 base = 0; base < n; base += 32 * Q) {
-    double v[Q];
+    double next[Q];
+    if (base + 32 * Q < n)
+      load(base + 32 * Q, next);
+    for (int l = 0; l < 32; ++l) {
+      if (lane == l) {
 #pragma unroll
-    for (int q = 0; q < Q; ++q)
-      v[q] = base + q * 32 + lane < n ? __ldcg(p + base + q * 32 + lane) : 0.0;
-#pragma unroll
-    for (int q = 0; q < Q; ++q)
-      for (int k = 0; k < 32; ++k) {
-        const double x = __shfl_sync(0xffffffffu, v[q], k);
-        if (base + q * 32 + k < n)
-          acc = P::combine(acc, x);
+        for (int q = 0; q < Q; ++q)
+          if (base + l * Q + q < n)
+            acc = P::combine(acc, v[q]);
       }
+      acc = __shfl_sync(0xffffffffu, acc, l);
+    }
+#pragma unroll
+    for (int q = 0; q < Q; ++q)
+      v[q] = next[q];
   }
   return acc;
 }
 
+// Rows handled by one warp at a time: one (TPR = 32) or, for rows of at most 4*TPR columns,
+// 32/TPR rows side by side, kNarrowBatch times over (their loads fly together).
+constexpr int kNarrowBatch = 4;
+template <int TPR>
+constexpr int warp_rows() {
+  return TPR == 32 ? 1 : (32 / TPR) * kNarrowBatch;
+}
+
+// Loads row r's elements 4*sl … 4*sl+3 (zero outside the matrix) for a narrow row.
+template <class T>
+__device__ __forceinline__ void load_narrow(const T* a, i64 r, i64 rows, i64 cols, i64 ld, int sl,
+                                            T (&x)[4]) {
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const i64 j = 4 * sl + k;
+    x[k] = (r < rows && j < cols) ? a[r * ld + j] : T(0);
+  }
+}
+
 // Row values of rows [0, rows), warps grid-striding over rows (finished: Mean divides,
 // Norm2 takes the root, when finish_code says so).
-template <class T, Fn F, int U>
+template <class T, Fn F, int U, int TPR>
 __global__ void __launch_bounds__(256)
     row_values_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* rowvals,
                       int finish_code, double count) {
   using P = Policy<F>;
   const int lane = threadIdx.x & 31;
   const i64 warps = static_cast<i64>(gridDim.x) * (blockDim.x / 32);
-  for (i64 r = (static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x) / 32; r < rows;
-       r += warps) {
-    const double v = warp_row_value<T, P, U>(a + r * ld, cols, lane);
-    if (lane == 0)
-      rowvals[r] = finish(finish_code, v, count);
+  const i64 w0 = (static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  if constexpr (TPR == 32) {
+    for (i64 r = w0; r < rows; r += warps) {
+      const double v = warp_row_value<T, P, U>(a + r * ld, cols, lane);
+      if (lane == 0)
+        rowvals[r] = finish(finish_code, v, count);
+    }
+  } else {
+    constexpr int G = 32 / TPR; // rows side by side
+    const int sl = lane % TPR, sub = lane / TPR;
+    for (i64 base = w0 * warp_rows<TPR>(); base < rows; base += warps * warp_rows<TPR>()) {
+      T x[kNarrowBatch][4];
+#pragma unroll
+      for (int b = 0; b < kNarrowBatch; ++b)
+        load_narrow(a, base + b * G + sub, rows, cols, ld, sl, x[b]);
+#pragma unroll
+      for (int b = 0; b < kNarrowBatch; ++b) {
+        LaneAcc<P> acc;
+        acc.init();
+        acc.add(x[b], 4 * sl, cols);
+        const double v = lane_tree<P, TPR>(acc.v, sl);
+        const i64 r = base + b * G + sub;
+        if (sl == 0 && r < rows)
+          rowvals[r] = finish(finish_code, v, count);
+      }
+    }
   }
 }
 
@@ -253,91 +350,6 @@ __global__ void __launch_bounds__(256)
   if (lane == 0) {
     *acc = finish(finish_code, total, count);
     *blocks_done = 0u;
-  }
-}
-
-// Column partials of 64-row groups. Block = 256 threads over 256*V columns (V elements per
-// thread, 16-byte loads when kVec) of one group; blocks grid-stride over (tile, group) pairs.
-template <class T, Fn F, bool kVec>
-__global__ void __launch_bounds__(256)
-    col_groups_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* out, i64 tiles) {
-  using P = Policy<F>;
-  constexpr int V = kVec ? 16 / sizeof(T) : 1;
-  constexpr int R = !kVec ? 8 : sizeof(T) == 8 ? 16 : 8; // rows in flight per thread
-  const i64 groups = (rows + 63) / 64;
-  for (i64 w = blockIdx.x; w < tiles * groups; w += gridDim.x) {
-    const i64 g = w / tiles;
-    const i64 j = (w - g * tiles) * (256 * V) + threadIdx.x * V;
-    if (j >= cols)
-      continue;
-    const i64 i0 = g * 64, i1 = min(rows, i0 + 64);
-    const bool whole = j + V <= cols;
-    double p[V];
-#pragma unroll
-    for (int k = 0; k < V; ++k)
-      p[k] = P::identity();
-    for (i64 i = i0; i < i1; i += R) {
-      T x[R][V];
-#pragma unroll
-      for (int r = 0; r < R; ++r) {
-        if (i + r < i1) {
-          const T* src = a + (i + r) * ld + j;
-          if (kVec && whole) {
-            Vec16<T>::load(src, x[r]);
-          } else {
-#pragma unroll
-            for (int k = 0; k < V; ++k)
-              x[r][k] = j + k < cols ? __ldcs(src + k) : T(0);
-          }
-        }
-      }
-#pragma unroll
-      for (int r = 0; r < R; ++r)
-        if (i + r < i1)
-#pragma unroll
-          for (int k = 0; k < V; ++k)
-            p[k] = P::combine(p[k], P::f(static_cast<double>(x[r][k])));
-    }
-#pragma unroll
-    for (int k = 0; k < V; ++k)
-      if (j + k < cols)
-        out[g * cols + j + k] = p[k];
-  }
-}
-
-// acc[j] ⊕= f(a[i][j]) for i ascending: one thread per column.
-template <class T, Fn F>
-__global__ void fold_rows_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* acc) {
-  using P = Policy<F>;
-  for (i64 j = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; j < cols;
-       j += static_cast<i64>(gridDim.x) * blockDim.x) {
-    double v = acc[j];
-    for (i64 i = 0; i < rows; ++i)
-      v = P::combine(v, P::f(static_cast<double>(a[i * ld + j])));
-    acc[j] = v;
-  }
-}
-
-// acc[j] = (accumulate ? acc[j] : identity) ⊕ groups[0][j] ⊕ … then finish.
-template <Fn F>
-__global__ void combine_groups_kernel(const double* __restrict__ groups, i64 ngroups, i64 cols,
-                                      double* acc, bool accumulate, int finish_code, double count) {
-  using P = Policy<F>;
-  constexpr int R = 32; // partials in flight per thread: the fold is latency-bound otherwise
-  for (i64 j = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; j < cols;
-       j += static_cast<i64>(gridDim.x) * blockDim.x) {
-    double v = accumulate ? acc[j] : P::identity();
-    for (i64 g = 0; g < ngroups; g += R) {
-      double x[R];
-#pragma unroll
-      for (int r = 0; r < R; ++r)
-        x[r] = g + r < ngroups ? __ldcs(groups + (g + r) * cols + j) : 0.0;
-#pragma unroll
-      for (int r = 0; r < R; ++r)
-        if (g + r < ngroups)
-          v = P::combine(v, x[r]);
-    }
-    acc[j] = finish(finish_code, v, count);
   }
 }
 

@@ -1,7 +1,10 @@
-// Launchers of the tiled transpose: argument checks, the alignment analysis that picks the
-// vector path, and the tile shape per element size.
+// Launchers of the transpose kernels: argument checks, the alignment analysis that picks the
+// vector path, the tile shape per element size, and the choice of kernel for a shape.
 #include "cuda/transpose.hpp"
 #include "cuda/transpose_kernel.cuh"
+#include "cuda/transpose_skinny.cuh"
+#include "cuda/transpose_tile32.cuh"
+#include "cuda/transpose_wide.cuh"
 
 namespace tessera::cuda {
 
@@ -14,13 +17,15 @@ struct Tile {
   bool persistent; // one block per resident slot walking the tiles, or one block per tile
 };
 
-// Tile shapes per element size (bytes): variant 0 is the default.
-constexpr int kVariants = 3;
-constexpr Tile kTiles4[kVariants] = {
+// Classic tile shapes per element size (bytes).
+constexpr int kClassic = 3;
+// auto, classic tiles, wide 512 B, wide 256 B, skinny, small tile, wide flat, wide tall
+constexpr int kVariants = 1 + kClassic + 6;
+constexpr Tile kTiles4[kClassic] = {
     {64, 64, 256, 4, false}, {128, 64, 256, 2, false}, {64, 64, 256, 5, false}};
-constexpr Tile kTiles8[kVariants] = {
+constexpr Tile kTiles8[kClassic] = {
     {64, 32, 256, 4, false}, {128, 32, 256, 2, false}, {64, 32, 256, 5, false}};
-constexpr Tile kTiles16[kVariants] = {
+constexpr Tile kTiles16[kClassic] = {
     {32, 32, 256, 4, false}, {64, 32, 256, 2, false}, {32, 32, 256, 5, false}};
 
 const Tile& tile_of(int elem, int variant) {
@@ -104,16 +109,194 @@ void launch_variant(cudaStream_t s, const void* in, void* out, i64 rows, i64 col
       s, in, out, rows, cols, ld_in, ld_out, t.persistent);
 }
 
+// ---- the wide-row kernel (transpose_wide.cuh) ----
+
+template <class W, int TI, int TJ>
+void launch_wide(cudaStream_t s, const void* in, void* out, i64 rows, i64 cols, i64 ld_in,
+                 i64 ld_out) {
+  constexpr int kThreads = 256;
+  using K = WideTile<W, TI, TJ, kThreads>;
+  auto kernel = transpose_wide<W, TI, TJ, kThreads>;
+  if (K::kSmemBytes > 48 * 1024)
+    CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(K::kSmemBytes)));
+  const auto phase = [](const void* p) {
+    return static_cast<int>(reinterpret_cast<std::uintptr_t>(p) / sizeof(W) % K::VW);
+  };
+  const i64 tiles_x = (cols + TJ - 1) / TJ, tiles_y = (rows + TI - 1) / TI;
+  const K k{static_cast<const W*>(in),
+            static_cast<W*>(out),
+            rows,
+            cols,
+            ld_in,
+            ld_out,
+            (rows - 1) * ld_in + cols,
+            phase(in),
+            phase(out),
+            tiles_x};
+  const i64 ntiles = tiles_x * tiles_y;
+  kernel<<<static_cast<unsigned>(std::min(ntiles, i64{1} << 30)), kThreads, K::kSmemBytes, s>>>(
+      k, ntiles);
+  CHECK_CUDA_LAUNCH();
+}
+
+// Tiles whose rows are 512 bytes (kBig) or 256 bytes.
+template <int E, bool kBig>
+void launch_wide_elem(cudaStream_t s, const void* in, void* out, i64 rows, i64 cols, i64 ld_in,
+                      i64 ld_out) {
+  using W = typename Word<E>::type;
+  constexpr int T = (kBig ? 512 : 256) / E;
+  launch_wide<W, T, T>(s, in, out, rows, cols, ld_in, ld_out);
+}
+
+// Flat tiles (few rows of 512-byte runs: long loads, short stores) and tall ones (the reverse).
+template <int E, bool kFlat>
+void launch_wide_skew(cudaStream_t s, const void* in, void* out, i64 rows, i64 cols, i64 ld_in,
+                      i64 ld_out) {
+  using W = typename Word<E>::type;
+  constexpr int kLong = 512 / E, kShort = 128 / E < 8 ? 8 : 128 / E;
+  if constexpr (kFlat)
+    launch_wide<W, kShort, kLong>(s, in, out, rows, cols, ld_in, ld_out);
+  else
+    launch_wide<W, kLong, kShort>(s, in, out, rows, cols, ld_in, ld_out);
+}
+
+// ---- the small-tile kernel (transpose_tile32.cuh) ----
+
+template <int E>
+void launch_tile32(cudaStream_t s, const void* in, void* out, i64 rows, i64 cols, i64 ld_in,
+                   i64 ld_out) {
+  using W = typename Word<E>::type;
+  const i64 tiles_x = (cols + 31) / 32, tiles_y = (rows + 31) / 32;
+  TESSERA_CUDA_REQUIRE(tiles_x <= INT_MAX, "cuda::transpose: " + shape_str(rows, cols) +
+                                               " has too many columns for the small-tile kernel");
+  const dim3 grid(static_cast<unsigned>(tiles_x),
+                  static_cast<unsigned>(std::min<i64>(tiles_y, 65535)));
+  transpose_tile32<W><<<grid, dim3(32, 8), 0, s>>>(static_cast<const W*>(in), static_cast<W*>(out),
+                                                   rows, cols, ld_in, ld_out, tiles_y);
+  CHECK_CUDA_LAUNCH();
+}
+
+// ---- the skinny kernel (transpose_skinny.cuh) ----
+
+constexpr int kSkinnyMax = 32; // the short side the skinny kernel holds whole
+
+// Tall-skinny with contiguous input rows, or short-wide with contiguous output rows.
+bool skinny_fits(i64 rows, i64 cols, i64 ld_in, i64 ld_out) {
+  return (cols <= kSkinnyMax && ld_in == cols) || (rows <= kSkinnyMax && ld_out == rows);
+}
+
+template <int E, bool kContigIn>
+void launch_skinny(cudaStream_t s, const void* in, void* out, i64 rows, i64 cols, i64 ld_in,
+                   i64 ld_out) {
+  constexpr int kThreads = 256;
+  using W = typename Word<E>::type;
+  using K = SkinnyChunk<W, kThreads, kContigIn>;
+  const auto phase = [](const void* p) {
+    return static_cast<int>(reinterpret_cast<std::uintptr_t>(p) / sizeof(W) % K::VW);
+  };
+  const int sh = static_cast<int>(kContigIn ? cols : rows);
+  const i64 n = kContigIn ? rows : cols;
+  const int L = K::chunk_length(sh);
+  const K k{static_cast<const W*>(in),
+            static_cast<W*>(out),
+            n,
+            sh,
+            L,
+            L + 1,
+            K::segment_vectors(L),
+            kContigIn ? ld_out : ld_in,
+            (rows - 1) * ld_in + cols,
+            phase(in),
+            phase(out)};
+  const std::size_t smem = sizeof(W) * static_cast<std::size_t>(sh) * (L + 1);
+  const i64 chunks = (n + L - 1) / L;
+  transpose_skinny<W, kThreads, kContigIn>
+      <<<static_cast<unsigned>(std::min(chunks, i64{1} << 30)), kThreads, smem, s>>>(k);
+  CHECK_CUDA_LAUNCH();
+}
+
+template <int E>
+void launch_skinny_elem(cudaStream_t s, const void* in, void* out, i64 rows, i64 cols, i64 ld_in,
+                        i64 ld_out) {
+  if (cols <= kSkinnyMax && ld_in == cols)
+    launch_skinny<E, true>(s, in, out, rows, cols, ld_in, ld_out);
+  else
+    launch_skinny<E, false>(s, in, out, rows, cols, ld_in, ld_out);
+}
+
+// ---- the choice ----
+
+enum Kernel : int {
+  kAuto = 0,
+  kClassic0 = 1,
+  kWide512 = 1 + kClassic,
+  kWide256,
+  kSkinny,
+  kTile32,
+  kWideFlat,
+  kWideTall
+};
+
+// Rows of both sides start on whole vectors (input) and sectors (output): the classic kernel's
+// aligned path.
+bool classic_aligned(int E, const void* in, const void* out, i64 rows, i64 cols, i64 ld_in,
+                     i64 ld_out) {
+  const int vw = 16 / E, sector = 32 / E;
+  const auto elem = [E](const void* p) { return reinterpret_cast<std::uintptr_t>(p) / E; };
+  return elem(in) % vw == 0 && (rows == 1 || ld_in % vw == 0) && elem(out) % sector == 0 &&
+         (cols == 1 || ld_out % sector == 0);
+}
+
+// Matrices up to this size stay in the L2 cache (50 MB on an H100, 60 MB on an H200) between
+// the phases of a tile: the small tile's many blocks win there.
+constexpr i64 kCachedBytes = i64{48} << 20;
+
+// The kernel for a shape and layout (see transpose.hpp). Chosen from measurements on an H200
+// (bench/RESULTS.md, section GPU): for each class, the kernel that moved the most bytes.
+int choose(int E, const void* in, const void* out, i64 rows, i64 cols, i64 ld_in, i64 ld_out) {
+  if (E > 4 && !(aligned_to(in, E) && aligned_to(out, E)))
+    return kClassic0; // only its element-word path takes 4-byte aligned complex data
+  if (E == 16)
+    return kWide512; // 32×32 tiles of 16-byte elements: 512-byte runs both ways, every class
+  const bool small = std::min(rows, cols) <= kSkinnyMax || rows * cols * E <= kCachedBytes;
+  if (small)
+    return kTile32;
+  // Large: rows on whole vectors and sectors take the classic tiles (f32) or 32×32 tiles of
+  // 256-byte runs (8-byte types); misaligned rows the wide tiles (f32 128×32: 512-byte runs
+  // into the output; 8-byte types 64×64: 512-byte runs both ways).
+  if (classic_aligned(E, in, out, rows, cols, ld_in, ld_out))
+    return E == 4 ? kClassic0 : kWide256;
+  return E == 4 ? kWideTall : kWide512;
+}
+
 template <int E>
 void launch_elem(cudaStream_t s, int variant, const void* in, void* out, i64 rows, i64 cols,
                  i64 ld_in, i64 ld_out) {
+  if (variant == kAuto)
+    variant = choose(E, in, out, rows, cols, ld_in, ld_out);
+  const bool loose = E > 4 && !(aligned_to(in, E) && aligned_to(out, E));
+  if (loose || (variant == kSkinny && !skinny_fits(rows, cols, ld_in, ld_out)))
+    variant = kClassic0; // the asked kernel cannot take this layout
   switch (variant) {
-  case 0:
+  case kClassic0:
     return launch_variant<E, 0>(s, in, out, rows, cols, ld_in, ld_out);
-  case 1:
+  case kClassic0 + 1:
     return launch_variant<E, 1>(s, in, out, rows, cols, ld_in, ld_out);
-  default:
+  case kClassic0 + 2:
     return launch_variant<E, 2>(s, in, out, rows, cols, ld_in, ld_out);
+  case kWide512:
+    return launch_wide_elem<E, true>(s, in, out, rows, cols, ld_in, ld_out);
+  case kWide256:
+    return launch_wide_elem<E, false>(s, in, out, rows, cols, ld_in, ld_out);
+  case kTile32:
+    return launch_tile32<E>(s, in, out, rows, cols, ld_in, ld_out);
+  case kWideFlat:
+    return launch_wide_skew<E, true>(s, in, out, rows, cols, ld_in, ld_out);
+  case kWideTall:
+    return launch_wide_skew<E, false>(s, in, out, rows, cols, ld_in, ld_out);
+  default:
+    return launch_skinny_elem<E>(s, in, out, rows, cols, ld_in, ld_out);
   }
 }
 
@@ -163,11 +346,34 @@ int transpose_variant_count() {
 }
 
 std::string transpose_variant_name(DType t, int variant) {
-  if (variant < 0 || variant >= detail::kVariants)
+  using namespace detail;
+  if (variant < 0 || variant >= kVariants)
     return "?";
-  const detail::Tile& x = detail::tile_of(static_cast<int>(dtype_size(t)), variant);
-  return std::to_string(x.rows) + "x" + std::to_string(x.cols) + "/" + std::to_string(x.threads) +
-         (x.min_blocks ? "/mb" + std::to_string(x.min_blocks) : "") + (x.persistent ? "/p" : "");
+  const int e = static_cast<int>(dtype_size(t));
+  if (variant == kAuto)
+    return "auto";
+  if (variant == kWide512 || variant == kWide256) {
+    const int n = (variant == kWide512 ? 512 : 256) / e;
+    return "wide " + std::to_string(n) + "x" + std::to_string(n);
+  }
+  if (variant == kSkinny)
+    return "skinny";
+  if (variant == kTile32)
+    return "tile 32x32/32x8";
+  if (variant == kWideFlat || variant == kWideTall) {
+    const int l = 512 / e, h = std::max(8, 128 / e);
+    return "wide " + std::to_string(variant == kWideFlat ? h : l) + "x" +
+           std::to_string(variant == kWideFlat ? l : h);
+  }
+  const Tile& x = tile_of(e, variant - kClassic0);
+  return "tile " + std::to_string(x.rows) + "x" + std::to_string(x.cols) + "/" +
+         std::to_string(x.threads) + (x.min_blocks ? "/mb" + std::to_string(x.min_blocks) : "") +
+         (x.persistent ? "/p" : "");
+}
+
+int transpose_choice(DType t, const void* in, const void* out, std::int64_t rows, std::int64_t cols,
+                     std::int64_t ld_in, std::int64_t ld_out) {
+  return detail::choose(static_cast<int>(dtype_size(t)), in, out, rows, cols, ld_in, ld_out);
 }
 
 } // namespace tessera::cuda

@@ -2,10 +2,18 @@
 // dimensions: out[j*ld_out + i] = in[i*ld_in + j] for 0 <= i < rows, 0 <= j < cols.
 // Device pointers; the work is queued on `stream` (asynchronous). in and out must not overlap.
 //
-// The kernel moves tiles through shared memory with 16-byte global loads and stores wherever a
-// vector lies inside the tile, whatever the alignment of the rows (rows that do not start on a
-// 16-byte boundary are read as aligned vectors shifted by their offset, and only the partial
-// vectors at tile edges fall back to element accesses).
+// The kernel is chosen from the shape and layout (transpose_choice(); measured on an H200):
+//  - small tile (32×32, 32×8 threads, element accesses): one side at most 32, or a matrix of
+//    at most 48 MiB (it stays in the L2 cache), for 4- and 8-byte elements;
+//  - classic tile (64×64, 16-byte vectors in four row pieces per warp instruction): large f32
+//    whose rows start on 16-byte vectors (input) and 32-byte sectors (output);
+//  - wide tile: the rest (odd leading dimensions, offset sub-blocks, and 16-byte elements of
+//    every shape): each warp instruction is one contiguous run of aligned 16-byte vectors along
+//    a row (128 to 512 bytes), element accesses only for the partial vectors at its two ends;
+//    f32 takes 128×32 tiles (512-byte runs of the output rows), the others square ones.
+// transpose_variant() also offers a skinny kernel (the short side held whole in shared memory)
+// and flat and tall wide tiles, for comparison.
+// No byte outside the matrices is read or written (padding between rows is left alone).
 //
 // In the distributed transpose this is also the fused pack: transposing a rank's m × N block
 // into an N × m send buffer puts the piece for destination rank q (columns [b_q, e_q) of the
@@ -39,13 +47,17 @@ void transpose(CUstream_st* stream, const T* in, T* out, std::int64_t rows, std:
   transpose(stream, dtype_of<T>, in, out, rows, cols, cols, rows);
 }
 
-// Tile shapes compiled for each element size, for benchmarks that compare them. Variant 0 is
-// what transpose() uses.
+// The kernels compiled for each element size, for benchmarks and tests that compare them.
+// Variant 0 is the automatic choice (what transpose() uses); the others force one kernel
+// (a kernel that cannot take the layout falls back to the first tile variant).
 int transpose_variant_count();
-// "64x64/256": tile rows x tile columns (elements) / threads per block.
+// "auto", "tile 64x64/256/mb4", "wide 128x128", "skinny".
 std::string transpose_variant_name(DType t, int variant);
 void transpose_variant(CUstream_st* stream, DType t, int variant, const void* in, void* out,
                        std::int64_t rows, std::int64_t cols, std::int64_t ld_in,
                        std::int64_t ld_out);
+// The variant transpose() picks for this shape and layout (never 0).
+int transpose_choice(DType t, const void* in, const void* out, std::int64_t rows, std::int64_t cols,
+                     std::int64_t ld_in, std::int64_t ld_out);
 
 } // namespace tessera::cuda

@@ -28,6 +28,10 @@ void transpose_variant(CUstream_st*, DType, int, const void*, void*, std::int64_
                        std::int64_t, std::int64_t) {
   not_compiled("transpose_variant");
 }
+int transpose_choice(DType, const void*, const void*, std::int64_t, std::int64_t, std::int64_t,
+                     std::int64_t) {
+  return 0;
+}
 
 void pack_columns(CUstream_st*, DType, const void*, std::int64_t, std::int64_t, const std::int64_t*,
                   int, void*) {
@@ -41,12 +45,16 @@ void unpack_columns(CUstream_st*, DType, const void*, std::int64_t, const std::i
 std::size_t ReduceWorkspace::double_capacity() const noexcept {
   return 0;
 }
-void ReduceWorkspace::reserve(CUstream_st*, Axis, std::int64_t, std::int64_t) {
+void ReduceWorkspace::reserve(CUstream_st*, Axis, std::int64_t, std::int64_t, int) {
   not_compiled("ReduceWorkspace");
 }
 void reduce(CUstream_st*, Op, Axis, DType, const void*, std::int64_t, std::int64_t, std::int64_t,
             double*, ReduceWorkspace&) {
   not_compiled("reduce");
+}
+void reduce_fused(CUstream_st*, const std::vector<Op>&, Axis, DType, const void*, std::int64_t,
+                  std::int64_t, std::int64_t, double* const*, ReduceWorkspace&) {
+  not_compiled("reduce_fused");
 }
 void reduce_rows(CUstream_st*, Op, DType, const void*, std::int64_t, std::int64_t, std::int64_t,
                  double*) {

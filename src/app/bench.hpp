@@ -8,8 +8,10 @@
 //  - The reference ceiling is measured in the same run, with the same threads and bytes:
 //    memcpy (read + written) for transposes and exchanges, a streaming read for reductions. On
 //    the GPU: a device-to-device cudaMemcpy ("copy") for transposes and exchanges,
-//    cub::DeviceReduce::Sum ("cub") for reductions, and for host-resident data staged through
-//    the GPU the slowest of its phases (H2D, kernel, D2H) run alone ("slowest phase").
+//    cub::DeviceReduce::Sum ("cub") for reductions, with cuBLAS geam and the textbook tile
+//    transpose timed beside the transpose (same process, alternating repeats), and for
+//    host-resident data staged through the GPU the slowest of its phases (H2D, kernel, D2H) run
+//    alone ("slowest phase").
 //  - With several ranks every repeat starts after a barrier and its time is the slowest rank's.
 #pragma once
 
@@ -45,6 +47,7 @@ struct BenchArgs {
   bool check = true;              // verify the result once after timing
   bool shared_input = false;      // distributed transpose: input in TransposePlan::input_buffer()
   Memory memory = Memory::Host;   // where the data lives (CUDA backend; Cpu: always Host)
+  bool variants = false;          // CUDA local transpose: also time every compiled kernel variant
   MPI_Comm comm = MPI_COMM_WORLD;
 };
 
@@ -81,6 +84,7 @@ struct BenchReport {
   std::vector<std::string> notes;
   std::string memory;    // "host" or "device": where the benchmarked data lives
   std::string algorithm; // distributed transpose: the exchange algorithm used ("" otherwise)
+  std::string kernel;    // CUDA local transpose: the kernel the shape got ("" otherwise)
   // Further named figures of the run, as JSON fields ("geam_gbps", "cub_gbps", …); the table
   // shows them through the notes.
   std::vector<std::pair<std::string, double>> extras;

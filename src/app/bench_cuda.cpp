@@ -1,24 +1,26 @@
 // `tessera bench --backend cuda`: the CUDA kernels (one rank, device-resident data), host data
 // staged through the GPU (one rank, --memory host), and the distributed plans with the CUDA
 // backend (several ranks, or `exchange`), each beside a ceiling measured in the same run: a
-// device-to-device copy of the same bytes, cuBLAS geam, cub::DeviceReduce::Sum, or the slowest
-// stage of the host pipeline run alone. Timing uses CUDA events on one rank; with several ranks,
-// the wall clock after a barrier and a device synchronisation, slowest rank's time.
+// device-to-device copy of the same bytes, cuBLAS geam (loaded on first use), the textbook tile
+// transpose, cub::DeviceReduce::Sum, or the slowest stage of the host pipeline run alone. Timing
+// uses CUDA events on one rank; with several ranks, the wall clock after a barrier and a device
+// synchronisation, slowest rank's time.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "app/bench.hpp"
-#include "app/bench_cuda_ref.hpp"
 #include "app/bench_cuda_util.hpp"
 #include "core/block_distribution.hpp"
 #include "core/throw.hpp"
+#include "cuda/bench_reference.hpp"
 #include "cuda/buffer.hpp"
 #include "cuda/device.hpp"
 #include "cuda/reduce.hpp"
@@ -33,7 +35,14 @@ namespace {
 
 using namespace bench_cuda;
 
-// ---- transpose, one rank, device memory: the kernel, a D2D copy and cuBLAS geam ----------
+// ---- transpose, one rank, device memory: the kernel beside a D2D copy, cuBLAS geam and the
+// textbook tile, all in the same process and alternating ----------------------------------------
+
+// GB/s of `bytes` moved per run at the median of `seconds`.
+double rate(const std::vector<double>& seconds, double bytes) {
+  const double m = summarize(seconds).median;
+  return m > 0 ? bytes / m * 1e-9 : 0.0;
+}
 
 BenchReport local_transpose_device(const BenchArgs& args) {
   BenchReport r = base_report(args, 1);
@@ -51,60 +60,82 @@ BenchReport local_transpose_device(const BenchArgs& args) {
   const cuda::unique_stream stream = cuda::make_stream();
   CUstream_st* s = stream.get();
   cuda::memset_async(s, out.data(), 0, bytes);
-  std::unique_ptr<cuda_ref::Geam> geam;
-  if (cuda_ref::Geam::supports(args.rows, args.cols))
-    geam = std::make_unique<cuda_ref::Geam>(s);
-  else
+  std::unique_ptr<cuda::bench_ref::Geam> geam;
+  if (!cuda::bench_ref::Geam::supports(args.rows, args.cols))
     r.notes.push_back("cuBLAS geam skipped: its dimensions are int");
+  else if (const std::string why = cuda::bench_ref::cublas_unavailable_reason(); !why.empty())
+    r.notes.push_back("cuBLAS geam skipped: " + why);
+  else
+    geam = std::make_unique<cuda::bench_ref::Geam>(s);
+  const bool tile = cuda::bench_ref::tile_supports(args.rows, args.cols);
+  const int chosen = cuda::transpose_choice(args.dtype, in.data(), out.data(), args.rows, args.cols,
+                                            args.cols, args.rows);
+  r.kernel = cuda::transpose_variant_name(args.dtype, chosen);
 
-  const auto kernel = [&] {
+  // The timed contenders: name, work; tessera's kernel first.
+  std::vector<std::pair<std::string, std::function<void()>>> runs;
+  runs.emplace_back("tessera", [&] {
     cuda::transpose(s, args.dtype, in.data(), out.data(), args.rows, args.cols);
-  };
-  const auto copy = [&] { cuda::copy_async(s, out.data(), in.data(), bytes); };
-  const auto run_geam = [&] {
-    geam->transpose(args.dtype, in.data(), out.data(), args.rows, args.cols);
-  };
-  for (int w = 0; w < args.warmup; ++w) {
-    kernel();
-    copy();
-    if (geam)
-      run_geam();
-  }
+  });
+  runs.emplace_back("copy", [&] { cuda::copy_async(s, out.data(), in.data(), bytes); });
+  if (geam)
+    runs.emplace_back(
+        "geam", [&] { geam->transpose(args.dtype, in.data(), out.data(), args.rows, args.cols); });
+  if (tile)
+    runs.emplace_back("tile", [&] {
+      cuda::bench_ref::tile_transpose(s, args.dtype, in.data(), out.data(), args.rows, args.cols);
+    });
+  if (args.variants)
+    for (int v = 1; v < cuda::transpose_variant_count(); ++v)
+      runs.emplace_back("variant " + cuda::transpose_variant_name(args.dtype, v), [&, v] {
+        cuda::transpose_variant(s, args.dtype, v, in.data(), out.data(), args.rows, args.cols,
+                                args.cols, args.rows);
+      });
+  for (int w = 0; w < args.warmup; ++w)
+    for (auto& [name, f] : runs)
+      f();
   cuda::synchronize(s);
-  // Alternating, so that clock or thermal changes during the run affect all three alike.
+  // Alternating, so that clock or thermal changes during the run affect all alike.
   EventTimer timer;
-  std::vector<double> t_kernel, t_copy, t_geam;
-  for (int k = 0; k < args.repeat; ++k) {
-    t_copy.push_back(timer.time(s, copy));
-    t_kernel.push_back(timer.time(s, kernel));
-    if (geam)
-      t_geam.push_back(timer.time(s, run_geam));
-  }
+  std::vector<std::vector<double>> t(runs.size());
+  for (int k = 0; k < args.repeat; ++k)
+    for (std::size_t i = 0; i < runs.size(); ++i)
+      t[i].push_back(timer.time(s, runs[i].second));
   r.bytes_per_rank = r.bytes_total = 2.0 * static_cast<double>(bytes);
   r.reference = "copy";
-  finish_rates(r, t_kernel, t_copy, r.bytes_total);
-  if (geam) {
-    const double geam_median = summarize(t_geam).median;
-    const double geam_gbps = geam_median > 0 ? r.bytes_total / geam_median * 1e-9 : 0.0;
-    r.extras.emplace_back("geam_gbps", geam_gbps);
-    r.extras.emplace_back("geam_fraction", r.reference_gbps > 0 ? geam_gbps / r.reference_gbps : 0);
-    r.notes.push_back(fmt::format("cuBLAS geam (alpha 1, beta 0): {:.2f} GB/s; tessera is {:.2f}x "
-                                  "geam",
-                                  geam_gbps, geam_gbps > 0 ? r.gbps / geam_gbps : 0.0));
+  finish_rates(r, t[0], t[1], r.bytes_total);
+  r.extras.emplace_back("copy_gbps", r.reference_gbps);
+  for (std::size_t i = 2; i < runs.size(); ++i) {
+    const double g = rate(t[i], r.bytes_total);
+    const std::string& name = runs[i].first;
+    r.extras.emplace_back(name + "_gbps", g);
+    r.extras.emplace_back(name + "_fraction", r.reference_gbps > 0 ? g / r.reference_gbps : 0);
+    if (name == "geam")
+      r.notes.push_back(
+          fmt::format("cuBLAS geam (alpha 1, beta 0): {:.2f} GB/s; tessera is {:.2f}x "
+                      "geam",
+                      g, g > 0 ? r.gbps / g : 0.0));
+    else if (name == "tile")
+      r.notes.push_back(fmt::format("textbook 32x32 tile, 32x8 threads: {:.2f} GB/s; tessera is "
+                                    "{:.2f}x the tile",
+                                    g, g > 0 ? r.gbps / g : 0.0));
   }
+  r.notes.push_back("kernel: " + r.kernel);
   if (args.check) {
-    // 0xff bytes are NaNs: an element the kernel leaves unwritten cannot match.
-    cuda::memset_async(s, out.data(), 0xff, bytes);
-    kernel();
-    cuda::synchronize(s);
-    const Sample sample = check_transposed(args.dtype, out.data(), 0, args.cols, args.rows);
-    r.checked = sample.ok ? sample.description() : "MISMATCH";
-    if (geam) {
+    // 0xff bytes are NaNs: an element a kernel leaves unwritten cannot match.
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      if (runs[i].first == "copy")
+        continue;
       cuda::memset_async(s, out.data(), 0xff, bytes);
-      run_geam();
+      runs[i].second();
       cuda::synchronize(s);
-      if (!check_transposed(args.dtype, out.data(), 0, args.cols, args.rows).ok)
-        r.notes.push_back("cuBLAS geam's result differs from the expected transpose");
+      const Sample sample = check_transposed(args.dtype, out.data(), 0, args.cols, args.rows);
+      if (i == 0)
+        r.checked = sample.ok ? sample.description() : "MISMATCH";
+      else if (!sample.ok && runs[i].first.rfind("variant ", 0) == 0)
+        r.checked = "MISMATCH (" + runs[i].first + ")";
+      else if (!sample.ok)
+        r.notes.push_back(runs[i].first + "'s result differs from the expected transpose");
     }
   } else {
     r.checked = "no (skipped)";
@@ -197,14 +228,17 @@ BenchReport local_reduce_device(const BenchArgs& args) {
   const cuda::unique_stream stream = cuda::make_stream();
   CUstream_st* s = stream.get();
   cuda::ReduceWorkspace ws;
-  ws.reserve(s, args.axis, args.rows, args.cols);
-  cuda_ref::CubSum cub(s, args.dtype, n);
+  ws.reserve(s, args.axis, args.rows, args.cols, static_cast<int>(nops));
+  cuda::bench_ref::CubSum cub(s, args.dtype, n);
   dispatch_real_dtype(
       args.dtype, [&](auto tag) { upload_rows<decltype(tag)>(a.data(), 0, args.rows, args.cols); });
+  std::vector<double*> outs(nops);
+  for (std::size_t k = 0; k < nops; ++k)
+    outs[k] = results.as<double>() + k * static_cast<std::size_t>(len);
+  // Every op from one pass over the data.
   const auto kernels = [&] {
-    for (std::size_t k = 0; k < nops; ++k)
-      cuda::reduce(s, args.ops[k], args.axis, args.dtype, a.data(), args.rows, args.cols, args.cols,
-                   results.as<double>() + k * static_cast<std::size_t>(len), ws);
+    cuda::reduce_fused(s, args.ops, args.axis, args.dtype, a.data(), args.rows, args.cols,
+                       args.cols, outs.data(), ws);
   };
   const auto reference = [&] { cub.run(a.data(), cub_out.data()); };
   for (int w = 0; w < args.warmup; ++w) {
@@ -218,7 +252,8 @@ BenchReport local_reduce_device(const BenchArgs& args) {
     t_cub.push_back(timer.time(s, reference));
     t_kernel.push_back(timer.time(s, kernels));
   }
-  r.bytes_per_rank = r.bytes_total = static_cast<double>(bytes) * static_cast<double>(nops);
+  // The data is read once for all the ops.
+  r.bytes_per_rank = r.bytes_total = static_cast<double>(bytes);
   r.reference = "cub";
   finish_rates(r, t_kernel, t_cub, static_cast<double>(bytes));
   r.extras.emplace_back("cub_gbps", r.reference_gbps);

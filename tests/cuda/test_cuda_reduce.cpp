@@ -93,6 +93,73 @@ TYPED_TEST(CudaReduce, PaddedAndMisalignedRows) {
         check_reduce<TypeParam>(c.rows, c.cols, pad, off, ws, pool[0]);
 }
 
+// Several ops from one pass (reduce_fused) give each op's bits, on every axis, at any
+// alignment of the rows; op lists with shared kernels (sum and mean) and repeats included.
+TYPED_TEST(CudaReduce, FusedOpsMatchTheReferenceBitForBit) {
+  TESSERA_REQUIRE_GPU();
+  cuda::StreamPool pool(1);
+  CUstream_st* s = pool[0];
+  cuda::ReduceWorkspace ws;
+  const std::vector<std::vector<Op>> lists = {
+      {Op::Sum, Op::Max, Op::Norm2},
+      {Op::Sum, Op::Min, Op::Max, Op::Mean, Op::Norm1, Op::Norm2, Op::NormInf},
+      {Op::Mean, Op::Sum, Op::Mean}};
+  // 66000 x 3: more than 1024 row groups over few columns (the warp-per-column fold).
+  const Case shapes[] = {{1, 1},     {1, 1000},  {1000, 1}, {31, 33},
+                         {130, 257}, {67, 1000}, {200, 3},  {66000, 3}};
+  for (const Case& c : shapes)
+    for (std::int64_t off : {0, 1, 3})
+      for (const auto& ops : lists) {
+        const std::uint64_t seed = test::fresh_seed();
+        const std::int64_t ld = c.cols + (off ? 1 : 0);
+        const auto n = static_cast<std::size_t>(off + c.rows * ld + 1);
+        const auto stored = test::random_vector<TypeParam>(n, seed);
+        const auto a = dense(stored, c.rows, c.cols, ld, off);
+        cuda::DeviceBuffer dev(n * sizeof(TypeParam));
+        cuda::copy(dev.data(), stored.data(), n * sizeof(TypeParam));
+        for (Axis axis : kAxes) {
+          SCOPED_TRACE(::testing::Message() << c.rows << "x" << c.cols << " offset " << off
+                                            << " over " << axis_name(axis) << " seed " << seed);
+          const std::size_t len = result_size(axis, c.rows, c.cols);
+          cuda::DeviceBuffer out(8 * len * ops.size());
+          std::vector<double*> outs;
+          for (std::size_t k = 0; k < ops.size(); ++k)
+            outs.push_back(out.as<double>() + k * len);
+          ws.reserve(s, axis, c.rows, c.cols, static_cast<int>(ops.size()));
+          cuda::reduce_fused(s, ops, axis, dtype_of<TypeParam>, dev.as<TypeParam>() + off, c.rows,
+                             c.cols, ld, outs.data(), ws);
+          cuda::synchronize(s);
+          for (std::size_t k = 0; k < ops.size(); ++k) {
+            std::vector<double> got(len);
+            cuda::copy(got.data(), outs[k], len * sizeof(double));
+            const auto want = reference::reduce(ops[k], axis, a.data(), c.rows, c.cols);
+            const std::int64_t at = test::first_difference(got, want);
+            ASSERT_EQ(at, -1) << op_name(ops[k]) << ": GPU " << got[at] << " reference "
+                              << want[at];
+          }
+        }
+      }
+}
+
+// One small misaligned case of each kernel, plain and fused (what compute-sanitizer runs).
+TEST(CudaReduceKernels, OneOfEachForTheSanitizers) {
+  TESSERA_REQUIRE_GPU();
+  cuda::StreamPool pool(1);
+  cuda::ReduceWorkspace ws;
+  check_reduce<float>(67, 1000, 1, 1, ws, pool[0]);
+  check_reduce<double>(66000, 3, 1, 1, ws, pool[0]); // narrow rows, warp-per-column fold
+  const std::vector<Op> ops = {Op::Sum, Op::Max, Op::Norm2};
+  cuda::DeviceBuffer dev(4 * 67 * 1001 + 8), out(8 * 3 * 1000);
+  cuda::memset_async(pool[0], dev.data(), 0, dev.bytes());
+  std::vector<double*> outs = {out.as<double>(), out.as<double>() + 1000, out.as<double>() + 2000};
+  for (Axis axis : kAxes) {
+    ws.reserve(pool[0], axis, 67, 1000, 3);
+    cuda::reduce_fused(pool[0], ops, axis, DType::f32, dev.as<float>() + 1, 67, 1000, 1001,
+                       outs.data(), ws);
+  }
+  cuda::synchronize(pool[0]);
+}
+
 // The pieces a distributed plan assembles, against the CPU backend's pieces.
 TYPED_TEST(CudaReduce, PlanPiecesMatchTheCpuBackend) {
   TESSERA_REQUIRE_GPU();

@@ -187,6 +187,59 @@ TYPED_TEST(CudaTranspose, PackAndUnpackColumnPieces) {
   }
 }
 
+// Every kernel (the automatic choice and each forced variant) on each shape class: vectors,
+// skinny shapes over several chunks of the skinny kernel (short sides 1, 3, 17, 32), short
+// sides just past it, primes past the wide tile (128 rows of f32), with contiguous, padded and
+// offset layouts. The names the choice reports stay among the variants'.
+TYPED_TEST(CudaTranspose, EveryKernelOnEveryShapeClass) {
+  TESSERA_REQUIRE_GPU();
+  cuda::StreamPool pool(1);
+  const Case shapes[] = {{1, 9001},  {9001, 1},  {3, 4099},  {4099, 3}, {17, 2000},
+                         {2000, 17}, {32, 1100}, {1100, 32}, {33, 300}, {300, 33},
+                         {131, 127}, {257, 263}, {64, 2},    {2, 64}};
+  for (const Case& c : shapes) {
+    const int chosen = cuda::transpose_choice(dtype_of<TypeParam>, nullptr, nullptr, c.rows, c.cols,
+                                              c.cols, c.rows);
+    EXPECT_GT(chosen, 0);
+    EXPECT_LT(chosen, cuda::transpose_variant_count());
+    for (int v = 0; v < cuda::transpose_variant_count(); ++v) {
+      check_transpose<TypeParam>(c.rows, c.cols, 0, 0, 0, 0, v, pool[0]);
+      check_transpose<TypeParam>(c.rows, c.cols, 0, 0, 1, 3, v, pool[0]);
+      check_transpose<TypeParam>(c.rows, c.cols, 5, 3, 2, 1, v, pool[0]);
+    }
+  }
+}
+
+// One small case of each kernel, offset and padded (what compute-sanitizer runs, quickly).
+TEST(CudaTransposeKernels, OneOfEachForTheSanitizers) {
+  TESSERA_REQUIRE_GPU();
+  cuda::StreamPool pool(1);
+  const Case shapes[] = {{1100, 17}, {17, 1100}, {131, 127}};
+  for (int v = 0; v < cuda::transpose_variant_count(); ++v)
+    for (const Case& c : shapes) {
+      check_transpose<float>(c.rows, c.cols, 0, 0, 1, 3, v, pool[0]);
+      check_transpose<std::complex<double>>(c.rows, c.cols, 5, 3, 2, 1, v, pool[0]);
+    }
+}
+
+// The choice follows the shape class: small tiles for skinny and cached shapes, wide tiles for
+// large misaligned ones, 32×32 wide tiles for 16-byte elements.
+TEST(CudaTransposeChoice, PicksTheKernelOfTheShapeClass) {
+  const auto name = [](DType t, std::int64_t rows, std::int64_t cols, std::int64_t ld_in,
+                       std::int64_t ld_out) {
+    return cuda::transpose_variant_name(
+        t, cuda::transpose_choice(t, nullptr, nullptr, rows, cols, ld_in, ld_out));
+  };
+  if (cuda::transpose_variant_count() == 0)
+    GTEST_SKIP() << "built without CUDA";
+  EXPECT_EQ(name(DType::f32, 1000003, 17, 17, 1000003), "tile 32x32/32x8");
+  EXPECT_EQ(name(DType::f64, 17, 1000003, 1000003, 17), "tile 32x32/32x8");
+  EXPECT_EQ(name(DType::f32, 2053, 2039, 2039, 2053), "tile 32x32/32x8");
+  EXPECT_EQ(name(DType::f32, 16411, 16363, 16363, 16411), "wide 128x32");
+  EXPECT_EQ(name(DType::f64, 16411, 16363, 16363, 16411), "wide 64x64");
+  EXPECT_EQ(name(DType::c128, 1000003, 17, 20, 1000003), "wide 32x32");
+}
+
 // The large prime-sided shape, for the two real types (time and memory), on one rank.
 TYPED_TEST(CudaTranspose, LargePrimeShape) {
   TESSERA_REQUIRE_GPU();

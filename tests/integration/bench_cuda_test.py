@@ -4,7 +4,8 @@
   bench_cuda_test.py --tessera BIN [--mpirun MPIRUN] --np N
 
 N = 0 runs tessera without a launcher: a c64 transpose of an awkward shape on device memory
-and staged from pinned host memory, and reductions along each axis. N >= 2 runs the
+and staged from pinned host memory, a benchmark matrix of shapes and types in one command,
+and reductions along each axis. N >= 2 runs the
 distributed transpose (`bench exchange`) under `mpirun -np N`. Every report must be one JSON
 line whose "checked" starts with "yes". Exits 77 (ctest SKIP_RETURN_CODE) when `tessera info`
 shows no usable GPU.
@@ -85,6 +86,7 @@ def one_rank(tessera, common):
         sys.exit(f"FAIL: phases {r['phases']!r}")
     if not r.get("total_over_slowest_phase", 0) > 0:
         sys.exit("FAIL: no total_over_slowest_phase")
+    matrix(tessera, common)
     for axis in ("all", "rows", "cols"):
         for dtype in ("f32", "f64"):
             r = bench([tessera, "bench", "reduce", "--rows", "257", "--cols", "131", "--dtype",
@@ -94,6 +96,26 @@ def one_rank(tessera, common):
                 sys.exit(f"FAIL: reference {r['reference']!r}")
     print("PASS")
     return 0
+
+
+def matrix(tessera, common):
+    """A benchmark matrix in one command: one JSON line per shape and type, each with the
+    kernel chosen and the copy, geam and textbook-tile figures of the same run."""
+    p = run([tessera, "bench", "transpose", "--shapes", "257x131,17x1000,1000x3",
+             "--dtype", "f32,c128", "--variants"] + common)
+    if p.returncode != 0:
+        sys.exit(f"FAIL: exit status {p.returncode}:\n{p.stdout}")
+    reports = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+    if [(r["rows"], r["cols"], r["dtype"]) for r in reports] != [
+            (257, 131, "f32"), (257, 131, "c128"), (17, 1000, "f32"), (17, 1000, "c128"),
+            (1000, 3, "f32"), (1000, 3, "c128")]:
+        sys.exit(f"FAIL: the matrix ran {[(r['rows'], r['cols'], r['dtype']) for r in reports]}")
+    for r in reports:
+        problems = [k for k in ("copy_gbps", "geam_gbps", "tile_gbps") if not r.get(k, 0) > 0]
+        if not str(r.get("checked", "")).startswith("yes") or not r.get("kernel") or problems:
+            sys.exit(f"FAIL: {json.dumps(r)} (missing or zero: {problems})")
+        if not any(k.startswith("variant ") for k in r):
+            sys.exit(f"FAIL: --variants timed no variant: {json.dumps(r)}")
 
 
 def several_ranks(a, common):

@@ -392,6 +392,10 @@ def deck(r, text):
 
 BAD = {
     # name: (setup(r) -> argv, regex on stderr)
+    "bench_bad_shape": (lambda r: ["bench", "transpose", "--shapes", "64x64,16x"],
+                        r"bench: --shapes takes ROWSxCOLS entries with positive sizes, got '16x'"),
+    "bench_reduce_complex_in_list": (lambda r: ["bench", "reduce", "--dtype", "f32,c64"],
+                                     r"bench reduce: --dtype must be f32 or f64, got c64"),
     "missing_deck": (lambda r: ["run", "no-such-deck.toml"],
                      r"deck file 'no-such-deck\.toml' not found"),
     "malformed_toml": (lambda r: ["run", deck(r, '[output]\nfile = "out.h5"\n[matrix\nrows = 3\n')],

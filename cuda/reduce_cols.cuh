@@ -1,0 +1,114 @@
+// Column reductions in the canonical order of core/reduction.hpp: partials of 64-row groups,
+// one thread per (group, column or 16-byte vector of columns), an ascending fold over the 64
+// rows; then the groups folded in ascending order, a thread or (many groups, few columns) a
+// warp per column. Every add is a separately rounded double add.
+#pragma once
+
+#include "cuda/reduce_kernels.cuh"
+
+namespace tessera::cuda::detail {
+
+// Column partials of 64-row groups: one thread per (group, V columns) (16-byte loads when
+// kVec), consecutive threads along the columns of a group, then the next group, so that narrow
+// matrices keep every thread busy too.
+template <class T, Fn F, bool kVec>
+__global__ void __launch_bounds__(256)
+    col_groups_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* out) {
+  using P = Policy<F>;
+  constexpr int V = kVec ? 16 / sizeof(T) : 1;
+  constexpr int R = !kVec ? 8 : sizeof(T) == 8 ? 16 : 8; // rows in flight per thread
+  const i64 groups = (rows + 63) / 64, ncv = (cols + V - 1) / V;
+  for (i64 w = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; w < groups * ncv;
+       w += static_cast<i64>(gridDim.x) * blockDim.x) {
+    const i64 g = w / ncv;
+    const i64 j = (w - g * ncv) * V;
+    const i64 i0 = g * 64, i1 = min(rows, i0 + 64);
+    const bool whole = j + V <= cols;
+    double p[V];
+#pragma unroll
+    for (int k = 0; k < V; ++k)
+      p[k] = P::identity();
+    for (i64 i = i0; i < i1; i += R) {
+      T x[R][V];
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        if (i + r < i1) {
+          const T* src = a + (i + r) * ld + j;
+          if (kVec && whole) {
+            Vec16<T>::load(src, x[r]);
+          } else {
+#pragma unroll
+            for (int k = 0; k < V; ++k)
+              x[r][k] = j + k < cols ? __ldcs(src + k) : T(0);
+          }
+        }
+      }
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+        if (i + r < i1)
+#pragma unroll
+          for (int k = 0; k < V; ++k)
+            p[k] = P::combine(p[k], P::f(static_cast<double>(x[r][k])));
+    }
+#pragma unroll
+    for (int k = 0; k < V; ++k)
+      if (j + k < cols)
+        out[g * cols + j + k] = p[k];
+  }
+}
+
+// acc[j] ⊕= f(a[i][j]) for i ascending: one thread per column.
+template <class T, Fn F>
+__global__ void fold_rows_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* acc) {
+  using P = Policy<F>;
+  for (i64 j = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; j < cols;
+       j += static_cast<i64>(gridDim.x) * blockDim.x) {
+    double v = acc[j];
+    for (i64 i = 0; i < rows; ++i)
+      v = P::combine(v, P::f(static_cast<double>(a[i * ld + j])));
+    acc[j] = v;
+  }
+}
+
+// acc[j] = (accumulate ? acc[j] : identity) ⊕ groups[0][j] ⊕ … then finish.
+template <Fn F>
+__global__ void combine_groups_kernel(const double* __restrict__ groups, i64 ngroups, i64 cols,
+                                      double* acc, bool accumulate, int finish_code, double count) {
+  using P = Policy<F>;
+  constexpr int R = 32; // partials in flight per thread: the fold is latency-bound otherwise
+  for (i64 j = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; j < cols;
+       j += static_cast<i64>(gridDim.x) * blockDim.x) {
+    double v = accumulate ? acc[j] : P::identity();
+    for (i64 g = 0; g < ngroups; g += R) {
+      double x[R];
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+        x[r] = g + r < ngroups ? __ldcs(groups + (g + r) * cols + j) : 0.0;
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+        if (g + r < ngroups)
+          v = P::combine(v, x[r]);
+    }
+    acc[j] = finish(finish_code, v, count);
+  }
+}
+
+// combine_groups_kernel for many groups and few columns: one warp per column (warp_fold), so
+// the in-order fold of each column keeps loads in flight.
+template <Fn F>
+__global__ void __launch_bounds__(256)
+    combine_groups_warp_kernel(const double* __restrict__ groups, i64 ngroups, i64 cols,
+                               double* acc, bool accumulate, int finish_code, double count) {
+  using P = Policy<F>;
+  const int lane = threadIdx.x & 31;
+  const i64 warps = static_cast<i64>(gridDim.x) * (blockDim.x / 32);
+  for (i64 j = (static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x) / 32; j < cols;
+       j += warps) {
+    const double init = accumulate ? acc[j] : P::identity();
+    const double v = warp_fold<P, 8>(groups + j, ngroups, init, lane, cols);
+    if (lane == 0)
+      acc[j] = finish(finish_code, v, count);
+  }
+}
+
+} // namespace tessera::cuda::detail

@@ -1,0 +1,219 @@
+// Fused reductions: several ops in one pass over the data, each in the canonical order of
+// core/reduction.hpp (the same bits as one pass per op). `mask` is a set of Fn bits; the raw
+// values of the k-th op of the mask (in Fn order) go to slot k: rowvals[k*stride + i] (row
+// values) or out[k*stride + g*cols + j] (column partials of 64-row groups).
+#pragma once
+
+#include "cuda/reduce_kernels.cuh"
+
+namespace tessera::cuda::detail {
+
+__host__ __device__ constexpr unsigned fn_bit(Fn f) {
+  return 1u << static_cast<int>(f);
+}
+
+// Slot of F among the ops of mask.
+__device__ __forceinline__ int fn_slot(unsigned mask, Fn f) {
+  return __popc(mask & (fn_bit(f) - 1u));
+}
+
+// g(integral_constant<Fn, F>) for each F in mask (uniform branches: mask is a kernel argument).
+template <class G>
+__device__ __forceinline__ void each_fn(unsigned mask, G&& g) {
+  if (mask & fn_bit(Fn::Sum))
+    g(std::integral_constant<Fn, Fn::Sum>{});
+  if (mask & fn_bit(Fn::Abs))
+    g(std::integral_constant<Fn, Fn::Abs>{});
+  if (mask & fn_bit(Fn::Sq))
+    g(std::integral_constant<Fn, Fn::Sq>{});
+  if (mask & fn_bit(Fn::Min))
+    g(std::integral_constant<Fn, Fn::Min>{});
+  if (mask & fn_bit(Fn::Max))
+    g(std::integral_constant<Fn, Fn::Max>{});
+  if (mask & fn_bit(Fn::AbsMax))
+    g(std::integral_constant<Fn, Fn::AbsMax>{});
+}
+
+// The lane accumulators of every op of the mask: the Sum family in double, Min, Max and
+// NormInf in the data's type T (see Policy).
+template <class T>
+struct FusedAcc {
+  unsigned mask;
+  LaneAcc<Policy<Fn::Sum>> sum;
+  LaneAcc<Policy<Fn::Abs>> abs;
+  LaneAcc<Policy<Fn::Sq>> sq;
+  LaneAcc<Policy<Fn::Min>, T> mn;
+  LaneAcc<Policy<Fn::Max>, T> mx;
+  LaneAcc<Policy<Fn::AbsMax>, T> amx;
+
+  template <Fn F>
+  __device__ __forceinline__ auto& of() {
+    if constexpr (F == Fn::Sum)
+      return sum;
+    else if constexpr (F == Fn::Abs)
+      return abs;
+    else if constexpr (F == Fn::Sq)
+      return sq;
+    else if constexpr (F == Fn::Min)
+      return mn;
+    else if constexpr (F == Fn::Max)
+      return mx;
+    else
+      return amx;
+  }
+  __device__ void init() {
+    each_fn(mask, [&](auto fc) { of<decltype(fc)::value>().init(); });
+  }
+  // Each element is converted and checked once for all the ops.
+  __device__ __forceinline__ void add(const T (&x)[4], i64 j, i64 cols) {
+    double d[4];
+    bool ok[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      d[k] = static_cast<double>(x[k]);
+      ok[k] = j + k >= 0 && j + k < cols;
+    }
+    each_fn(mask, [&](auto fc) {
+      constexpr Fn F = decltype(fc)::value;
+      if constexpr (Policy<F>::is_sum())
+        of<F>().add_checked(d, ok);
+      else
+        of<F>().add_checked(x, ok);
+    });
+  }
+  template <int M>
+  __device__ __forceinline__ void unshift(int lane) {
+    each_fn(mask, [&](auto fc) { of<decltype(fc)::value>().template unshift<M>(lane); });
+  }
+};
+
+// Raw row values of every op of the mask: the data read once (warps as row_values_kernel).
+template <class T, int U, int TPR>
+__global__ void __launch_bounds__(256)
+    fused_row_values_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* rowvals,
+                            i64 stride, unsigned mask) {
+  const int lane = threadIdx.x & 31;
+  const i64 warps = static_cast<i64>(gridDim.x) * (blockDim.x / 32);
+  const i64 w0 = (static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  if constexpr (TPR == 32) {
+    for (i64 r = w0; r < rows; r += warps) {
+      FusedAcc<T> acc;
+      acc.mask = mask;
+      acc.init();
+      warp_row_scan<T, U>(a + r * ld, cols, lane, acc);
+      each_fn(mask, [&](auto fc) {
+        constexpr Fn F = decltype(fc)::value;
+        const double v = lane_tree<Policy<F>>(acc.template of<F>().v, lane);
+        if (lane == 0)
+          rowvals[fn_slot(mask, F) * stride + r] = v;
+      });
+    }
+  } else {
+    constexpr int G = 32 / TPR;
+    const int sl = lane % TPR, sub = lane / TPR;
+    for (i64 base = w0 * warp_rows<TPR>(); base < rows; base += warps * warp_rows<TPR>()) {
+      T x[kNarrowBatch][4];
+#pragma unroll
+      for (int b = 0; b < kNarrowBatch; ++b)
+        load_narrow(a, base + b * G + sub, rows, cols, ld, sl, x[b]);
+#pragma unroll
+      for (int b = 0; b < kNarrowBatch; ++b) {
+        FusedAcc<T> acc;
+        acc.mask = mask;
+        acc.init();
+        acc.add(x[b], 4 * sl, cols);
+        const i64 r = base + b * G + sub;
+        each_fn(mask, [&](auto fc) {
+          constexpr Fn F = decltype(fc)::value;
+          const double v = lane_tree<Policy<F>, TPR>(acc.template of<F>().v, sl);
+          if (sl == 0 && r < rows)
+            rowvals[fn_slot(mask, F) * stride + r] = v;
+        });
+      }
+    }
+  }
+}
+
+// Column partials of 64-row groups for every op of the mask (threads as col_groups_kernel).
+template <class T, bool kVec>
+__global__ void __launch_bounds__(256)
+    fused_col_groups_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* out,
+                            i64 stride, unsigned mask) {
+  constexpr int V = kVec ? 16 / sizeof(T) : 1;
+  constexpr int R = 8; // rows in flight per thread
+  const i64 groups = (rows + 63) / 64, ncv = (cols + V - 1) / V;
+  for (i64 w = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; w < groups * ncv;
+       w += static_cast<i64>(gridDim.x) * blockDim.x) {
+    const i64 g = w / ncv;
+    const i64 j = (w - g * ncv) * V;
+    const i64 i0 = g * 64, i1 = min(rows, i0 + 64);
+    const bool whole = j + V <= cols;
+    double ps[3][V]; // the Sum family (Fn 0 … 2) in double
+    T pm[3][V];      // Min, Max, NormInf (Fn 3 … 5) in the data's type
+    each_fn(mask, [&](auto fc) {
+      constexpr Fn F = decltype(fc)::value;
+      constexpr int f = static_cast<int>(F);
+#pragma unroll
+      for (int k = 0; k < V; ++k) {
+        if constexpr (Policy<F>::is_sum())
+          ps[f][k] = Policy<F>::identity();
+        else
+          pm[f - 3][k] = static_cast<T>(Policy<F>::identity());
+      }
+    });
+    for (i64 i = i0; i < i1; i += R) {
+      T x[R][V];
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        if (i + r < i1) {
+          const T* src = a + (i + r) * ld + j;
+          if (kVec && whole) {
+            Vec16<T>::load(src, x[r]);
+          } else {
+#pragma unroll
+            for (int k = 0; k < V; ++k)
+              x[r][k] = j + k < cols ? __ldcs(src + k) : T(0);
+          }
+        }
+      }
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+        if (i + r < i1)
+#pragma unroll
+          for (int k = 0; k < V; ++k) {
+            const double d = static_cast<double>(x[r][k]); // converted once for all the ops
+            each_fn(mask, [&](auto fc) {
+              constexpr Fn F = decltype(fc)::value;
+              constexpr int f = static_cast<int>(F);
+              if constexpr (Policy<F>::is_sum())
+                ps[f][k] = Policy<F>::combine(ps[f][k], Policy<F>::f(d));
+              else
+                pm[f - 3][k] = Policy<F>::combine(pm[f - 3][k], Policy<F>::f(x[r][k]));
+            });
+          }
+    }
+    each_fn(mask, [&](auto fc) {
+      constexpr Fn F = decltype(fc)::value;
+      constexpr int f = static_cast<int>(F);
+      double* dst = out + fn_slot(mask, F) * stride + g * cols;
+#pragma unroll
+      for (int k = 0; k < V; ++k)
+        if (j + k < cols) {
+          if constexpr (Policy<F>::is_sum())
+            dst[j + k] = ps[f][k];
+          else
+            dst[j + k] = static_cast<double>(pm[f - 3][k]);
+        }
+    });
+  }
+}
+
+// dst[i] = finish(src[i]) (Mean divides by count, Norm2 takes the root, others copy).
+__global__ void copy_finish_kernel(const double* __restrict__ src, double* dst, i64 n,
+                                   int finish_code, double count) {
+  for (i64 i = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<i64>(gridDim.x) * blockDim.x)
+    dst[i] = finish(finish_code, src[i], count);
+}
+
+} // namespace tessera::cuda::detail

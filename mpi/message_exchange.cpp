@@ -7,7 +7,7 @@ namespace tessera::mpi {
 
 namespace {
 
-constexpr int kTag = 7301;
+constexpr int kExchangeTag = 7301;
 
 const char* at(const void* base, std::int64_t offset, std::size_t size) {
   return static_cast<const char*>(base) + static_cast<std::size_t>(offset) * size;
@@ -145,11 +145,11 @@ void MessageExchange::pairwise(const void* send, void* recv) {
     MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     // Both sides know both sizes, so empty segments are skipped on both.
     if (const auto& r = recv_segments_[from]; r.count > 0)
-      CHECK_MPI(MPI_Irecv(at(recv, recv_offsets_[from], element_size_), r.count, r.type, from, kTag,
-                          comm_, &req[0]));
+      CHECK_MPI(MPI_Irecv(at(recv, recv_offsets_[from], element_size_), r.count, r.type, from,
+                          kExchangeTag, comm_, &req[0]));
     if (const auto& s = send_segments_[to]; s.count > 0)
-      CHECK_MPI(MPI_Isend(at(send, send_offsets_[to], element_size_), s.count, s.type, to, kTag,
-                          comm_, &req[1]));
+      CHECK_MPI(MPI_Isend(at(send, send_offsets_[to], element_size_), s.count, s.type, to,
+                          kExchangeTag, comm_, &req[1]));
     CHECK_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
   }
 }
@@ -164,8 +164,8 @@ void MessageExchange::pipelined(const void* send, void* recv, const std::functio
     const int from = recv_peer(k);
     source[k] = from;
     if (const auto& r = recv_segments_[from]; r.count > 0)
-      CHECK_MPI(MPI_Irecv(at(recv, recv_offsets_[from], element_size_), r.count, r.type, from, kTag,
-                          comm_, &recvs[k]));
+      CHECK_MPI(MPI_Irecv(at(recv, recv_offsets_[from], element_size_), r.count, r.type, from,
+                          kExchangeTag, comm_, &recvs[k]));
   }
   for (int k = 1; k < size_; ++k) {
     const int to = send_peer(k);
@@ -174,8 +174,8 @@ void MessageExchange::pipelined(const void* send, void* recv, const std::functio
       continue;
     if (pack)
       pack(to);
-    CHECK_MPI(MPI_Isend(at(send, send_offsets_[to], element_size_), s.count, s.type, to, kTag,
-                        comm_, &sends[k]));
+    CHECK_MPI(MPI_Isend(at(send, send_offsets_[to], element_size_), s.count, s.type, to,
+                        kExchangeTag, comm_, &sends[k]));
   }
   if (local)
     local();

@@ -9,20 +9,20 @@ namespace tessera::mpi {
 
 namespace {
 
-constexpr int kTag = 7302;
+constexpr int kChainTag = 7302;
 // Doubles per MPI call: keeps int counts valid for any number of columns.
 constexpr std::int64_t kChunk = std::int64_t{1} << 27;
 
 void send_doubles(const double* p, std::int64_t n, int to, MPI_Comm comm) {
   for (std::int64_t off = 0; off < n; off += kChunk)
-    CHECK_MPI(
-        MPI_Send(p + off, static_cast<int>(std::min(kChunk, n - off)), MPI_DOUBLE, to, kTag, comm));
+    CHECK_MPI(MPI_Send(p + off, static_cast<int>(std::min(kChunk, n - off)), MPI_DOUBLE, to,
+                       kChainTag, comm));
 }
 
 void recv_doubles(double* p, std::int64_t n, int from, MPI_Comm comm) {
   for (std::int64_t off = 0; off < n; off += kChunk)
-    CHECK_MPI(MPI_Recv(p + off, static_cast<int>(std::min(kChunk, n - off)), MPI_DOUBLE, from, kTag,
-                       comm, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Recv(p + off, static_cast<int>(std::min(kChunk, n - off)), MPI_DOUBLE, from,
+                       kChainTag, comm, MPI_STATUS_IGNORE));
 }
 
 void bcast_doubles(double* p, std::int64_t n, int root, MPI_Comm comm) {

@@ -1,7 +1,10 @@
 #include "core/aligned_buffer.hpp"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 #include "core/format_bytes.hpp"
 #include "core/throw.hpp"
@@ -9,23 +12,43 @@
 namespace tessera {
 
 namespace {
-std::size_t rounded(std::size_t bytes) noexcept {
-  const std::size_t a = AlignedBuffer::kAlignment;
+std::size_t rounded(std::size_t bytes, std::size_t a) noexcept {
   return (std::max<std::size_t>(bytes, 1) + a - 1) / a * a;
+}
+
+// Buffers this large are aligned to, and advised onto, 2 MiB transparent huge pages: the
+// kernels walk them with strides of many pages (a transpose writes rows tens of KiB apart), and
+// with 4 KiB pages the address translations cost more than the data, most of all in virtual
+// machines. TESSERA_HUGE_PAGES=0 turns it off.
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
+constexpr std::size_t kHugeFrom = std::size_t{4} << 20;
+
+bool huge_pages_wanted() noexcept {
+  static const bool wanted = [] {
+    const char* v = std::getenv("TESSERA_HUGE_PAGES");
+    return v == nullptr || std::strcmp(v, "0") != 0;
+  }();
+  return wanted;
 }
 } // namespace
 
 AlignedBuffer::AlignedBuffer(std::size_t bytes, std::string_view what) : bytes_(bytes) {
-  data_.reset(std::aligned_alloc(kAlignment, rounded(bytes)));
+  const bool huge = bytes >= kHugeFrom && huge_pages_wanted();
+  const std::size_t align = huge ? kHugePage : kAlignment;
+  data_.reset(std::aligned_alloc(align, rounded(bytes, align)));
   TESSERA_REQUIRE(data_ != nullptr, ResourceError, "cannot allocate {} for {}",
                   format_bytes(double(bytes)), what);
+#ifdef MADV_HUGEPAGE
+  if (huge) // advice only: without transparent huge pages it fails and nothing changes
+    (void)::madvise(data_.get(), rounded(bytes, align), MADV_HUGEPAGE);
+#endif
 }
 
 void AlignedBuffer::touch_pages() noexcept {
   auto* p = as<unsigned char>();
   if (p == nullptr)
     return;
-  const std::size_t n = rounded(bytes_);
+  const std::size_t n = rounded(bytes_, kAlignment);
 #pragma omp parallel for schedule(static)
   for (std::size_t off = 0; off < n; off += 4096)
     p[off] = 0;

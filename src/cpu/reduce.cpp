@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "core/throw.hpp"
+#include "cpu/require_shape.hpp"
 
 namespace tessera::cpu {
 
@@ -136,10 +137,6 @@ void fold_tile(const T* a, std::int64_t rows, std::int64_t ld, std::int64_t j0, 
   }
 }
 
-void require_shape(const char* what, std::int64_t rows, std::int64_t cols) {
-  TESSERA_REQUIRE(rows >= 0 && cols >= 0, InputError, "{}: negative shape {}x{}", what, rows, cols);
-}
-
 } // namespace
 
 double identity(Op op) noexcept {
@@ -160,7 +157,7 @@ double finalize(Op op, double v, double count) noexcept {
 
 template <class T>
 void reduce_rows(Op op, const T* a, std::int64_t rows, std::int64_t cols, double* out) {
-  require_shape("reduce_rows", rows, cols);
+  detail::require_shape("reduce_rows", rows, cols);
   dispatch_op(op, [&](auto p) {
     using P = decltype(p);
 #pragma omp parallel for schedule(static)
@@ -171,7 +168,7 @@ void reduce_rows(Op op, const T* a, std::int64_t rows, std::int64_t cols, double
 
 template <class T>
 void reduce_col_groups(Op op, const T* a, std::int64_t rows, std::int64_t cols, double* out) {
-  require_shape("reduce_col_groups", rows, cols);
+  detail::require_shape("reduce_col_groups", rows, cols);
   const std::int64_t groups = (rows + kReduceBlockRows - 1) / kReduceBlockRows;
   const std::int64_t tiles = (cols + kColTile - 1) / kColTile;
   dispatch_op(op, [&](auto p) {
@@ -192,7 +189,7 @@ void reduce_col_groups(Op op, const T* a, std::int64_t rows, std::int64_t cols, 
 
 template <class T>
 void fold_rows(Op op, const T* a, std::int64_t rows, std::int64_t cols, double* acc) {
-  require_shape("fold_rows", rows, cols);
+  detail::require_shape("fold_rows", rows, cols);
   const std::int64_t tiles = (cols + kColTile - 1) / kColTile;
   dispatch_op(op, [&](auto p) {
     using P = decltype(p);

@@ -6,6 +6,7 @@
 
 #include "core/throw.hpp"
 #include "cpu/reduce.hpp"
+#include "cpu/require_shape.hpp"
 
 namespace tessera::cpu {
 
@@ -18,15 +19,11 @@ double scaled_square(double x, int e) {
   return y * y;
 }
 
-void require_shape(const char* what, std::int64_t rows, std::int64_t cols) {
-  TESSERA_REQUIRE(rows >= 0 && cols >= 0, InputError, "{}: negative shape {}x{}", what, rows, cols);
-}
-
 } // namespace
 
 void reduce_rows_scaled(const double* a, std::int64_t rows, std::int64_t cols, const int* row_exp,
                         double* out) {
-  require_shape("reduce_rows_scaled", rows, cols);
+  detail::require_shape("reduce_rows_scaled", rows, cols);
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < rows; ++i) {
     const double* row = a + i * cols;
@@ -43,7 +40,7 @@ void reduce_rows_scaled(const double* a, std::int64_t rows, std::int64_t cols, c
 
 void fold_rows_scaled(const double* a, std::int64_t rows, std::int64_t cols, const int* col_exp,
                       double* acc) {
-  require_shape("fold_rows_scaled", rows, cols);
+  detail::require_shape("fold_rows_scaled", rows, cols);
   constexpr std::int64_t kTile = 1024;
   const std::int64_t tiles = (cols + kTile - 1) / kTile;
 #pragma omp parallel for schedule(static)

@@ -11,7 +11,8 @@ namespace {
 
 // Bytes one rank needs for chunks of `h` rows: the chunk buffers plus the per-chunk doubles
 // (row values and their gathered copy, or the column group partials and running folds).
-std::size_t footprint(const ReduceGeometry& g, std::int64_t h, int buffers, std::size_t nops) {
+std::size_t reduce_footprint(const ReduceGeometry& g, std::int64_t h, int buffers,
+                             std::size_t nops) {
   const std::size_t es = dtype_size(g.dtype);
   if (g.axis == Axis::Cols) {
     const std::int64_t w = ceil_div(g.shape.cols, g.nranks);
@@ -45,10 +46,10 @@ ReduceGeometry plan_geometry(const DatasetInfo& info, Axis axis, int nranks, std
     return h >= unit && h < M ? h / unit * unit : h;
   };
   const auto fits = [&](std::int64_t h) {
-    return footprint(g, h, buffers, nops) <= ctx.memory_limit;
+    return reduce_footprint(g, h, buffers, nops) <= ctx.memory_limit;
   };
   const auto need = [&](std::int64_t h) {
-    return format_bytes(static_cast<double>(footprint(g, h, buffers, nops)));
+    return format_bytes(static_cast<double>(reduce_footprint(g, h, buffers, nops)));
   };
   std::int64_t asked = ctx.options.chunk_rows;
   if (asked == 0 && ctx.options.chunk_bytes > 0) {

@@ -10,6 +10,11 @@ packages=(
   libfftw3-dev libfftw3-mpi-dev
   python3 python3-h5py python3-numpy time
 )
+# The ParaView test (pvbatch opens a heat2d output's XDMF sidecar; xvfb-run gives it a display);
+# TESSERA_WITH_PARAVIEW=0 leaves ParaView out (it is large).
+if [[ "${TESSERA_WITH_PARAVIEW:-1}" == 1 ]]; then
+  packages+=(paraview python3-paraview xvfb xauth)
+fi
 # The Slurm integration test needs a local one-node cluster (scripts/slurm-local.sh).
 if [[ "${TESSERA_WITH_SLURM:-1}" == 1 ]]; then
   packages+=(slurm-wlm munge)

@@ -9,6 +9,7 @@
 #include "core/log.hpp"
 #include "core/throw.hpp"
 #include "io/h5_attribute.hpp"
+#include "io/xdmf_sidecar.hpp"
 #include "mpi/agreement.hpp"
 #include "solver/checkpoint.hpp"
 #include "solver/h5_array.hpp"
@@ -18,6 +19,8 @@ namespace tessera::heat2d {
 namespace {
 
 constexpr const char* kOutputKind = "heat2d output";
+// NAME.xmf: the XDMF description ParaView and VisIt open (io/xdmf_sidecar.hpp).
+constexpr const char* kXdmfSuffix = ".xmf";
 // Chunks of /fields/u: whole rows of one snapshot, about 4 MiB.
 constexpr hsize_t kChunkBytes = hsize_t{4} << 20;
 
@@ -191,6 +194,16 @@ void Output::finish(const DiagnosticsSeries& diagnostics, bool finished, std::in
     write_diagnostics(*file_, diagnostics, with_error_);
     io::write_attribute(*file_, "/", "steps_done", static_cast<long long>(steps_done));
     io::write_attribute(*file_, "/", "finished", static_cast<long long>(finished ? 1 : 0));
+    file_->add_sidecar(kXdmfSuffix, [this](const std::string& data_file) {
+      return io::xdmf_rectilinear_series({.data_file = data_file,
+                                          .x = "/grid/x",
+                                          .y = "/grid/y",
+                                          .field = "/fields/u",
+                                          .field_name = "u",
+                                          .nx = config_.nx,
+                                          .ny = config_.ny,
+                                          .times = times_});
+    });
     file_->commit();
     file_.reset();
   });

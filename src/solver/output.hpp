@@ -13,6 +13,8 @@
 //   /diagnostics/{step,time,total,min,max}[, l2_error, linf_error]
 #pragma once
 
+// and next to it NAME.xmf, the XDMF description of the grid and the snapshots (ParaView,
+// VisIt), committed with the file.
 #include <mpi.h>
 
 #include <cstdint>

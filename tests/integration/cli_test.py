@@ -15,6 +15,7 @@ Every scenario works in a fresh temporary directory and uses fresh random shapes
   info            `tessera info` names the MPI library, thread level, HDF5 and GPUs
   selftest        `tessera selftest` passes and prints its table
   stop_early      SIGTERM before the set-up: heat2d stops before step 1 with a checkpoint
+  paraview        a heat2d output opened by ParaView (pvbatch) through its XDMF sidecar
   bad CASE        bad input: a clear message, non-zero exit, no hang, no output file left
 """
 import argparse
@@ -166,6 +167,7 @@ def run_default(r, rng):
         expect(abs(linf - stored) <= 1e-6 * stored, f"printed linf {linf}, stored {stored}")
         expect(f["diagnostics/step"][-1] == 200, "the diagnostics do not end at step 200")
         deck = check_outputs.attr(f, "deck")
+    expect(os.path.isfile(r.path("tessera-default.h5.xmf")), "no XDMF sidecar")
     # The stored deck is the effective deck `tessera check` prints.
     c = r.run(["check"])
     expect('kind = "heat2d"' in c.stdout, "the embedded default deck is not a heat2d job")
@@ -544,6 +546,69 @@ def stop_early(r, rng):
 
 
 SCENARIOS["stop_early"] = stop_early
+
+
+def heat2d_small(r, rng, name, extra=()):
+    """A heat2d run of a few steps on a random small grid; returns (nx, ny)."""
+    nx, ny = rng.randint(max(ranks_of(r), 3), 40), rng.randint(max(ranks_of(r), 3), 40)
+    print(f"== heat2d {nx} x {ny}")
+    r.run(["run", "--set", f"output.file={name}", "--set", f"grid.nx={nx}", "--set",
+           f"grid.ny={ny}", "--set", "time.steps=6", "--set", "output.snapshot_every=3",
+           "--set", "output.diagnostics_every=3", *extra])
+    return nx, ny
+
+
+def paraview(r, rng):
+    """A heat2d output opened through its XDMF sidecar by ParaView (pvbatch, offscreen): the
+    time steps, the grid and the field's range at the first and the last snapshot are the
+    file's (h5py); the last snapshot renders to a PNG. Registered where pvbatch is found."""
+    import json
+    pvbatch = shutil.which("pvbatch")
+    expect(pvbatch, "pvbatch is not on PATH")
+    heat2d_small(r, rng, "heat.h5")
+    xmf = r.path("heat.h5.xmf")
+    expect(os.path.isfile(xmf), "no XDMF sidecar heat.h5.xmf next to heat.h5")
+    expect(not [n for n in os.listdir(r.dir) if n.endswith(".partial")],
+           f"temporaries left behind: {os.listdir(r.dir)}")
+    with open(xmf) as fh:
+        expect('Format="HDF">heat.h5:/fields/u<' in fh.read(),
+               "the sidecar does not name heat.h5 by a relative path")
+    with h5py.File(r.path("heat.h5"), "r") as f:
+        u, t = f["fields/u"][...], f["fields/time"][...]
+        x, y = f["grid/x"][...], f["grid/y"][...]
+    png = r.path("heat.png")
+    cmd = [pvbatch, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                 "paraview_view.py"), xmf, "u", png]
+    # Debian's ParaView renders through X: a virtual display where there is none.
+    if not os.environ.get("DISPLAY") and shutil.which("xvfb-run"):
+        cmd = ["xvfb-run", "-a"] + cmd
+    else:
+        cmd.insert(1, "--force-offscreen-rendering")
+    print("$ " + " ".join(cmd), flush=True)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT, cwd=r.dir)
+    sys.stdout.write(p.stdout[-4000:] + p.stderr[-4000:])
+    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
+    expect(p.returncode == 0 and lines, f"pvbatch failed (exit status {p.returncode})")
+    res = json.loads(lines[-1][len("RESULT "):])
+    expect(np.allclose(res["times"], t, rtol=0, atol=1e-15), f"times {res['times']} != {t}")
+    for label, k in (("first", 0), ("last", -1)):
+        got = res[label]
+        expect(got["type"] == "vtkRectilinearGrid", f"{label}: a {got['type']}, not rectilinear")
+        expect(got["points"] == x.size * y.size, f"{label}: {got['points']} points")
+        expect(np.allclose(got["bounds"][:4], [x[0], x[-1], y[0], y[-1]], rtol=0, atol=1e-12),
+               f"{label}: bounds {got['bounds']}")
+        want = [u[k].min(), u[k].max()]
+        expect(got["range"] is not None and np.allclose(got["range"], want, rtol=1e-12,
+                                                        atol=0),
+               f"{label} snapshot: ParaView's range of u is {got['range']}, h5py's {want}")
+    expect(not np.allclose(u[0].max(), u[-1].max()), "the snapshots do not differ")
+    with open(png, "rb") as fh:
+        head = fh.read(24)
+    expect(head[:8] == b"\x89PNG\r\n\x1a\n", "the rendering is not a PNG")
+    expect(int.from_bytes(head[16:20], "big") == 320, "the PNG is not 320 pixels wide")
+
+
+SCENARIOS["paraview"] = paraview
 
 
 def main():

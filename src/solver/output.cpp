@@ -9,6 +9,7 @@
 #include "core/log.hpp"
 #include "core/throw.hpp"
 #include "io/h5_attribute.hpp"
+#include "io/h5_dimension_scales.hpp"
 #include "io/xdmf_sidecar.hpp"
 #include "mpi/agreement.hpp"
 #include "solver/checkpoint.hpp"
@@ -57,6 +58,8 @@ Output::Output(io::IoThread& io, const Solver& solver, const Initial& init, Outp
     const hsize_t chunk_rows = std::clamp<hsize_t>(kChunkBytes / (8 * nx), 1, ny);
     h5::create(f, "/fields/u", h5::Elem::f64, {0, ny, nx},
                {.max_dims = {H5S_UNLIMITED, ny, nx}, .chunk = {1, chunk_rows, nx}});
+    io::attach_dimension_scale(f, "/fields/u", 2, "/grid/x", "x");
+    io::attach_dimension_scale(f, "/fields/u", 1, "/grid/y", "y");
     file_.emplace(std::move(f));
   });
   mpi::collectively(comm_, [&] { created.get(); });
@@ -191,6 +194,7 @@ void Output::finish(const DiagnosticsSeries& diagnostics, bool finished, std::in
       std::rethrow_exception(e); // a snapshot failed: never commit a file with a hole
     h5::write_vector(*file_, "/fields/time", times_);
     h5::write_vector(*file_, "/fields/step", steps_);
+    io::attach_dimension_scale(*file_, "/fields/u", 0, "/fields/time", "time");
     write_diagnostics(*file_, diagnostics, with_error_);
     io::write_attribute(*file_, "/", "steps_done", static_cast<long long>(steps_done));
     io::write_attribute(*file_, "/", "finished", static_cast<long long>(finished ? 1 : 0));

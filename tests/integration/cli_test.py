@@ -167,6 +167,13 @@ def run_default(r, rng):
         expect(abs(linf - stored) <= 1e-6 * stored, f"printed linf {linf}, stored {stored}")
         expect(f["diagnostics/step"][-1] == 200, "the diagnostics do not end at step 200")
         deck = check_outputs.attr(f, "deck")
+        # Named dimensions: the grid and the times are dimension scales of /fields/u.
+        dims = f["fields/u"].dims
+        expect([d.label for d in dims] == ["time", "y", "x"],
+               f"/fields/u dimension labels {[d.label for d in dims]}")
+        for k, name in ((0, "fields/time"), (1, "grid/y"), (2, "grid/x")):
+            expect(len(dims[k]) == 1 and dims[k][0].name == "/" + name,
+                   f"dimension {k} of /fields/u has scales {[s.name for s in dims[k].values()]}")
     expect(os.path.isfile(r.path("tessera-default.h5.xmf")), "no XDMF sidecar")
     # The stored deck is the effective deck `tessera check` prints.
     c = r.run(["check"])

@@ -12,6 +12,7 @@
 
 #include "core/block_distribution.hpp"
 #include "io/h5_attribute.hpp"
+#include "io/h5_dimension_scales.hpp"
 #include "io/h5_file.hpp"
 #include "io/h5_matrix.hpp"
 #include "io/xdmf_sidecar.hpp"
@@ -112,6 +113,30 @@ TEST(Xdmf, DescribesEachSnapshotAsASlabOfTheSeries) {
         (void)xdmf_rectilinear_series({"c:d.h5", "/x", "/y", "/u", "u", 1, 1, {0.0}});
       },
       {"c:d.h5", "':'"});
+}
+
+TEST_P(Sidecar, DimensionScalesAreAttachedAndReadBack) {
+  const std::string name = dir_.file("scales.h5");
+  {
+    H5File f = H5File::create(name, MPI_COMM_WORLD);
+    write_matrix(f, "/A", {3, 4});
+    write_vector_values(f, "/coords/x", {false, {0.5, 1.5, 2.5, 3.5}, {}});
+    write_vector_values(f, "/coords/y", {true, {}, {10, 20, 30}});
+    attach_dimension_scale(f, "/A", 1, "/coords/x", "x");
+    attach_dimension_scale(f, "/A", 0, "/coords/y", "y");
+    f.commit();
+  }
+  const H5File f = H5File::open_read(name, MPI_COMM_WORLD);
+  const std::vector<DimensionScale> s = dimension_scales(f, "/A");
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].path, "/coords/y");
+  EXPECT_EQ(s[0].name, "y");
+  EXPECT_EQ(s[1].path, "/coords/x");
+  EXPECT_EQ(s[1].name, "x");
+  const VectorValues y = read_vector_values(f, "/coords/y");
+  EXPECT_TRUE(y.integer);
+  EXPECT_EQ(y.ints, (std::vector<std::int64_t>{10, 20, 30}));
+  EXPECT_EQ(read_vector_values(f, "/coords/x").reals, (std::vector<double>{0.5, 1.5, 2.5, 3.5}));
 }
 
 INSTANTIATE_TEST_SUITE_P(IoModes, Sidecar, testing::Values("", "serial"), test::mode_name);

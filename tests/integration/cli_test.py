@@ -16,6 +16,7 @@ Every scenario works in a fresh temporary directory and uses fresh random shapes
   selftest        `tessera selftest` passes and prints its table
   stop_early      SIGTERM before the set-up: heat2d stops before step 1 with a checkpoint
   paraview        a heat2d output opened by ParaView (pvbatch) through its XDMF sidecar
+  transpose_metadata  attributes, fill value, dimension scales, --like-input, --shuffle
   bad CASE        bad input: a clear message, non-zero exit, no hang, no output file left
 """
 import argparse
@@ -616,6 +617,60 @@ def paraview(r, rng):
 
 
 SCENARIOS["paraview"] = paraview
+
+
+def transpose_metadata(r, rng):
+    """A transpose keeps the input dataset's attributes, fill value and dimension scales (swapped);
+    --like-input keeps its chunk shape (transposed), gzip level and shuffle; --shuffle adds the
+    shuffle filter. In memory and out of core."""
+    rows, cols = rng.randint(3, 60), rng.randint(3, 60)
+    print(f"== {rows} x {cols}")
+    a = np.random.default_rng(rng.randrange(2 ** 32)).standard_normal((rows, cols))
+    with h5py.File(r.path("in.h5"), "w") as f:
+        f["coords/lat"] = np.linspace(-80, 80, rows)
+        f["coords/lon"] = np.arange(cols, dtype=np.int32)
+        d = f.create_dataset("A", data=a, chunks=(min(2, rows), min(5, cols)), compression="gzip",
+                             compression_opts=3, shuffle=True, fillvalue=-999.0)
+        f["coords/lat"].make_scale("lat")
+        f["coords/lon"].make_scale("lon")
+        d.dims[0].attach_scale(f["coords/lat"])
+        d.dims[1].attach_scale(f["coords/lon"])
+        d.attrs["units"] = "K"
+        d.attrs["_FillValue"] = -999.0
+        d.attrs["valid_range"] = np.array([-10.0, 10.0])
+        d.attrs["flags"] = np.array([1, 2, 3], dtype=np.int16)
+        d.attrs["names"] = np.array(["a", "bc"], dtype=h5py.string_dtype())
+    for mode in ([], ["--memory-limit", "64KiB", "--out-of-core"]):
+        r.run(["transpose", "in.h5:/A", "like.h5:/AT", "--like-input"] + mode)
+        r.run(["transpose", "in.h5:/A", "plain.h5:/AT", "--deflate", "2", "--shuffle"] + mode)
+        with h5py.File(r.path("like.h5"), "r") as f, h5py.File(r.path("plain.h5"), "r") as g:
+            for h in (f, g):
+                t = h["AT"]
+                expect(np.array_equal(t[...], a.T), f"{mode}: the transpose is wrong")
+                expect(t.attrs["units"] == "K" and t.attrs["_FillValue"] == -999.0,
+                       f"{mode}: attributes lost: {dict(t.attrs)}")
+                expect(np.array_equal(t.attrs["valid_range"], [-10.0, 10.0]) and
+                       t.attrs["flags"].dtype == np.int16 and
+                       list(t.attrs["flags"]) == [1, 2, 3], f"{mode}: array attributes")
+                expect([x.decode() if isinstance(x, bytes) else x for x in t.attrs["names"]]
+                       == ["a", "bc"], f"{mode}: string array attribute {t.attrs['names']}")
+                expect(t.fillvalue == -999.0, f"{mode}: fill value {t.fillvalue}")
+                expect([d.label for d in t.dims] == ["lon", "lat"],
+                       f"{mode}: dimension labels {[d.label for d in t.dims]}")
+                expect(np.array_equal(t.dims[0][0][...], np.arange(cols)) and
+                       np.array_equal(t.dims[1][0][...], np.linspace(-80, 80, rows)),
+                       f"{mode}: the dimension scales are not the input's, swapped")
+                expect(t.attrs["transpose_of"] == "in.h5:/A", "transpose_of")
+            lt, pt = f["AT"], g["AT"]
+            expect(lt.chunks == (min(5, cols), min(2, rows)),
+                   f"{mode}: --like-input chunks {lt.chunks}")
+            expect(lt.compression == "gzip" and lt.compression_opts == 3 and lt.shuffle,
+                   f"{mode}: --like-input filters {lt.compression} {lt.compression_opts}")
+            expect(pt.compression == "gzip" and pt.compression_opts == 2 and pt.shuffle,
+                   f"{mode}: --deflate 2 --shuffle gave {pt.compression} {pt.shuffle}")
+
+
+SCENARIOS["transpose_metadata"] = transpose_metadata
 
 
 def main():

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -12,6 +13,7 @@
 
 #include "core/block_distribution.hpp"
 #include "io/h5_attribute.hpp"
+#include "io/h5_attribute_copy.hpp"
 #include "io/h5_dimension_scales.hpp"
 #include "io/h5_file.hpp"
 #include "io/h5_matrix.hpp"
@@ -137,6 +139,54 @@ TEST_P(Sidecar, DimensionScalesAreAttachedAndReadBack) {
   EXPECT_TRUE(y.integer);
   EXPECT_EQ(y.ints, (std::vector<std::int64_t>{10, 20, 30}));
   EXPECT_EQ(read_vector_values(f, "/coords/x").reals, (std::vector<double>{0.5, 1.5, 2.5, 3.5}));
+}
+
+TEST_P(Sidecar, AttributesFillValueAndStorageAreCarriedOver) {
+  const std::string in = dir_.file("in.h5"), out = dir_.file("out.h5");
+  WriteOptions o;
+  o.chunk_rows = 2;
+  o.chunk_cols = 3;
+  o.deflate = 4;
+  o.shuffle = true;
+  const double fill = -999.0;
+  o.fill_value.resize(sizeof fill);
+  std::memcpy(o.fill_value.data(), &fill, sizeof fill);
+  {
+    H5File f = H5File::create(in, MPI_COMM_WORLD);
+    write_matrix(f, "/A", {7, 5}, o);
+    write_attribute(f, "/A", "units", "K");
+    write_attribute(f, "/A", "count", 3LL);
+    write_attribute(f, "/A", "scale", 0.25);
+    f.commit();
+  }
+  DatasetAttributes attrs;
+  DatasetStorage storage;
+  {
+    const H5File f = H5File::open_read(in, MPI_COMM_WORLD);
+    attrs = DatasetAttributes::read(f, "/A");
+    storage = dataset_storage(f, "/A", DType::f64);
+  }
+  EXPECT_EQ(attrs.names(), (std::vector<std::string>{"count", "scale", "units"}));
+  EXPECT_EQ(storage.options.chunk_rows, 2);
+  EXPECT_EQ(storage.options.chunk_cols, 3);
+  EXPECT_EQ(storage.options.deflate, 4);
+  EXPECT_TRUE(storage.options.shuffle);
+  EXPECT_EQ(storage.options.fill_value, o.fill_value);
+  EXPECT_TRUE(storage.dropped.empty());
+  {
+    H5File f = H5File::create(out, MPI_COMM_WORLD);
+    write_matrix(f, "/B", {5, 7}, storage.options);
+    attrs.write(f, "/B");
+    f.commit();
+  }
+  const H5File f = H5File::open_read(out, MPI_COMM_WORLD);
+  EXPECT_EQ(read_string_attribute(f, "/B", "units"), "K");
+  EXPECT_EQ(read_int_attribute(f, "/B", "count"), 3LL);
+  EXPECT_EQ(read_double_attribute(f, "/B", "scale"), 0.25);
+  const DatasetStorage again = dataset_storage(f, "/B", DType::f64);
+  EXPECT_EQ(again.options.fill_value, o.fill_value);
+  EXPECT_TRUE(again.options.shuffle);
+  EXPECT_EQ(again.options.deflate, 4);
 }
 
 INSTANTIATE_TEST_SUITE_P(IoModes, Sidecar, testing::Values("", "serial"), test::mode_name);

@@ -36,5 +36,6 @@ Command add_transpose(CLI::App& app, const Context& ctx);
 Command add_reduce(CLI::App& app, const Context& ctx);
 Command add_bench(CLI::App& app, const Context& ctx);
 Command add_selftest(CLI::App& app, const Context& ctx);
+Command add_deck(CLI::App& app, const Context& ctx);
 
 } // namespace tessera::app

@@ -54,8 +54,9 @@ int run_cli(tessera::app::Context& ctx, int argc, char** argv) {
   app.add_flag("-v,--verbose", verbose, "Debug output");
 
   std::vector<Command> commands = {
-      add_info(app, ctx),      add_run(app, ctx),    add_check(app, ctx), add_generate(app, ctx),
-      add_transpose(app, ctx), add_reduce(app, ctx), add_bench(app, ctx), add_selftest(app, ctx)};
+      add_info(app, ctx),     add_run(app, ctx),       add_check(app, ctx),
+      add_generate(app, ctx), add_transpose(app, ctx), add_reduce(app, ctx),
+      add_bench(app, ctx),    add_selftest(app, ctx),  add_deck(app, ctx)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

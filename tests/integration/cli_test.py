@@ -176,6 +176,11 @@ def run_default(r, rng):
             expect(len(dims[k]) == 1 and dims[k][0].name == "/" + name,
                    f"dimension {k} of /fields/u has scales {[s.name for s in dims[k].values()]}")
     expect(os.path.isfile(r.path("tessera-default.h5.xmf")), "no XDMF sidecar")
+    # `tessera deck` gives the stored deck back, and it runs.
+    d = r.run(["deck", "tessera-default.h5"])
+    expect(d.stdout == deck if deck.endswith("\n") else d.stdout == deck + "\n",
+           "`tessera deck` does not print the file's deck attribute")
+    expect(d.stdout.count('kind = "heat2d"') == 1, "`tessera deck` printed more than once")
     # The stored deck is the effective deck `tessera check` prints.
     c = r.run(["check"])
     expect('kind = "heat2d"' in c.stdout, "the embedded default deck is not a heat2d job")
@@ -350,6 +355,13 @@ BAD = {
                    r"--set: reduce\.axis: 'diag' is not one of all, rows, cols"),
     "unknown_kind": (lambda r: ["run", deck(r, '[job]\nkind = "nothing"\n')],
                      r"bad\.toml:2: job\.kind: unknown job kind 'nothing'"),
+    "deck_not_tessera": (lambda r: (make_h5(r), ["deck", "in.h5"])[1],
+                         r"'in\.h5' has no deck attribute: it was not written by tessera"),
+    "deck_no_deck": (lambda r: (make_h5(r), subprocess.run(
+        Runner(r.tessera, 0, r.mpirun, r.dir).argv(["transpose", "in.h5:/A", "t.h5:/T"]),
+        cwd=r.dir, capture_output=True, check=True), ["deck", "t.h5"])[2],
+                     r"'t\.h5' was written by a command that takes no deck \(`.*transpose"),
+    "deck_missing_file": (lambda r: ["deck", "no-such.h5"], r"cannot open 'no-such\.h5'"),
     "missing_input_file": (lambda r: ["transpose", "no-such.h5:/A", "out.h5:/AT"],
                            r"no-such\.h5"),
     "missing_input_deck": (lambda r: ["run", PIPELINE, "--set", 'matrix.input=no-such.h5:/A',

@@ -11,12 +11,16 @@
 
 namespace tessera::app {
 
+// What a command prints at its end about where the time went (--timing).
+enum class Timing { Off, Table, Json };
+
 struct Context {
   MPI_Comm comm = MPI_COMM_WORLD;
   int rank = 0;
   int nranks = 1;
   int thread_level = 0;     // provided by MPI_Init_thread
   std::string command_line; // as typed, for provenance
+  Timing timing = Timing::Table;
 };
 
 struct Command {

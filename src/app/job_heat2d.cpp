@@ -10,6 +10,7 @@
 
 #include "app/host_matrix.hpp"
 #include "app/jobs.hpp"
+#include "app/run_info.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
 #include "mpi/agreement.hpp"
@@ -126,15 +127,12 @@ void print_summary(const heat2d::RunSettings& s, const heat2d::RunResult& r, con
   // Field bytes one step moves, over all ranks (solver.hpp: bytes_per_step).
   double bytes = r.bytes_per_step;
   MPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_DOUBLE, MPI_SUM, ctx.comm);
-  if (ctx.rank != 0)
+  if (ctx.rank != 0 || log_verbosity() == Verbosity::Quiet) // -q: errors only
     return;
   const heat2d::Config& c = s.config;
   const std::int64_t stepped = r.steps_done - r.start_step;
   const double cells = static_cast<double>(c.nx) * static_cast<double>(c.ny);
-  std::string out =
-      fmt::format("\nTiming ({} rank{} x {} thread{}, {}; max over ranks):\n{}", ctx.nranks,
-                  ctx.nranks == 1 ? "" : "s", s.provenance.threads,
-                  s.provenance.threads == 1 ? "" : "s", s.provenance.backend, r.timing_table);
+  std::string out = timing_report(ctx, r.timing_table, r.timing_json, s.provenance.backend);
   out += fmt::format("\nheat2d: {} x {}, steps {} to {} of {} (t = {:.6g}){}\n", c.nx, c.ny,
                      r.start_step, r.steps_done, s.steps, static_cast<double>(r.steps_done) * c.dt,
                      r.interrupted ? fmt::format(", stopped by {}", heat2d::signal_name(r.signal))

@@ -50,8 +50,13 @@ int run_cli(tessera::app::Context& ctx, int argc, char** argv) {
   app.set_version_flag("--version", std::string("tessera ") + TESSERA_VERSION + " (" +
                                         tessera::build_git_hash() + ")");
   bool quiet = false, verbose = false;
-  app.add_flag("-q,--quiet", quiet, "Only warnings and errors");
+  app.add_flag("-q,--quiet", quiet,
+               "Errors only: no progress, warnings, log lines or timing table");
   app.add_flag("-v,--verbose", verbose, "Debug output");
+  std::string timing = "table";
+  app.add_option("--timing", timing, "What commands print at their end: off, table or json")
+      ->check(CLI::IsMember({"off", "table", "json"}))
+      ->capture_default_str();
 
   std::vector<Command> commands = {
       add_info(app, ctx),     add_run(app, ctx),       add_check(app, ctx),
@@ -65,6 +70,9 @@ int run_cli(tessera::app::Context& ctx, int argc, char** argv) {
       return app.exit(e);
     return e.get_exit_code();
   }
+  ctx.timing = timing == "off"    ? tessera::app::Timing::Off
+               : timing == "json" ? tessera::app::Timing::Json
+                                  : tessera::app::Timing::Table;
   tessera::init_logging(ctx.rank, ctx.nranks,
                         quiet     ? tessera::Verbosity::Quiet
                         : verbose ? tessera::Verbosity::Verbose

@@ -17,6 +17,7 @@ Every scenario works in a fresh temporary directory and uses fresh random shapes
   stop_early      SIGTERM before the set-up: heat2d stops before step 1 with a checkpoint
   paraview        a heat2d output opened by ParaView (pvbatch) through its XDMF sidecar
   transpose_metadata  attributes, fill value, dimension scales, --like-input, --shuffle
+  quiet_timing    -q prints nothing; --timing=off|json
   bad CASE        bad input: a clear message, non-zero exit, no hang, no output file left
 """
 import argparse
@@ -54,12 +55,12 @@ class Runner:
             return [self.tessera] + args
         return [self.mpirun, "-np", str(self.np), self.tessera] + args
 
-    def run(self, args, expect_ok=True):
+    def run(self, args, expect_ok=True, env=None):
         cmd = self.argv(args)
-        print("$ " + " ".join(cmd), flush=True)
+        print("$ " + " ".join(cmd) + (f"   (with {env})" if env else ""), flush=True)
         try:
             p = subprocess.run(cmd, cwd=self.dir, capture_output=True, text=True,
-                               timeout=TIMEOUT)
+                               timeout=TIMEOUT, env=dict(os.environ, **env) if env else None)
         except subprocess.TimeoutExpired as e:
             raise Failure(f"tessera did not finish within {TIMEOUT} s (hang?): {' '.join(cmd)}\n"
                           f"stdout: {e.stdout}\nstderr: {e.stderr}")
@@ -683,6 +684,44 @@ def transpose_metadata(r, rng):
 
 
 SCENARIOS["transpose_metadata"] = transpose_metadata
+
+
+def quiet_timing(r, rng):
+    """-q leaves stdout and stderr empty (no log lines, warnings, progress, timing table or
+    heat2d summary) for a transpose and a heat2d run; --timing=off drops the table, --timing=json
+    prints it as one JSON line."""
+    import json
+    a = np.random.default_rng(rng.randrange(2 ** 32)).standard_normal((rng.randint(2, 50), 7))
+    with h5py.File(r.path("A.h5"), "w") as f:
+        f["A"] = a
+    for args in (["-q", "transpose", "A.h5:/A", "q.h5:/AT"],
+                 ["-q", "run", "--set", "output.file=q-heat.h5", "--set", "time.steps=4",
+                  "--set", "grid.nx=16", "--set", "grid.ny=12"]):
+        p = r.run(args)
+        expect(p.stdout == "" and p.stderr == "",
+               f"-q printed something:\nstdout: {p.stdout!r}\nstderr: {p.stderr!r}")
+    with h5py.File(r.path("q.h5"), "r") as f:
+        expect(np.array_equal(f["AT"][...], a.T), "the quiet transpose is wrong")
+    p = r.run(["--timing=off", "transpose", "A.h5:/A", "off.h5:/AT"])
+    expect("Timing" not in p.stdout and "max time" not in p.stdout,
+           f"--timing=off printed a table:\n{p.stdout}")
+    for args in (["--timing=json", "transpose", "A.h5:/A", "json.h5:/AT"],
+                 ["--timing=json", "run", "--set", "output.file=j-heat.h5", "--set",
+                  "time.steps=4", "--set", "grid.nx=16", "--set", "grid.ny=12"]):
+        p = r.run(args)
+        lines = [ln for ln in p.stdout.splitlines() if ln.startswith('{"timing"')]
+        expect(len(lines) == 1, f"--timing=json: {len(lines)} timing lines:\n{p.stdout}")
+        t = json.loads(lines[0])["timing"]
+        expect(t["ranks"] == ranks_of(r) and t["threads"] >= 1, f"--timing=json: {t}")
+        phases = {ph["phase"]: ph for ph in t["phases"]}
+        want = {"read", "write", "transpose"} if args[1] == "transpose" else set()
+        expect(phases and want <= set(phases),
+               f"--timing=json phases {sorted(phases)} lack {sorted(want)}")
+        for ph in phases.values():
+            expect(ph["calls"] >= 1 and ph["max_s"] >= ph["min_s"] >= 0, f"phase {ph}")
+
+
+SCENARIOS["quiet_timing"] = quiet_timing
 
 
 def main():

@@ -8,10 +8,12 @@
 #include <vector>
 
 #include "app/commands.hpp"
+#include "app/run_info.hpp"
 #include "core/build_info.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
 #include "io/h5_file.hpp"
+#include "mpi/oversubscription.hpp"
 #include "solver/stop_signal.hpp"
 
 namespace {
@@ -77,6 +79,8 @@ int run_cli(tessera::app::Context& ctx, int argc, char** argv) {
                         quiet     ? tessera::Verbosity::Quiet
                         : verbose ? tessera::Verbosity::Verbose
                                   : tessera::Verbosity::Normal);
+  // Collective; before any work, so that a slow run's cause shows first.
+  tessera::mpi::warn_if_oversubscribed(ctx.comm, tessera::app::omp_threads());
   for (auto& c : commands)
     if (c.sub && c.sub->parsed()) {
       if (!c.handles_stop_signals)

@@ -18,6 +18,7 @@ Every scenario works in a fresh temporary directory and uses fresh random shapes
   paraview        a heat2d output opened by ParaView (pvbatch) through its XDMF sidecar
   transpose_metadata  attributes, fill value, dimension scales, --like-input, --shuffle
   quiet_timing    -q prints nothing; --timing=off|json
+  oversubscribed  the warning when ranks x threads exceed a node's cores
   bad CASE        bad input: a clear message, non-zero exit, no hang, no output file left
 """
 import argparse
@@ -722,6 +723,24 @@ def quiet_timing(r, rng):
 
 
 SCENARIOS["quiet_timing"] = quiet_timing
+
+
+def oversubscribed(r, rng):
+    """Ranks x OpenMP threads beyond a node's cores: one warning, from rank 0, naming the node;
+    within the cores, none."""
+    cores = os.cpu_count()
+    p = r.run(["info"], env={"OMP_NUM_THREADS": str(cores + 1)})
+    hits = [ln for ln in p.stderr.splitlines() if "oversubscribed" in ln]
+    expect(len(hits) == 1, f"expected one oversubscription warning, got {hits}")
+    expect(not hits[0].startswith("[rank"), f"the warning is not rank 0's: {hits[0]}")
+    expect(f"with {(cores + 1) * ranks_of(r)} OpenMP threads in all on {cores} cores" in hits[0],
+           f"the warning does not count ranks x threads: {hits[0]}")
+    if ranks_of(r) <= cores:
+        p = r.run(["info"], env={"OMP_NUM_THREADS": "1"})
+        expect("oversubscribed" not in p.stderr, f"a warning within the cores:\n{p.stderr}")
+
+
+SCENARIOS["oversubscribed"] = oversubscribed
 
 
 def main():

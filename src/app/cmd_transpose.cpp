@@ -115,7 +115,7 @@ Command add_transpose(CLI::App& app, const Context& ctx) {
   c.sub->add_option("--backend", args->backend, "auto, cpu or cuda")->capture_default_str();
   c.sub
       ->add_option("--exchange", args->exchange,
-                   "auto, alltoallv, pairwise, pipelined or nccl")
+                   "auto, alltoallv, pairwise, pipelined, shared (every rank on one node) or nccl")
       ->capture_default_str();
   args->staging.add_to(c.sub, "transpose", true);
   c.sub->add_option("--repeat", args->repeat, "Executions of the plan (timing)")

@@ -66,8 +66,9 @@ void heat2d_schema(DeckSchema& s) {
   s.add("output.snapshot_queue", std::int64_t{2},
         "snapshots waiting for the I/O thread before stepping waits", 1);
   s.add("restart.file", std::string(""), "continue from this checkpoint (\"\": start afresh)");
-  s.add("transpose.exchange", std::string("auto"), "auto, alltoallv, pairwise, pipelined, nccl",
-        {"auto", "alltoallv", "pairwise", "pipelined", "nccl"});
+  s.add("transpose.exchange", std::string("auto"),
+        "auto, alltoallv, pairwise, pipelined, shared (one node), nccl",
+        {"auto", "alltoallv", "pairwise", "pipelined", "shared", "nccl"});
 }
 
 namespace {

@@ -245,6 +245,10 @@ def check_scenario(r, rng):
     p3 = r.run(["check", "eff.toml", "--set", f"matrix.cols={n}", "--set", "reduce.ops=min,max"])
     expect(f"cols = {n}" in p3.stdout and 'ops = ["min", "max"]' in p3.stdout,
            f"--set not applied:\n{p3.stdout}")
+    # Every exchange the command line takes, decks take too (`shared` among them).
+    for deck_args in ([], [PIPELINE]):
+        p4 = r.run(["check", *deck_args, "--set", "transpose.exchange=shared"])
+        expect('exchange = "shared"' in p4.stdout, f"transpose.exchange=shared:\n{p4.stdout}")
     expect(not os.path.exists(r.path("tessera-pipeline.h5")), "check wrote an output file")
 
 

@@ -9,7 +9,7 @@ packages=(
   libgtest-dev libcli11-dev libtomlplusplus-dev libspdlog-dev libfmt-dev
   libfftw3-dev libfftw3-mpi-dev
   python3 python3-h5py python3-numpy time
-  python3-matplotlib
+  python3-matplotlib python3-netcdf4
 )
 # The ParaView test (pvbatch opens a heat2d output's XDMF sidecar; xvfb-run gives it a display);
 # TESSERA_WITH_PARAVIEW=0 leaves ParaView out (it is large).

@@ -94,6 +94,19 @@ void attach_dimension_scale(H5File& f, const std::string& dataset, unsigned dim,
   });
 }
 
+void link_object(H5File& f, const std::string& existing, const std::string& link) {
+  f.reserve_space();
+  detail::change_metadata(f, [&](hid_t file) {
+    if (detail::path_exists(file, link))
+      TESSERA_THROW(InputError, "{} exists already in '{}'", link, f.path());
+    const unique_hid lcpl = checked_hid(H5Pcreate(H5P_LINK_CREATE), "H5Pcreate(H5P_LINK_CREATE)");
+    CHECK_HDF5(H5Pset_create_intermediate_group(lcpl.get(), 1));
+    if (H5Lcreate_hard(file, existing.c_str(), file, link.c_str(), lcpl.get(), H5P_DEFAULT) < 0)
+      TESSERA_THROW(IoError, "cannot link {} to {} in '{}': {}", link, existing, f.path(),
+                    detail::take_hdf5_error());
+  });
+}
+
 std::vector<DimensionScale> dimension_scales(const H5File& f, const std::string& dataset) {
   std::vector<DimensionScale> out;
   detail::read_metadata(f, [&](hid_t file) {

@@ -21,6 +21,11 @@ namespace tessera::io {
 void attach_dimension_scale(H5File& f, const std::string& dataset, unsigned dim,
                             const std::string& scale, const std::string& name);
 
+// Makes `link` a second name of the existing object `existing` (an HDF5 hard link; parent groups
+// are created). netCDF-4 and xarray find a dimension only in the variable's own group or above
+// it, so a scale kept elsewhere gets a name there.
+void link_object(H5File& f, const std::string& existing, const std::string& link);
+
 struct DimensionScale {
   std::string path; // the scale dataset; empty when none is attached to the dimension
   std::string name; // the scale's name (H5DSget_scale_name), else the dimension's label

@@ -58,8 +58,12 @@ Output::Output(io::IoThread& io, const Solver& solver, const Initial& init, Outp
     const hsize_t chunk_rows = std::clamp<hsize_t>(kChunkBytes / (8 * nx), 1, ny);
     h5::create(f, "/fields/u", h5::Elem::f64, {0, ny, nx},
                {.max_dims = {H5S_UNLIMITED, ny, nx}, .chunk = {1, chunk_rows, nx}});
-    io::attach_dimension_scale(f, "/fields/u", 2, "/grid/x", "x");
-    io::attach_dimension_scale(f, "/fields/u", 1, "/grid/y", "y");
+    // netCDF-4 and xarray look for a variable's dimensions in its own group and above: the
+    // coordinates get second names beside /fields/u.
+    io::link_object(f, "/grid/x", "/fields/x");
+    io::link_object(f, "/grid/y", "/fields/y");
+    io::attach_dimension_scale(f, "/fields/u", 2, "/fields/x", "x");
+    io::attach_dimension_scale(f, "/fields/u", 1, "/fields/y", "y");
     file_.emplace(std::move(f));
   });
   mpi::collectively(comm_, [&] { created.get(); });

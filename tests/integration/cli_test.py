@@ -175,8 +175,19 @@ def run_default(r, rng):
         expect([d.label for d in dims] == ["time", "y", "x"],
                f"/fields/u dimension labels {[d.label for d in dims]}")
         for k, name in ((0, "fields/time"), (1, "grid/y"), (2, "grid/x")):
-            expect(len(dims[k]) == 1 and dims[k][0].name == "/" + name,
+            expect(len(dims[k]) == 1 and dims[k][0] == f[name],
                    f"dimension {k} of /fields/u has scales {[s.name for s in dims[k].values()]}")
+        # The coordinates have second names beside /fields/u, where netCDF-4 looks for them.
+        expect(f["fields/x"] == f["grid/x"] and f["fields/y"] == f["grid/y"],
+               "/fields/x, /fields/y are not /grid/x, /grid/y")
+    try:
+        import netCDF4
+    except ImportError:
+        netCDF4 = None
+    if netCDF4 is not None:
+        with netCDF4.Dataset(out) as nc:
+            got = nc["fields"].variables["u"].dimensions
+            expect(got == ("time", "y", "x"), f"netCDF4 sees the dimensions {got}")
     expect(os.path.isfile(r.path("tessera-default.h5.xmf")), "no XDMF sidecar")
     # `tessera deck` gives the stored deck back, and it runs.
     d = r.run(["deck", "tessera-default.h5"])

@@ -45,13 +45,20 @@ std::string format_seconds(double s) {
   return fmt::format("{:.6f}", s);
 }
 
-} // namespace
+struct Gathered {
+  std::vector<std::string> names;
+  std::vector<double> tmax, tmin, bsum;
+  std::vector<long long> cmax;
+};
 
-std::string timing_table(const PhaseTimers& timers, MPI_Comm comm) {
-  int rank = 0, size = 1;
+// Collective; the values are rank 0's only.
+Gathered gather(const PhaseTimers& timers, MPI_Comm comm, int& rank) {
+  int size = 1;
   CHECK_MPI(MPI_Comm_rank(comm, &rank));
   CHECK_MPI(MPI_Comm_size(comm, &size));
-  const auto names = union_of_names(timers, comm, size);
+  Gathered g;
+  g.names = union_of_names(timers, comm, size);
+  const auto& names = g.names;
   const std::size_t n = names.size();
 
   std::vector<double> seconds(n, 0.0), bytes(n, 0.0);
@@ -64,15 +71,42 @@ std::string timing_table(const PhaseTimers& timers, MPI_Comm comm) {
     bytes[k] = it->second.bytes;
     calls[k] = it->second.calls;
   }
-  std::vector<double> tmax(n), tmin(n), bsum(n);
-  std::vector<long long> cmax(n);
+  g.tmax.resize(n);
+  g.tmin.resize(n);
+  g.bsum.resize(n);
+  g.cmax.resize(n);
   const int count = static_cast<int>(n);
-  CHECK_MPI(MPI_Reduce(seconds.data(), tmax.data(), count, MPI_DOUBLE, MPI_MAX, 0, comm));
-  CHECK_MPI(MPI_Reduce(seconds.data(), tmin.data(), count, MPI_DOUBLE, MPI_MIN, 0, comm));
-  CHECK_MPI(MPI_Reduce(bytes.data(), bsum.data(), count, MPI_DOUBLE, MPI_SUM, 0, comm));
-  CHECK_MPI(MPI_Reduce(calls.data(), cmax.data(), count, MPI_LONG_LONG, MPI_MAX, 0, comm));
+  CHECK_MPI(MPI_Reduce(seconds.data(), g.tmax.data(), count, MPI_DOUBLE, MPI_MAX, 0, comm));
+  CHECK_MPI(MPI_Reduce(seconds.data(), g.tmin.data(), count, MPI_DOUBLE, MPI_MIN, 0, comm));
+  CHECK_MPI(MPI_Reduce(bytes.data(), g.bsum.data(), count, MPI_DOUBLE, MPI_SUM, 0, comm));
+  CHECK_MPI(MPI_Reduce(calls.data(), g.cmax.data(), count, MPI_LONG_LONG, MPI_MAX, 0, comm));
+  return g;
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20)
+      out += fmt::format("\\u{:04x}", c);
+    else
+      out += c;
+  }
+  return out + "\"";
+}
+
+} // namespace
+
+std::string timing_table(const PhaseTimers& timers, MPI_Comm comm) {
+  int rank = 0;
+  const Gathered g = gather(timers, comm, rank);
   if (rank != 0)
     return "";
+  const auto& names = g.names;
+  const auto &tmax = g.tmax, &tmin = g.tmin, &bsum = g.bsum;
+  const auto& cmax = g.cmax;
+  const std::size_t n = names.size();
 
   std::size_t width = 5; // "phase"
   for (const auto& name : names)
@@ -94,6 +128,26 @@ std::string timing_table(const PhaseTimers& timers, MPI_Comm comm) {
                        format_seconds(tmax[k]), imbalance, rate);
   }
   return out;
+}
+
+std::string timing_json(const PhaseTimers& timers, MPI_Comm comm) {
+  int rank = 0;
+  const Gathered g = gather(timers, comm, rank);
+  if (rank != 0)
+    return "";
+  std::string out = "[";
+  for (std::size_t k = 0; k < g.names.size(); ++k) {
+    const double imbalance = g.tmin[k] > 0.0 ? g.tmax[k] / g.tmin[k] : 1.0;
+    const bool unbounded = g.tmin[k] <= 0.0 && g.tmax[k] > 0.0;
+    out += fmt::format(
+        "{}{{\"phase\":{},\"calls\":{},\"max_s\":{:.9g},\"min_s\":{:.9g},"
+        "\"imbalance\":{},\"bytes\":{:.17g},\"gbps\":{}}}",
+        k ? "," : "", json_string(g.names[k]), g.cmax[k], g.tmax[k], g.tmin[k],
+        unbounded ? std::string("null") : fmt::format("{:.6g}", imbalance), g.bsum[k],
+        g.bsum[k] > 0.0 && g.tmax[k] > 0.0 ? fmt::format("{:.6g}", g.bsum[k] / g.tmax[k] / 1e9)
+                                           : std::string("null"));
+  }
+  return out + "]";
 }
 
 } // namespace tessera::mpi

@@ -13,5 +13,9 @@ namespace tessera::mpi {
 // Returns the formatted table on rank 0, "" elsewhere. Phases are matched by name across ranks;
 // a phase missing on some rank counts as zero time there.
 std::string timing_table(const PhaseTimers& timers, MPI_Comm comm);
+// The same numbers as a JSON array on rank 0 ("" elsewhere), one object per phase:
+// {"phase", "calls", "max_s", "min_s", "imbalance" (null when unbounded), "bytes" (all ranks),
+//  "gbps" (null without bytes)}.
+std::string timing_json(const PhaseTimers& timers, MPI_Comm comm);
 
 } // namespace tessera::mpi

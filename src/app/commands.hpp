@@ -11,12 +11,16 @@
 
 namespace tessera::app {
 
+// What a command prints at its end about where the time went (--timing).
+enum class Timing { Off, Table, Json };
+
 struct Context {
   MPI_Comm comm = MPI_COMM_WORLD;
   int rank = 0;
   int nranks = 1;
   int thread_level = 0;     // provided by MPI_Init_thread
   std::string command_line; // as typed, for provenance
+  Timing timing = Timing::Table;
 };
 
 struct Command {
@@ -36,5 +40,6 @@ Command add_transpose(CLI::App& app, const Context& ctx);
 Command add_reduce(CLI::App& app, const Context& ctx);
 Command add_bench(CLI::App& app, const Context& ctx);
 Command add_selftest(CLI::App& app, const Context& ctx);
+Command add_deck(CLI::App& app, const Context& ctx);
 
 } // namespace tessera::app

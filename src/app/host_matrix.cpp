@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <new>
+#include <type_traits>
 
 #include "app/random_fill.hpp"
+#include "core/log.hpp"
 #include "core/progress.hpp"
 #include "core/throw.hpp"
 #include "io/provenance.hpp"
@@ -57,6 +59,54 @@ void require_nonempty(const io::DatasetInfo& info, const io::DatasetRef& ref) {
                   ref.str(), info.shape.rows, info.shape.cols);
 }
 
+namespace {
+
+// A rank's rows split into the same number of collective transfers on every rank, of about
+// kPieceBytes on the rank with the most rows, for progress lines during long reads and writes.
+class RowPieces {
+public:
+  static constexpr double kPieceBytes = 64.0 * 1024 * 1024;
+  static constexpr std::int64_t kMostPieces = 256;
+
+  RowPieces(const BlockDistribution& d, DType t, bool whole = false)
+      : d_(d), row_bytes_(double(d.global().cols) * double(dtype_size(t))) {
+    for (int r = 0; r < d.nranks(); ++r)
+      most_ = std::max(most_, d.rows(r));
+    const double bytes = double(most_) * row_bytes_;
+    count_ = whole ? 1
+                   : std::clamp<std::int64_t>(static_cast<std::int64_t>(bytes / kPieceBytes) + 1, 1,
+                                              std::max<std::int64_t>(most_, 1));
+    count_ = std::min(count_, kMostPieces);
+    step_ = (most_ + count_ - 1) / std::max<std::int64_t>(count_, 1);
+  }
+  std::int64_t count() const { return count_; }
+  // Piece p of `rank`'s rows (empty where the rank has fewer rows than others).
+  io::Hyperslab slab(std::int64_t p, int rank) const {
+    const std::int64_t lo = std::min(p * step_, d_.rows(rank));
+    const std::int64_t hi = std::min((p + 1) * step_, d_.rows(rank));
+    return {d_.begin(rank) + lo, hi - lo, 0, d_.global().cols};
+  }
+  template <class Ptr>
+  Ptr data(Ptr base, std::int64_t p, int rank) const {
+    const std::int64_t lo = std::min(p * step_, d_.rows(rank));
+    using Byte = std::conditional_t<std::is_const_v<std::remove_pointer_t<Ptr>>, const char, char>;
+    return static_cast<Ptr>(static_cast<Byte*>(base) +
+                            static_cast<std::size_t>(double(lo) * row_bytes_));
+  }
+  // Rank 0's bytes (progress is rank 0's).
+  double total_bytes() const { return double(d_.rows(0)) * row_bytes_; }
+  double done_bytes(std::int64_t p) const {
+    return double(std::min((p + 1) * step_, d_.rows(0))) * row_bytes_;
+  }
+
+private:
+  BlockDistribution d_;
+  double row_bytes_;
+  std::int64_t most_ = 0, count_ = 1, step_ = 0;
+};
+
+} // namespace
+
 HostMatrix generate_matrix(Shape shape, DType dtype, std::uint64_t seed, const Context& ctx,
                            PhaseTimers& timers) {
   mpi::collectively(ctx.comm, [&] { require_nonempty(shape, "generate"); });
@@ -86,7 +136,15 @@ HostMatrix read_matrix(const io::DatasetRef& ref, const Context& ctx, PhaseTimer
   mpi::collectively(ctx.comm, [&] { require_nonempty(info, ref); });
   HostMatrix m = allocate_matrix(BlockDistribution(info.shape, ctx.nranks), info.dtype,
                                  "reading " + ref.str(), ctx);
-  io::read_rows(f, ref.path, m.dist(), ctx.rank, info.dtype, m.data());
+  // In pieces, so that rank 0 can show progress on large matrices (one piece when small).
+  const RowPieces pieces(m.dist(), info.dtype);
+  Progress progress("read", pieces.total_bytes(), Progress::Unit::Bytes);
+  for (std::int64_t p = 0; p < pieces.count(); ++p) {
+    io::read_block(f, ref.path, pieces.slab(p, ctx.rank), info.dtype,
+                   pieces.data(m.data(), p, ctx.rank));
+    progress.update(pieces.done_bytes(p));
+  }
+  progress.finish();
   timers.add("read", wall_seconds() - t0, double(m.local_bytes()));
   return m;
 }
@@ -98,12 +156,20 @@ HostMatrix transpose_matrix(const HostMatrix& a, Backend backend, Exchange excha
   options.timers = &timers;
   TransposePlan plan(a.dist(), a.dtype(), ctx.comm, backend, options);
   HostMatrix out = allocate_matrix(plan.output_distribution(), a.dtype(), "the transpose", ctx);
+  // The first execution of an Auto plan times every exchange algorithm first (a collective
+  // trial, no progress of its own inside): say so, and what it chose.
+  const bool trial = exchange == Exchange::Auto && ctx.nranks > 1;
+  if (trial)
+    log::info("transpose: timing the exchange algorithms on the first execution (trial)");
   Progress progress("transpose", repeat);
   double last = 0.0;
   for (int k = 0; k < repeat; ++k) {
     const double t0 = wall_seconds();
     plan.execute(a.data(), out.data());
     last = wall_seconds() - t0;
+    if (trial && k == 0)
+      log::info("transpose: the trial chose the {} exchange ({:.3f} s with the trial)",
+                exchange_name(plan.algorithm()), last);
     timers.add("transpose", last, plan.bytes_moved());
     progress.update(k + 1);
   }
@@ -135,7 +201,17 @@ ReduceResult reduce_matrix(const HostMatrix& a, const std::vector<Op>& ops, Axis
 void write_matrix(io::H5File& f, const std::string& path, const HostMatrix& a,
                   const io::WriteOptions& opts, PhaseTimers& timers) {
   const double t0 = wall_seconds();
-  io::write_rows(f, path, a.dist(), mpi::comm_rank(f.comm()), a.dtype(), a.data(), opts);
+  const int rank = mpi::comm_rank(f.comm());
+  io::create_dataset(f, path, a.shape(), a.dtype(), opts);
+  // In pieces for progress; a compressed output in one: pieces that share an HDF5 chunk would
+  // compress it twice.
+  const RowPieces pieces(a.dist(), a.dtype(), opts.deflate > 0);
+  Progress progress("write", pieces.total_bytes(), Progress::Unit::Bytes);
+  for (std::int64_t p = 0; p < pieces.count(); ++p) {
+    io::write_block(f, path, pieces.slab(p, rank), a.dtype(), pieces.data(a.data(), p, rank));
+    progress.update(pieces.done_bytes(p));
+  }
+  progress.finish();
   timers.add("write", wall_seconds() - t0, double(a.local_bytes()));
 }
 

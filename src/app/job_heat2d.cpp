@@ -65,8 +65,9 @@ void heat2d_schema(DeckSchema& s) {
   s.add("output.snapshot_queue", std::int64_t{2},
         "snapshots waiting for the I/O thread before stepping waits", 1);
   s.add("restart.file", std::string(""), "continue from this checkpoint (\"\": start afresh)");
-  s.add("transpose.exchange", std::string("auto"), "auto, alltoallv, pairwise, pipelined, nccl",
-        {"auto", "alltoallv", "pairwise", "pipelined", "nccl"});
+  s.add("transpose.exchange", std::string("auto"),
+        "auto, alltoallv, pairwise, pipelined, shared (one node), nccl",
+        {"auto", "alltoallv", "pairwise", "pipelined", "shared", "nccl"});
 }
 
 namespace {
@@ -125,15 +126,12 @@ heat2d::RunSettings settings_from(const Deck& deck, int nranks) {
 void print_summary(const heat2d::RunSettings& s, const heat2d::RunResult& r, const Context& ctx) {
   // Field bytes one step moves, over all ranks (solver.hpp: bytes_per_step).
   const double bytes = mpi::sum_over_ranks(ctx.comm, r.bytes_per_step);
-  if (ctx.rank != 0)
+  if (ctx.rank != 0 || log_verbosity() == Verbosity::Quiet) // -q: errors only
     return;
   const heat2d::Config& c = s.config;
   const std::int64_t stepped = r.steps_done - r.start_step;
   const double cells = static_cast<double>(c.nx) * static_cast<double>(c.ny);
-  std::string out =
-      fmt::format("\nTiming ({} rank{} x {} thread{}, {}; max over ranks):\n{}", ctx.nranks,
-                  ctx.nranks == 1 ? "" : "s", s.provenance.threads,
-                  s.provenance.threads == 1 ? "" : "s", s.provenance.backend, r.timing_table);
+  std::string out = timing_report(ctx, r.timing_table, r.timing_json, s.provenance.backend);
   out += fmt::format("\nheat2d: {} x {}, steps {} to {} of {} (t = {:.6g}){}\n", c.nx, c.ny,
                      r.start_step, r.steps_done, s.steps, static_cast<double>(r.steps_done) * c.dt,
                      r.interrupted ? fmt::format(", stopped by {}", heat2d::signal_name(r.signal))

@@ -56,8 +56,9 @@ void pipeline_schema(DeckSchema& s) {
   s.add("matrix.input", std::string(""), "\"FILE.h5:/dataset\": read it instead of generating")
       .checked_by(dataset_ref_problem);
   s.add("transpose.enabled", true, "transpose the matrix");
-  s.add("transpose.exchange", std::string("auto"), "auto, alltoallv, pairwise, pipelined, nccl",
-        {"auto", "alltoallv", "pairwise", "pipelined", "nccl"});
+  s.add("transpose.exchange", std::string("auto"),
+        "auto, alltoallv, pairwise, pipelined, shared (one node), nccl",
+        {"auto", "alltoallv", "pairwise", "pipelined", "shared", "nccl"});
   s.add("transpose.repeat", std::int64_t{1}, "executions of the plan (for timing)", 1);
   s.add("reduce.enabled", true, "reduce the matrix (f32/f64 only)");
   s.add("reduce.ops", std::vector<std::string>{"sum", "norm2", "max"},

@@ -8,11 +8,13 @@
 #include <vector>
 
 #include "app/commands.hpp"
+#include "app/run_info.hpp"
 #include "core/build_info.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
 #include "cpu/transpose_tuner.hpp"
 #include "io/h5_file.hpp"
+#include "mpi/oversubscription.hpp"
 #include "solver/stop_signal.hpp"
 
 namespace {
@@ -51,7 +53,8 @@ int run_cli(tessera::app::Context& ctx, int argc, char** argv) {
   app.set_version_flag("--version", std::string("tessera ") + TESSERA_VERSION + " (" +
                                         tessera::build_git_hash() + ")");
   bool quiet = false, verbose = false;
-  app.add_flag("-q,--quiet", quiet, "Only warnings and errors");
+  app.add_flag("-q,--quiet", quiet,
+               "Errors only: no progress, warnings, log lines or timing table");
   app.add_flag("-v,--verbose", verbose, "Debug output");
   std::string wisdom, tuning;
   app.add_option("--wisdom", wisdom,
@@ -61,10 +64,15 @@ int run_cli(tessera::app::Context& ctx, int argc, char** argv) {
                  "measure: time candidate kernels on first use of a large shape; estimate: "
                  "never time (default: $TESSERA_TUNING, else measure)")
       ->check(CLI::IsMember({"measure", "estimate"}));
+  std::string timing = "table";
+  app.add_option("--timing", timing, "What commands print at their end: off, table or json")
+      ->check(CLI::IsMember({"off", "table", "json"}))
+      ->capture_default_str();
 
   std::vector<Command> commands = {
-      add_info(app, ctx),      add_run(app, ctx),    add_check(app, ctx), add_generate(app, ctx),
-      add_transpose(app, ctx), add_reduce(app, ctx), add_bench(app, ctx), add_selftest(app, ctx)};
+      add_info(app, ctx),     add_run(app, ctx),       add_check(app, ctx),
+      add_generate(app, ctx), add_transpose(app, ctx), add_reduce(app, ctx),
+      add_bench(app, ctx),    add_selftest(app, ctx),  add_deck(app, ctx)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -73,6 +81,9 @@ int run_cli(tessera::app::Context& ctx, int argc, char** argv) {
       return app.exit(e);
     return e.get_exit_code();
   }
+  ctx.timing = timing == "off"    ? tessera::app::Timing::Off
+               : timing == "json" ? tessera::app::Timing::Json
+                                  : tessera::app::Timing::Table;
   tessera::init_logging(ctx.rank, ctx.nranks,
                         quiet     ? tessera::Verbosity::Quiet
                         : verbose ? tessera::Verbosity::Verbose
@@ -82,6 +93,8 @@ int run_cli(tessera::app::Context& ctx, int argc, char** argv) {
   if (!tuning.empty())
     tessera::cpu::set_tuning(tuning == "estimate" ? tessera::cpu::Tuning::Estimate
                                                   : tessera::cpu::Tuning::Measure);
+  // Collective; before any work, so that a slow run's cause shows first.
+  tessera::mpi::warn_if_oversubscribed(ctx.comm, tessera::app::omp_threads());
   for (auto& c : commands)
     if (c.sub && c.sub->parsed()) {
       if (!c.handles_stop_signals)

@@ -32,13 +32,32 @@ io::Provenance make_provenance(const Context& ctx, const std::string& deck, Back
   return p;
 }
 
+std::string timing_report(const Context& ctx, const std::string& table, const std::string& json,
+                          const std::string& what) {
+  const int threads = omp_threads();
+  switch (ctx.timing) {
+  case Timing::Off:
+    return "";
+  case Timing::Json:
+    return fmt::format("{{\"timing\":{{\"ranks\":{},\"threads\":{},\"phases\":{}}}}}\n", ctx.nranks,
+                       threads, json);
+  case Timing::Table:
+    break;
+  }
+  return fmt::format("\nTiming ({} rank{} x {} thread{}{}; max over ranks):\n{}", ctx.nranks,
+                     ctx.nranks == 1 ? "" : "s", threads, threads == 1 ? "" : "s",
+                     what.empty() ? "" : ", " + what, table);
+}
+
 void print_timing_table(const PhaseTimers& timers, const Context& ctx, std::FILE* out) {
-  const std::string table = mpi::timing_table(timers, ctx.comm); // collective: every rank
+  if (ctx.timing == Timing::Off) // every rank has the same setting: the collectives are skipped
+    return;                      // together
+  const std::string table =
+      ctx.timing == Timing::Json ? "" : mpi::timing_table(timers, ctx.comm); // collective
+  const std::string json = ctx.timing == Timing::Json ? mpi::timing_json(timers, ctx.comm) : "";
   if (ctx.rank != 0 || log_verbosity() == Verbosity::Quiet)
     return;
-  std::fprintf(out, "\nTiming (%d rank%s x %d thread%s; max over ranks):\n%s", ctx.nranks,
-               ctx.nranks == 1 ? "" : "s", omp_threads(), omp_threads() == 1 ? "" : "s",
-               table.c_str());
+  std::fputs(timing_report(ctx, table, json, "").c_str(), out);
   std::fflush(out);
 }
 

@@ -22,7 +22,12 @@ std::vector<std::string> gpu_names();
 // The GPUs are those of a Cuda run (none for Cpu: the CUDA runtime is left alone).
 io::Provenance make_provenance(const Context& ctx, const std::string& deck, Backend backend);
 
-// Collective. Prints the timing table (mpi::timing_table) on rank 0 to `out`, with a heading.
+// Collective. Prints the timing table (mpi::timing_table) on rank 0 to `out`, with a heading;
+// as ctx.timing says: nothing (off), the table, or one JSON line (json). Nothing with -q.
 void print_timing_table(const PhaseTimers& timers, const Context& ctx, std::FILE* out = stdout);
+// Rank 0's text for a table and its JSON computed elsewhere (heat2d's run), with `what` in the
+// heading ("" or e.g. "cpu"); "" when ctx.timing is off.
+std::string timing_report(const Context& ctx, const std::string& table, const std::string& json,
+                          const std::string& what);
 
 } // namespace tessera::app

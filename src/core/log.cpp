@@ -66,9 +66,9 @@ void init_logging(int rank, int nranks, Verbosity v) {
   else
     spdlog::set_pattern("%^%l%$: %v");
   spdlog::level::level_enum level = spdlog::level::info;
-  if (rank != 0)
-    level = spdlog::level::warn;
-  else if (v == Verbosity::Quiet)
+  if (v == Verbosity::Quiet) // -q: errors only, on every rank
+    level = spdlog::level::err;
+  else if (rank != 0)
     level = spdlog::level::warn;
   else if (v == Verbosity::Verbose)
     level = spdlog::level::debug;

@@ -19,7 +19,9 @@ enum class Verbosity { Quiet, Normal, Verbose };
 // stderr (and becomes spdlog's default logger, as the CLI expects).
 void init_logging(int rank, int nranks, Verbosity v = Verbosity::Normal);
 int log_rank() noexcept;
-// The level chosen at init_logging(): Quiet also silences reports (timing tables).
+// The level chosen at init_logging(): Quiet logs errors only, and silences reports (timing
+// tables, the heat2d summary) and progress; results a command exists for (check's deck,
+// reduce's values) are still printed.
 Verbosity log_verbosity() noexcept;
 
 // tessera's logger: one with no sink and level off until init_logging() or set_logger().

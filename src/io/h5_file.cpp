@@ -303,6 +303,17 @@ void H5File::commit() {
   s_->disk_path = s_->path;
 }
 
+void H5File::add_sidecar(const std::string& suffix,
+                         const std::function<std::string(const std::string& data_file)>& contents) {
+  if (!s_ || !s_->writable || s_->committed || s_->closed)
+    TESSERA_THROW(InternalError, "add_sidecar() on '{}', which is not an open output file",
+                  s_ ? s_->path : std::string("(moved-from file)"));
+  detail::on_root(s_->comm, [&] {
+    const std::string data_file = fs::path(s_->claim->target()).filename().string();
+    s_->claim->add_sidecar(suffix, contents(data_file));
+  });
+}
+
 void H5File::close() {
   if (!s_ || s_->closed)
     return;

@@ -15,6 +15,10 @@
 // - commit() writes the root attribute `complete` (64-bit integer, = 1) last, after flushing
 //   everything else, so even a copy taken mid-rename can be checked: complete == 1.
 // - The root group carries provenance attributes (io/provenance.hpp).
+// - A sidecar (add_sidecar), such as the XDMF description NAME.xmf of a heat2d output, is
+//   committed with the file: when NAME appears, NAME.xmf is either absent (a run killed between
+//   the two renames) or describes this NAME. Where NAME is a symbolic link, the sidecar sits
+//   next to the file the link points to, and names that file.
 // - Matrices are 2-D datasets, row-major, of f32, f64 (IEEE little-endian) or complex numbers
 //   stored as the compound {r, i} of two f32 (c64) or two f64 (c128) — h5py's default layout,
 //   which numpy reads back as complex64 / complex128 (io/h5_type.hpp).
@@ -32,6 +36,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -65,6 +70,12 @@ public:
   // Collective: flushes, writes `complete = 1` on the root group, closes and renames the
   // temporary → NAME (rank 0; then the lock is released), then all ranks agree that it worked.
   void commit();
+  // Collective: a text file target + suffix committed with this one (see the conventions
+  // above); `contents` gets the file name of the HDF5 file as the sidecar refers to it (relative,
+  // in the same directory) and runs on rank 0. Throws on every rank (IoError naming the
+  // sidecar) when rank 0 cannot write it.
+  void add_sidecar(const std::string& suffix,
+                   const std::function<std::string(const std::string& data_file)>& contents);
   // Collective: closes the file now (an uncommitted writable file is removed, as by the
   // destructor). Further use of the object is an error; destroying it is fine.
   void close();

@@ -34,10 +34,7 @@ unique_hid open_dataset(hid_t file, const std::string& file_name, const std::str
   check_path(path);
   if (!detail::path_exists(file, path))
     TESSERA_THROW(InputError, "no dataset {} in '{}'", path, file_name);
-  unique_hid obj = detail::open_object(file, file_name, path);
-  if (H5Iget_type(obj.get()) != H5I_DATASET)
-    TESSERA_THROW(InputError, "{} in '{}' is a group, not a dataset", path, file_name);
-  return obj;
+  return detail::open_dataset_object(file, file_name, path);
 }
 
 DatasetInfo describe(hid_t dset, const std::string& file_name, const std::string& path) {
@@ -153,7 +150,7 @@ void transfer(hid_t dset, const Hyperslab& s, DType dtype, void* buf, Direction 
 
 // The chunk shape of a dataset written with `o`; empty for the contiguous layout.
 std::vector<hsize_t> chunk_of(Shape shape, DType dtype, const WriteOptions& o) {
-  const bool chunked = o.chunk_rows > 0 || o.chunk_cols > 0 || o.deflate > 0;
+  const bool chunked = o.chunk_rows > 0 || o.chunk_cols > 0 || o.deflate > 0 || o.shuffle;
   if (!chunked || shape.rows <= 0 || shape.cols <= 0) // a bad shape fails in check_options
     return {};
   const auto esize = static_cast<std::int64_t>(dtype_size(dtype));
@@ -167,8 +164,14 @@ std::vector<hsize_t> chunk_of(Shape shape, DType dtype, const WriteOptions& o) {
   return {static_cast<hsize_t>(rows), static_cast<hsize_t>(cols)};
 }
 
-unique_hid dataset_creation(const std::vector<hsize_t>& chunk, const WriteOptions& o) {
+unique_hid dataset_creation(const std::vector<hsize_t>& chunk, DType dtype, const WriteOptions& o) {
   unique_hid dcpl = checked_hid(H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate(H5P_DATASET_CREATE)");
+  if (!o.fill_value.empty()) {
+    if (o.fill_value.size() != dtype_size(dtype))
+      TESSERA_THROW(InternalError, "a fill value of {} bytes for a {} dataset", o.fill_value.size(),
+                    dtype_name(dtype));
+    CHECK_HDF5(H5Pset_fill_value(dcpl.get(), h5_memory_type(dtype).get(), o.fill_value.data()));
+  }
   if (chunk.empty()) {
     // Parallel HDF5 allocates contiguous datasets at creation; writing fill values there
     // would write the whole matrix twice.
@@ -176,6 +179,8 @@ unique_hid dataset_creation(const std::vector<hsize_t>& chunk, const WriteOption
     return dcpl;
   }
   CHECK_HDF5(H5Pset_chunk(dcpl.get(), 2, chunk.data()));
+  if (o.shuffle)
+    CHECK_HDF5(H5Pset_shuffle(dcpl.get())); // before gzip: filters run in the order set
   if (o.deflate > 0) {
     if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0)
       TESSERA_THROW(NotCompiled, "this HDF5 library has no deflate (gzip) filter");
@@ -273,7 +278,7 @@ void create_dataset(H5File& f, const std::string& path, Shape shape, DType dtype
       TESSERA_THROW(InputError, "{} exists already in '{}'", path, f.path());
     const unique_hid lcpl = checked_hid(H5Pcreate(H5P_LINK_CREATE), "H5Pcreate(H5P_LINK_CREATE)");
     CHECK_HDF5(H5Pset_create_intermediate_group(lcpl.get(), 1));
-    const unique_hid dcpl = dataset_creation(chunk, opts);
+    const unique_hid dcpl = dataset_creation(chunk, dtype, opts);
     const unique_hid space =
         checked_hid(H5Screate_simple(2, dims.data(), nullptr), "H5Screate_simple");
     const unique_hid type = h5_file_type(dtype);

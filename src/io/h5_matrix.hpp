@@ -30,6 +30,11 @@ struct WriteOptions {
   std::int64_t chunk_cols = 0; // 0 with chunk_rows > 0: whole rows
   int deflate = 0;             // 0: no compression; 1–9: gzip level (chunks of about 1 MiB
                                // rows are chosen when no chunk shape is given)
+  bool shuffle = false;        // the shuffle filter before gzip (byte planes compress better);
+                               // chunked like deflate
+  // The dataset's fill value (what unwritten chunks read as), one element of the dataset's
+  // dtype in memory; empty: HDF5's default, 0.
+  std::vector<unsigned char> fill_value{};
 };
 
 // The HDF5 chunk shape create_dataset() gives a dataset of `shape` with options `o`; {0, 0} for

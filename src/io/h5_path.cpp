@@ -45,4 +45,11 @@ unique_hid open_object(hid_t file, const std::string& file_name, const std::stri
   return unique_hid(obj);
 }
 
+unique_hid open_dataset_object(hid_t file, const std::string& file_name, const std::string& path) {
+  unique_hid obj = open_object(file, file_name, path);
+  if (H5Iget_type(obj.get()) != H5I_DATASET)
+    TESSERA_THROW(InputError, "{} in '{}' is a group, not a dataset", path, file_name);
+  return obj;
+}
+
 } // namespace tessera::io::detail

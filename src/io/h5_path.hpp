@@ -15,5 +15,7 @@ bool path_exists(hid_t file, const std::string& path);
 
 // Opens the group or dataset at `path`; InputError "no object /x in 'f.h5'" when it is missing.
 unique_hid open_object(hid_t file, const std::string& file_name, const std::string& path);
+// As open_object, and InputError "/x in 'f.h5' is a group, not a dataset" for a group.
+unique_hid open_dataset_object(hid_t file, const std::string& file_name, const std::string& path);
 
 } // namespace tessera::io::detail

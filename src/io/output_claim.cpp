@@ -231,7 +231,7 @@ OutputClaim::OutputClaim(OutputClaim&& o) noexcept
     : name_(std::move(o.name_)), target_(std::move(o.target_)), temporary_(std::move(o.temporary_)),
       lock_path_(std::move(o.lock_path_)), lock_fd_(std::exchange(o.lock_fd_, -1)),
       temp_fd_(std::exchange(o.temp_fd_, -1)), reserved_(o.reserved_),
-      committed_(std::exchange(o.committed_, true)) {
+      committed_(std::exchange(o.committed_, true)), sidecars_(std::exchange(o.sidecars_, {})) {
   o.temporary_.clear();
 }
 
@@ -246,6 +246,7 @@ OutputClaim& OutputClaim::operator=(OutputClaim&& o) noexcept {
     temp_fd_ = std::exchange(o.temp_fd_, -1);
     reserved_ = o.reserved_;
     committed_ = std::exchange(o.committed_, true);
+    sidecars_ = std::exchange(o.sidecars_, {});
     o.temporary_.clear();
   }
   return *this;
@@ -275,14 +276,52 @@ void reserve_file(const std::string& path, std::uint64_t bytes, const std::strin
   ::close(fd);
 }
 
+void OutputClaim::add_sidecar(const std::string& suffix, const std::string& contents) {
+  Sidecar s{target_ + suffix, {}};
+  require_regular_or_absent(name_ + suffix, s.target);
+  if (lock_fd_ >= 0)
+    remove_leftovers(s.target);
+  const int fd = create_temporary(name_ + suffix, s.target, s.temporary);
+  sidecars_.push_back(s); // from here on abandon() removes it
+  std::size_t done = 0;
+  while (done < contents.size()) {
+    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      const int e = errno;
+      ::close(fd);
+      TESSERA_THROW(IoError, "cannot write '{}': {}", s.temporary, errno_text(e));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0)
+    TESSERA_THROW(IoError, "cannot write '{}': {}", s.temporary, errno_text(errno));
+}
+
 void OutputClaim::commit() {
   require_regular_or_absent(name_, target_);
+  for (const Sidecar& s : sidecars_) {
+    require_regular_or_absent(s.target, s.target);
+    // An old sidecar would describe the new file until its own rename: it goes first.
+    if (::unlink(s.target.c_str()) != 0 && errno != ENOENT)
+      TESSERA_THROW(IoError, "cannot replace '{}': {}", s.target, errno_text(errno));
+  }
   if (std::rename(temporary_.c_str(), target_.c_str()) != 0)
     TESSERA_THROW(IoError, "cannot rename '{}' to '{}': {}", temporary_, target_,
                   errno_text(errno));
   committed_ = true;
   if (temp_fd_ >= 0)
     ::close(std::exchange(temp_fd_, -1));
+  for (const Sidecar& s : sidecars_) {
+    // The output is complete and in place; a missing sidecar only costs the viewers.
+    if (std::rename(s.temporary.c_str(), s.target.c_str()) != 0) {
+      log::warn("'{}' is complete, but its sidecar could not be renamed from '{}' to '{}': {}",
+                target_, s.temporary, s.target, errno_text(errno));
+      ::unlink(s.temporary.c_str());
+    }
+  }
+  sidecars_.clear();
   release_lock();
 }
 
@@ -292,6 +331,10 @@ void OutputClaim::abandon() noexcept {
   if (!committed_ && !temporary_.empty() && ::unlink(temporary_.c_str()) != 0 && errno != ENOENT)
     log::warn("could not remove '{}': {}", temporary_, errno_text(errno));
   temporary_.clear();
+  for (const Sidecar& s : sidecars_)
+    if (::unlink(s.temporary.c_str()) != 0 && errno != ENOENT)
+      log::warn("could not remove '{}': {}", s.temporary, errno_text(errno));
+  sidecars_.clear();
   release_lock();
 }
 

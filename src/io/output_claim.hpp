@@ -10,12 +10,18 @@
 // - The data goes to a temporary of its own, NAME.XXXXXX.partial (created with O_EXCL, so two
 //   writers never share one), renamed to NAME by commit(). With the lock held, temporaries of
 //   NAME left behind by killed runs are removed.
+// - Sidecars (add_sidecar: small text files that describe the output, such as its XDMF file
+//   NAME.xmf) are written as NAME.xmf.XXXXXX.partial while the lock is held and committed with
+//   the output: commit() removes an old NAME.xmf, renames the output, then the sidecar. A run
+//   killed between the renames leaves a complete NAME without a sidecar, never a sidecar that
+//   describes another file.
 // - Names are checked before any MPI-IO call: components longer than the file system allows, and
 //   paths longer than Open MPI's MPI-IO handles (it overflows a fixed buffer), are errors.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "io/output_name.hpp"
 
@@ -56,14 +62,24 @@ public:
     if (reserved_ != UINT64_MAX)
       reserved_ = 0;
   }
-  // Renames the temporary to the target, then releases the lock. Throws IoError naming the
-  // output when the rename fails or the target has become something other than a regular file.
+  // Writes `contents` to a temporary of target() + suffix, committed with the output. Throws
+  // IoError naming the sidecar when it cannot be written or when target() + suffix exists and
+  // is not a regular file.
+  void add_sidecar(const std::string& suffix, const std::string& contents);
+  // Renames the temporary to the target (and the sidecars to theirs), then releases the lock.
+  // Throws IoError naming the output when the rename fails or the target has become something other
+  // than a regular file.
   void commit();
-  // Removes the temporary (unless committed) and releases the lock. Never throws.
+  // Removes the temporary and the sidecars' (unless committed) and releases the lock. Never
+  // throws.
   void abandon() noexcept;
 
 private:
   void release_lock() noexcept;
+
+  struct Sidecar {
+    std::string target, temporary;
+  };
 
   std::string name_;      // as given, for messages
   std::string target_;    // name_ with symbolic links followed
@@ -73,6 +89,7 @@ private:
   int temp_fd_ = -1;      // open on the temporary, for reserve()
   std::uint64_t reserved_ = 0;
   bool committed_ = false;
+  std::vector<Sidecar> sidecars_;
 };
 
 } // namespace tessera::io::detail

@@ -9,6 +9,8 @@
 #include "core/log.hpp"
 #include "core/throw.hpp"
 #include "io/h5_attribute.hpp"
+#include "io/h5_dimension_scales.hpp"
+#include "io/xdmf_sidecar.hpp"
 #include "mpi/agreement.hpp"
 #include "solver/checkpoint.hpp"
 #include "solver/h5_array.hpp"
@@ -18,6 +20,8 @@ namespace tessera::heat2d {
 namespace {
 
 constexpr const char* kOutputKind = "heat2d output";
+// NAME.xmf: the XDMF description ParaView and VisIt open (io/xdmf_sidecar.hpp).
+constexpr const char* kXdmfSuffix = ".xmf";
 // Chunks of /fields/u: whole rows of one snapshot, about 4 MiB.
 constexpr hsize_t kChunkBytes = hsize_t{4} << 20;
 
@@ -54,6 +58,12 @@ Output::Output(io::IoThread& io, const Solver& solver, const Initial& init, Outp
     const hsize_t chunk_rows = std::clamp<hsize_t>(kChunkBytes / (8 * nx), 1, ny);
     h5::create(f, "/fields/u", h5::Elem::f64, {0, ny, nx},
                {.max_dims = {H5S_UNLIMITED, ny, nx}, .chunk = {1, chunk_rows, nx}});
+    // netCDF-4 and xarray look for a variable's dimensions in its own group and above: the
+    // coordinates get second names beside /fields/u.
+    io::link_object(f, "/grid/x", "/fields/x");
+    io::link_object(f, "/grid/y", "/fields/y");
+    io::attach_dimension_scale(f, "/fields/u", 2, "/fields/x", "x");
+    io::attach_dimension_scale(f, "/fields/u", 1, "/fields/y", "y");
     file_.emplace(std::move(f));
   });
   mpi::collectively(comm_, [&] { created.get(); });
@@ -188,9 +198,20 @@ void Output::finish(const DiagnosticsSeries& diagnostics, bool finished, std::in
       std::rethrow_exception(e); // a snapshot failed: never commit a file with a hole
     h5::write_vector(*file_, "/fields/time", times_);
     h5::write_vector(*file_, "/fields/step", steps_);
+    io::attach_dimension_scale(*file_, "/fields/u", 0, "/fields/time", "time");
     write_diagnostics(*file_, diagnostics, with_error_);
     io::write_attribute(*file_, "/", "steps_done", static_cast<long long>(steps_done));
     io::write_attribute(*file_, "/", "finished", static_cast<long long>(finished ? 1 : 0));
+    file_->add_sidecar(kXdmfSuffix, [this](const std::string& data_file) {
+      return io::xdmf_rectilinear_series({.data_file = data_file,
+                                          .x = "/grid/x",
+                                          .y = "/grid/y",
+                                          .field = "/fields/u",
+                                          .field_name = "u",
+                                          .nx = config_.nx,
+                                          .ny = config_.ny,
+                                          .times = times_});
+    });
     file_->commit();
     file_.reset();
   });

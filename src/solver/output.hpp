@@ -10,7 +10,13 @@
 //   /grid/x [nx], /grid/y [ny]       coordinates of the unknowns
 //   /fields/u [nsnap, ny, nx]         snapshots (f64), chunked one snapshot slab at a time
 //   /fields/time [nsnap], /fields/step [nsnap]
+//   /fields/x, /fields/y             hard links to /grid/x, /grid/y (the same datasets)
+//   /grid/x, /grid/y and /fields/time are HDF5 dimension scales (named x, y, time) attached to
+//   the dimensions of /fields/u (io/h5_dimension_scales.hpp); netCDF-4 and xarray find them
+//   through the names in /fields
 //   /diagnostics/{step,time,total,min,max}[, l2_error, linf_error]
+// and next to it NAME.xmf, the XDMF description of the grid and the snapshots (ParaView,
+// VisIt), committed with the file.
 #pragma once
 
 #include <mpi.h>

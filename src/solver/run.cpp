@@ -311,6 +311,7 @@ RunResult run(const RunSettings& s, MPI_Comm comm) {
     result.transpose_seconds = it->second.seconds;
   result.bytes_per_step = solver.bytes_per_step();
   result.timing_table = mpi::timing_table(timers, comm);
+  result.timing_json = mpi::timing_json(timers, comm);
   if (s.keep_final_field) {
     result.final_field_x.resize(
         static_cast<std::size_t>(solver.layout_x().local_size(solver.rank())));

@@ -60,6 +60,7 @@ struct RunResult {
   double snapshot_wait_seconds = 0.0;
   double bytes_per_step = 0.0; // this rank's field traffic per step
   std::string timing_table;    // rank 0 only
+  std::string timing_json;     // the same as JSON (mpi::timing_json), rank 0 only
   std::vector<double> final_field_x;
 };
 

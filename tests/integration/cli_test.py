@@ -17,6 +17,10 @@ Every scenario works in a fresh temporary directory and uses fresh random shapes
   info            `tessera info` names the MPI library, thread level, HDF5 and GPUs
   selftest        `tessera selftest` passes and prints its table
   stop_early      SIGTERM before the set-up: heat2d stops before step 1 with a checkpoint
+  paraview        a heat2d output opened by ParaView (pvbatch) through its XDMF sidecar
+  transpose_metadata  attributes, fill value, dimension scales, --like-input, --shuffle
+  quiet_timing    -q prints nothing; --timing=off|json
+  oversubscribed  the warning when ranks x threads exceed a node's cores
   bad CASE        bad input: a clear message, non-zero exit, no hang, no output file left
 """
 import argparse
@@ -54,12 +58,12 @@ class Runner:
             return [self.tessera] + args
         return [self.mpirun, "-np", str(self.np), self.tessera] + args
 
-    def run(self, args, expect_ok=True):
+    def run(self, args, expect_ok=True, env=None):
         cmd = self.argv(args)
-        print("$ " + " ".join(cmd), flush=True)
+        print("$ " + " ".join(cmd) + (f"   (with {env})" if env else ""), flush=True)
         try:
             p = subprocess.run(cmd, cwd=self.dir, capture_output=True, text=True,
-                               timeout=TIMEOUT)
+                               timeout=TIMEOUT, env=dict(os.environ, **env) if env else None)
         except subprocess.TimeoutExpired as e:
             raise Failure(f"tessera did not finish within {TIMEOUT} s (hang?): {' '.join(cmd)}\n"
                           f"stdout: {e.stdout}\nstderr: {e.stderr}")
@@ -168,6 +172,30 @@ def run_default(r, rng):
         expect(abs(linf - stored) <= 1e-6 * stored, f"printed linf {linf}, stored {stored}")
         expect(f["diagnostics/step"][-1] == 200, "the diagnostics do not end at step 200")
         deck = check_outputs.attr(f, "deck")
+        # Named dimensions: the grid and the times are dimension scales of /fields/u.
+        dims = f["fields/u"].dims
+        expect([d.label for d in dims] == ["time", "y", "x"],
+               f"/fields/u dimension labels {[d.label for d in dims]}")
+        for k, name in ((0, "fields/time"), (1, "grid/y"), (2, "grid/x")):
+            expect(len(dims[k]) == 1 and dims[k][0] == f[name],
+                   f"dimension {k} of /fields/u has scales {[s.name for s in dims[k].values()]}")
+        # The coordinates have second names beside /fields/u, where netCDF-4 looks for them.
+        expect(f["fields/x"] == f["grid/x"] and f["fields/y"] == f["grid/y"],
+               "/fields/x, /fields/y are not /grid/x, /grid/y")
+    try:
+        import netCDF4
+    except ImportError:
+        netCDF4 = None
+    if netCDF4 is not None:
+        with netCDF4.Dataset(out) as nc:
+            got = nc["fields"].variables["u"].dimensions
+            expect(got == ("time", "y", "x"), f"netCDF4 sees the dimensions {got}")
+    expect(os.path.isfile(r.path("tessera-default.h5.xmf")), "no XDMF sidecar")
+    # `tessera deck` gives the stored deck back, and it runs.
+    d = r.run(["deck", "tessera-default.h5"])
+    expect(d.stdout == deck if deck.endswith("\n") else d.stdout == deck + "\n",
+           "`tessera deck` does not print the file's deck attribute")
+    expect(d.stdout.count('kind = "heat2d"') == 1, "`tessera deck` printed more than once")
     # The stored deck is the effective deck `tessera check` prints.
     c = r.run(["check"])
     expect('kind = "heat2d"' in c.stdout, "the embedded default deck is not a heat2d job")
@@ -298,6 +326,10 @@ def check_scenario(r, rng):
     p3 = r.run(["check", "eff.toml", "--set", f"matrix.cols={n}", "--set", "reduce.ops=min,max"])
     expect(f"cols = {n}" in p3.stdout and 'ops = ["min", "max"]' in p3.stdout,
            f"--set not applied:\n{p3.stdout}")
+    # Every exchange the command line takes, decks take too (`shared` among them).
+    for deck_args in ([], [PIPELINE]):
+        p4 = r.run(["check", *deck_args, "--set", "transpose.exchange=shared"])
+        expect('exchange = "shared"' in p4.stdout, f"transpose.exchange=shared:\n{p4.stdout}")
     expect(not os.path.exists(r.path("tessera-pipeline.h5")), "check wrote an output file")
 
 
@@ -414,6 +446,13 @@ BAD = {
                    r"--set: reduce\.axis: 'diag' is not one of all, rows, cols"),
     "unknown_kind": (lambda r: ["run", deck(r, '[job]\nkind = "nothing"\n')],
                      r"bad\.toml:2: job\.kind: unknown job kind 'nothing'"),
+    "deck_not_tessera": (lambda r: (make_h5(r), ["deck", "in.h5"])[1],
+                         r"'in\.h5' has no deck attribute: it was not written by tessera"),
+    "deck_no_deck": (lambda r: (make_h5(r), subprocess.run(
+        Runner(r.tessera, 0, r.mpirun, r.dir).argv(["transpose", "in.h5:/A", "t.h5:/T"]),
+        cwd=r.dir, capture_output=True, check=True), ["deck", "t.h5"])[2],
+                     r"'t\.h5' was written by a command that takes no deck \(`.*transpose"),
+    "deck_missing_file": (lambda r: ["deck", "no-such.h5"], r"cannot open 'no-such\.h5'"),
     "missing_input_file": (lambda r: ["transpose", "no-such.h5:/A", "out.h5:/AT"],
                            r"no-such\.h5"),
     "missing_input_deck": (lambda r: ["run", PIPELINE, "--set", 'matrix.input=no-such.h5:/A',
@@ -624,6 +663,179 @@ def stop_early(r, rng):
 
 
 SCENARIOS["stop_early"] = stop_early
+
+
+def heat2d_small(r, rng, name, extra=()):
+    """A heat2d run of a few steps on a random small grid; returns (nx, ny)."""
+    nx, ny = rng.randint(max(ranks_of(r), 3), 40), rng.randint(max(ranks_of(r), 3), 40)
+    print(f"== heat2d {nx} x {ny}")
+    r.run(["run", "--set", f"output.file={name}", "--set", f"grid.nx={nx}", "--set",
+           f"grid.ny={ny}", "--set", "time.steps=6", "--set", "output.snapshot_every=3",
+           "--set", "output.diagnostics_every=3", *extra])
+    return nx, ny
+
+
+def paraview(r, rng):
+    """A heat2d output opened through its XDMF sidecar by ParaView (pvbatch, offscreen): the
+    time steps, the grid and the field's range at the first and the last snapshot are the
+    file's (h5py); the last snapshot renders to a PNG. Registered where pvbatch is found."""
+    import json
+    pvbatch = shutil.which("pvbatch")
+    expect(pvbatch, "pvbatch is not on PATH")
+    heat2d_small(r, rng, "heat.h5")
+    xmf = r.path("heat.h5.xmf")
+    expect(os.path.isfile(xmf), "no XDMF sidecar heat.h5.xmf next to heat.h5")
+    expect(not [n for n in os.listdir(r.dir) if n.endswith(".partial")],
+           f"temporaries left behind: {os.listdir(r.dir)}")
+    with open(xmf) as fh:
+        expect('Format="HDF">heat.h5:/fields/u<' in fh.read(),
+               "the sidecar does not name heat.h5 by a relative path")
+    with h5py.File(r.path("heat.h5"), "r") as f:
+        u, t = f["fields/u"][...], f["fields/time"][...]
+        x, y = f["grid/x"][...], f["grid/y"][...]
+    png = r.path("heat.png")
+    cmd = [pvbatch, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                 "paraview_view.py"), xmf, "u", png]
+    # Debian's ParaView renders through X: a virtual display where there is none.
+    if not os.environ.get("DISPLAY") and shutil.which("xvfb-run"):
+        cmd = ["xvfb-run", "-a"] + cmd
+    else:
+        cmd.insert(1, "--force-offscreen-rendering")
+    print("$ " + " ".join(cmd), flush=True)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT, cwd=r.dir)
+    sys.stdout.write(p.stdout[-4000:] + p.stderr[-4000:])
+    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
+    expect(p.returncode == 0 and lines, f"pvbatch failed (exit status {p.returncode})")
+    res = json.loads(lines[-1][len("RESULT "):])
+    expect(np.allclose(res["times"], t, rtol=0, atol=1e-15), f"times {res['times']} != {t}")
+    for label, k in (("first", 0), ("last", -1)):
+        got = res[label]
+        expect(got["type"] == "vtkRectilinearGrid", f"{label}: a {got['type']}, not rectilinear")
+        expect(got["points"] == x.size * y.size, f"{label}: {got['points']} points")
+        expect(np.allclose(got["bounds"][:4], [x[0], x[-1], y[0], y[-1]], rtol=0, atol=1e-12),
+               f"{label}: bounds {got['bounds']}")
+        want = [u[k].min(), u[k].max()]
+        expect(got["range"] is not None and np.allclose(got["range"], want, rtol=1e-12,
+                                                        atol=0),
+               f"{label} snapshot: ParaView's range of u is {got['range']}, h5py's {want}")
+    expect(not np.allclose(u[0].max(), u[-1].max()), "the snapshots do not differ")
+    with open(png, "rb") as fh:
+        head = fh.read(24)
+    expect(head[:8] == b"\x89PNG\r\n\x1a\n", "the rendering is not a PNG")
+    expect(int.from_bytes(head[16:20], "big") == 320, "the PNG is not 320 pixels wide")
+
+
+SCENARIOS["paraview"] = paraview
+
+
+def transpose_metadata(r, rng):
+    """A transpose keeps the input dataset's attributes, fill value and dimension scales (swapped);
+    --like-input keeps its chunk shape (transposed), gzip level and shuffle; --shuffle adds the
+    shuffle filter. In memory and out of core."""
+    rows, cols = rng.randint(3, 60), rng.randint(3, 60)
+    print(f"== {rows} x {cols}")
+    a = np.random.default_rng(rng.randrange(2 ** 32)).standard_normal((rows, cols))
+    with h5py.File(r.path("in.h5"), "w") as f:
+        f["coords/lat"] = np.linspace(-80, 80, rows)
+        f["coords/lon"] = np.arange(cols, dtype=np.int32)
+        d = f.create_dataset("A", data=a, chunks=(min(2, rows), min(5, cols)), compression="gzip",
+                             compression_opts=3, shuffle=True, fillvalue=-999.0)
+        f["coords/lat"].make_scale("lat")
+        f["coords/lon"].make_scale("lon")
+        d.dims[0].attach_scale(f["coords/lat"])
+        d.dims[1].attach_scale(f["coords/lon"])
+        d.attrs["units"] = "K"
+        d.attrs["_FillValue"] = -999.0
+        d.attrs["valid_range"] = np.array([-10.0, 10.0])
+        d.attrs["flags"] = np.array([1, 2, 3], dtype=np.int16)
+        d.attrs["names"] = np.array(["a", "bc"], dtype=h5py.string_dtype())
+    for mode in ([], ["--memory-limit", "64KiB", "--out-of-core"]):
+        r.run(["transpose", "in.h5:/A", "like.h5:/AT", "--like-input"] + mode)
+        r.run(["transpose", "in.h5:/A", "plain.h5:/AT", "--deflate", "2", "--shuffle"] + mode)
+        with h5py.File(r.path("like.h5"), "r") as f, h5py.File(r.path("plain.h5"), "r") as g:
+            for h in (f, g):
+                t = h["AT"]
+                expect(np.array_equal(t[...], a.T), f"{mode}: the transpose is wrong")
+                expect(t.attrs["units"] == "K" and t.attrs["_FillValue"] == -999.0,
+                       f"{mode}: attributes lost: {dict(t.attrs)}")
+                expect(np.array_equal(t.attrs["valid_range"], [-10.0, 10.0]) and
+                       t.attrs["flags"].dtype == np.int16 and
+                       list(t.attrs["flags"]) == [1, 2, 3], f"{mode}: array attributes")
+                expect([x.decode() if isinstance(x, bytes) else x for x in t.attrs["names"]]
+                       == ["a", "bc"], f"{mode}: string array attribute {t.attrs['names']}")
+                expect(t.fillvalue == -999.0, f"{mode}: fill value {t.fillvalue}")
+                expect([d.label for d in t.dims] == ["lon", "lat"],
+                       f"{mode}: dimension labels {[d.label for d in t.dims]}")
+                expect(np.array_equal(t.dims[0][0][...], np.arange(cols)) and
+                       np.array_equal(t.dims[1][0][...], np.linspace(-80, 80, rows)),
+                       f"{mode}: the dimension scales are not the input's, swapped")
+                expect(t.attrs["transpose_of"] == "in.h5:/A", "transpose_of")
+            lt, pt = f["AT"], g["AT"]
+            expect(lt.chunks == (min(5, cols), min(2, rows)),
+                   f"{mode}: --like-input chunks {lt.chunks}")
+            expect(lt.compression == "gzip" and lt.compression_opts == 3 and lt.shuffle,
+                   f"{mode}: --like-input filters {lt.compression} {lt.compression_opts}")
+            expect(pt.compression == "gzip" and pt.compression_opts == 2 and pt.shuffle,
+                   f"{mode}: --deflate 2 --shuffle gave {pt.compression} {pt.shuffle}")
+
+
+SCENARIOS["transpose_metadata"] = transpose_metadata
+
+
+def quiet_timing(r, rng):
+    """-q leaves stdout and stderr empty (no log lines, warnings, progress, timing table or
+    heat2d summary) for a transpose and a heat2d run; --timing=off drops the table, --timing=json
+    prints it as one JSON line."""
+    import json
+    a = np.random.default_rng(rng.randrange(2 ** 32)).standard_normal((rng.randint(2, 50), 7))
+    with h5py.File(r.path("A.h5"), "w") as f:
+        f["A"] = a
+    for args in (["-q", "transpose", "A.h5:/A", "q.h5:/AT"],
+                 ["-q", "run", "--set", "output.file=q-heat.h5", "--set", "time.steps=4",
+                  "--set", "grid.nx=16", "--set", "grid.ny=12"]):
+        p = r.run(args)
+        expect(p.stdout == "" and p.stderr == "",
+               f"-q printed something:\nstdout: {p.stdout!r}\nstderr: {p.stderr!r}")
+    with h5py.File(r.path("q.h5"), "r") as f:
+        expect(np.array_equal(f["AT"][...], a.T), "the quiet transpose is wrong")
+    p = r.run(["--timing=off", "transpose", "A.h5:/A", "off.h5:/AT"])
+    expect("Timing" not in p.stdout and "max time" not in p.stdout,
+           f"--timing=off printed a table:\n{p.stdout}")
+    for args in (["--timing=json", "transpose", "A.h5:/A", "json.h5:/AT"],
+                 ["--timing=json", "run", "--set", "output.file=j-heat.h5", "--set",
+                  "time.steps=4", "--set", "grid.nx=16", "--set", "grid.ny=12"]):
+        p = r.run(args)
+        lines = [ln for ln in p.stdout.splitlines() if ln.startswith('{"timing"')]
+        expect(len(lines) == 1, f"--timing=json: {len(lines)} timing lines:\n{p.stdout}")
+        t = json.loads(lines[0])["timing"]
+        expect(t["ranks"] == ranks_of(r) and t["threads"] >= 1, f"--timing=json: {t}")
+        phases = {ph["phase"]: ph for ph in t["phases"]}
+        want = {"read", "write", "transpose"} if args[1] == "transpose" else set()
+        expect(phases and want <= set(phases),
+               f"--timing=json phases {sorted(phases)} lack {sorted(want)}")
+        for ph in phases.values():
+            expect(ph["calls"] >= 1 and ph["max_s"] >= ph["min_s"] >= 0, f"phase {ph}")
+
+
+SCENARIOS["quiet_timing"] = quiet_timing
+
+
+def oversubscribed(r, rng):
+    """Ranks x OpenMP threads beyond a node's cores: one warning, from rank 0, naming the node;
+    within the cores, none."""
+    cores = os.cpu_count()
+    p = r.run(["info"], env={"OMP_NUM_THREADS": str(cores + 1)})
+    hits = [ln for ln in p.stderr.splitlines() if "oversubscribed" in ln]
+    expect(len(hits) == 1, f"expected one oversubscription warning, got {hits}")
+    expect(not hits[0].startswith("[rank"), f"the warning is not rank 0's: {hits[0]}")
+    expect(f"with {(cores + 1) * ranks_of(r)} OpenMP threads in all on {cores} cores" in hits[0],
+           f"the warning does not count ranks x threads: {hits[0]}")
+    if ranks_of(r) <= cores:
+        p = r.run(["info"], env={"OMP_NUM_THREADS": "1"})
+        expect("oversubscribed" not in p.stderr, f"a warning within the cores:\n{p.stderr}")
+
+
+SCENARIOS["oversubscribed"] = oversubscribed
 
 
 def main():

@@ -1,0 +1,216 @@
+#!/usr/bin/python3
+"""The figures of the docs (docs/img/*.png), regenerated from measured data in the repository.
+
+  /usr/bin/python3 bench/plots.py convergence   # docs/verification.md's convergence tables
+  /usr/bin/python3 bench/plots.py field [--file OUT.h5 | --tessera BIN]
+                                                # the last snapshot of a heat2d output
+  /usr/bin/python3 bench/plots.py bench         # bench/RESULTS.md's tables as bar charts
+  /usr/bin/python3 bench/plots.py all [--tessera BIN]
+
+Nothing is measured here: the numbers are the tables the docs show (update a table, rerun its
+command), and the field is read from an output file — one given with --file, or one that
+`tessera run` writes in a temporary directory (--tessera, default build/dev/src/app/tessera
+when it exists). Needs matplotlib and numpy (Debian: python3-matplotlib), h5py for `field`.
+"""
+import argparse
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display needed
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+IMG = os.path.join(ROOT, "docs", "img")
+VERIFICATION = os.path.join(ROOT, "docs", "verification.md")
+RESULTS = os.path.join(ROOT, "bench", "RESULTS.md")
+
+
+def tables(path):
+    """The markdown tables of a file: a list of (heading and text before it, header, rows)."""
+    out, context, lines = [], [], open(path, encoding="utf-8").read().splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("|") and i + 1 < len(lines) and re.match(r"^\|[-| ]+\|$", lines[i + 1]):
+            header = [c.strip() for c in line.strip("|").split("|")]
+            rows = []
+            i += 2
+            while i < len(lines) and lines[i].startswith("|"):
+                rows.append([c.strip() for c in lines[i].strip("|").split("|")])
+                i += 1
+            out.append(("\n".join(context[-12:]), header, rows))
+            continue
+        context.append(line)
+        i += 1
+    return out
+
+
+def number(cell):
+    """The first number in a table cell ('**0.68**', '0.906 (faster than geam)', '10.9×')."""
+    m = re.search(r"-?\d+(\.\d+)?(e[-+]?\d+)?", cell.replace("**", ""))
+    return float(m.group(0)) if m else math.nan
+
+
+def save(fig, name):
+    os.makedirs(IMG, exist_ok=True)
+    path = os.path.join(IMG, name)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    print(f"wrote {os.path.relpath(path, ROOT)}")
+
+
+def convergence(args):
+    found = [(ctx, h, rows) for ctx, h, rows in tables(VERIFICATION)
+             if h[:2] == ["cells", "nx = ny"] and "l2_error" in h]
+    if not found:
+        sys.exit(f"{VERIFICATION}: no convergence table (columns cells, nx = ny, l2_error)")
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    for ctx, header, rows in found:
+        paragraph = ctx.strip().split("\n\n")[-1]  # the text just above the table
+        label = "periodic" if paragraph.strip().startswith("Periodic") else "Dirichlet"
+        cells = np.array([number(r[0]) for r in rows])
+        for col, marker in (("l2_error", "o"), ("linf_error", "s")):
+            err = np.array([number(r[header.index(col)]) for r in rows])
+            ax.loglog(cells, err, marker=marker, label=f"{label}, {col}")
+    # The second-order slope through the first point of the first table's l2 error.
+    _, header, rows = found[0]
+    c0, e0 = number(rows[0][0]), number(rows[0][header.index("l2_error")])
+    cells = np.array([number(r[0]) for r in rows])
+    ax.loglog(cells, e0 * (c0 / cells) ** 2, "k--", label="slope −2 (second order)")
+    ax.set_xlabel("cells per direction (h and Δt halved together)")
+    ax.set_ylabel("error at t = 0.05")
+    ax.set_title("heat2d (Peaceman–Rachford ADI): convergence of the sine case")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    save(fig, "heat2d-convergence.png")
+
+
+def default_tessera():
+    for p in ("build/dev/src/app/tessera", "build/release/src/app/tessera"):
+        if os.access(os.path.join(ROOT, p), os.X_OK):
+            return os.path.join(ROOT, p)
+    return None
+
+
+def field(args):
+    import h5py
+    path = args.file
+    tmp = None
+    if not path:
+        tessera = args.tessera or default_tessera()
+        if not tessera:
+            sys.exit("field: give --file OUT.h5, or --tessera BIN to run a heat2d case")
+        tmp = tempfile.mkdtemp(prefix="tessera-plots-")
+        path = os.path.join(tmp, "heat.h5")
+        # A Gaussian spreading on the unit square: the embedded default deck with another start.
+        cmd = [tessera, "-q", "run", "--set", "output.file=heat.h5", "--set", "initial.kind=gaussian",
+               "--set", "grid.nx=128", "--set", "grid.ny=96", "--set", "grid.lx=1.5", "--set",
+               "time.steps=100", "--set", "time.dt=2e-4", "--set", "output.snapshot_every=50"]
+        print("$ " + " ".join(cmd))
+        subprocess.run(cmd, cwd=tmp, check=True)
+    with h5py.File(path, "r") as f:
+        u = f["fields/u"]
+        x, y, t = f["grid/x"][...], f["grid/y"][...], f["fields/time"][...]
+        first, last = u[0], u[-1]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
+    vmax = max(first.max(), last.max())
+    for ax, data, when in ((axes[0], first, t[0]), (axes[1], last, t[-1])):
+        im = ax.pcolormesh(x, y, data, shading="auto", cmap="inferno", vmin=0, vmax=vmax)
+        ax.set_aspect("equal")
+        ax.set_title(f"u at t = {when:.3g}")
+        ax.set_xlabel("x")
+    axes[0].set_ylabel("y")
+    fig.colorbar(im, ax=axes, shrink=0.85, label="u")
+    fig.suptitle(f"heat2d output {os.path.basename(path)}: /fields/u, first and last snapshot")
+    save(fig, "heat2d-field.png")
+    if tmp:
+        subprocess.run(["rm", "-rf", tmp], check=False)
+
+
+def bars(ax, labels, series, ylabel, title, target=None):
+    n = len(series)
+    width = 0.8 / n
+    xs = np.arange(len(labels))
+    for k, (name, values) in enumerate(series):
+        ax.bar(xs + (k - (n - 1) / 2) * width, values, width, label=name)
+    if target is not None:
+        ax.axhline(target, color="k", ls=":", lw=1, label=f"target {target:g}")
+    ax.set_xticks(xs, labels, rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=8)
+
+
+def bench(args):
+    all_tables = tables(RESULTS)
+
+    def table(first_cols):
+        for ctx, header, rows in all_tables:
+            if header[:len(first_cols)] == first_cols:
+                return header, rows
+        sys.exit(f"{RESULTS}: no table with the columns {first_cols}")
+
+    # CPU: tessera's kernels as a fraction of memcpy / a plain read (the anchors = 1.0).
+    header, rows = table(["benchmark", "GB/s", "ceiling GB/s", "fraction"])
+    fig, ax = plt.subplots(figsize=(7, 4))
+    bars(ax, [r[0] for r in rows], [("tessera", [number(r[3]) for r in rows])],
+         "fraction of memcpy / plain read", "CPU, 1 rank × 2 threads (bench/RESULTS.md)")
+    ax.axhline(1.0, color="grey", lw=1)
+    targets = [number(r[header.index("target")]) for r in rows]
+    ax.scatter(np.arange(len(rows)), targets, marker="_", s=900, color="k", label="target")
+    ax.legend(fontsize=8)
+    save(fig, "bench-cpu.png")
+
+    # CPU distributed transpose: tessera against FFTW's MPI transpose, GB/s of each run.
+    header, rows = table(["shape", "run", "FFTW s"])
+    fig, ax = plt.subplots(figsize=(7, 4))
+    labels = [f"{r[0]} run {r[1]}" for r in rows]
+    bars(ax, labels, [("FFTW (fftw_mpi_plan_transpose)",
+                       [number(r[header.index("FFTW GB/s")]) for r in rows]),
+                      ("tessera TransposePlan", [number(r[header.index("tessera GB/s")])
+                                                 for r in rows])],
+         "GB/s", "distributed transpose, 2 ranks (bench/RESULTS.md)")
+    save(fig, "bench-fftw.png")
+
+    # GPU transpose: tessera and cuBLAS geam as fractions of a device-to-device copy.
+    header, rows = table(["shape", "dtype", "copy GB/s", "geam", "tessera"])
+    fig, ax = plt.subplots(figsize=(9, 4))
+    labels = [f"{r[0]} {r[1]}" for r in rows]
+    bars(ax, labels, [("cuBLAS geam", [number(r[3]) for r in rows]),
+                      ("tessera", [number(r[4]) for r in rows])],
+         "fraction of cudaMemcpy D2D", "GPU transpose, NVIDIA H200 (bench/RESULTS.md)")
+    ax.axhline(1.0, color="grey", lw=1)
+    save(fig, "bench-gpu-transpose.png")
+
+    # GPU reductions: tessera as a fraction of cub::DeviceReduce::Sum.
+    header, rows = table(["shape", "dtype", "Sum all"])
+    fig, ax = plt.subplots(figsize=(9, 4))
+    labels = [f"{r[0]} {r[1]}" for r in rows]
+    bars(ax, labels, [(op, [number(r[k]) for r in rows]) for k, op in enumerate(header)
+                      if k >= 2],
+         "fraction of cub::DeviceReduce::Sum", "GPU reductions, NVIDIA H200 (bench/RESULTS.md)")
+    ax.axhline(1.0, color="grey", lw=1)
+    save(fig, "bench-gpu-reduce.png")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("what", choices=["convergence", "field", "bench", "all"])
+    ap.add_argument("--file", help="field: a heat2d output to draw")
+    ap.add_argument("--tessera", help="field: the tessera binary that writes one")
+    args = ap.parse_args()
+    for name, fn in (("convergence", convergence), ("field", field), ("bench", bench)):
+        if args.what in (name, "all"):
+            fn(args)
+
+
+if __name__ == "__main__":
+    main()

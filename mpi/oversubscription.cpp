@@ -1,0 +1,60 @@
+// Ranks × threads per node against its cores (see oversubscription.hpp).
+#include "mpi/oversubscription.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+
+#include "core/check.hpp"
+#include "core/log.hpp"
+#include "mpi/communicator.hpp"
+
+namespace tessera::mpi {
+
+NodeLoad most_loaded_node(MPI_Comm comm, int threads_per_rank) {
+  MPI_Comm node_raw = MPI_COMM_NULL;
+  CHECK_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_raw));
+  const unique_comm node(node_raw);
+  int node_rank = 0, node_size = 1, threads = 0;
+  CHECK_MPI(MPI_Comm_rank(node.get(), &node_rank));
+  CHECK_MPI(MPI_Comm_size(node.get(), &node_size));
+  CHECK_MPI(MPI_Allreduce(&threads_per_rank, &threads, 1, MPI_INT, MPI_SUM, node.get()));
+  const long cores = std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
+
+  // The node leader whose threads exceed its cores by the largest factor tells the others.
+  struct {
+    double load;
+    int rank;
+  } mine{node_rank == 0 ? double(threads) / double(cores) : -1.0, comm_rank(comm)}, worst{};
+  CHECK_MPI(MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm));
+
+  std::array<long, 3> numbers{node_size, threads, cores};
+  CHECK_MPI(MPI_Bcast(numbers.data(), 3, MPI_LONG, worst.rank, comm));
+  char host[MPI_MAX_PROCESSOR_NAME] = {};
+  int len = 0;
+  CHECK_MPI(MPI_Get_processor_name(host, &len));
+  CHECK_MPI(MPI_Bcast(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, worst.rank, comm));
+  host[MPI_MAX_PROCESSOR_NAME - 1] = '\0';
+
+  NodeLoad r;
+  r.host = host;
+  r.ranks = static_cast<int>(numbers[0]);
+  r.threads = static_cast<int>(numbers[1]);
+  r.cores = numbers[2];
+  r.oversubscribed = r.threads > r.cores;
+  return r;
+}
+
+void warn_if_oversubscribed(MPI_Comm comm, int threads_per_rank) {
+  const NodeLoad n = most_loaded_node(comm, threads_per_rank);
+  if (!n.oversubscribed || comm_rank(comm) != 0)
+    return;
+  log::warn("node {} runs {} rank{} with {} OpenMP threads in all on {} cores: oversubscribed, "
+            "every phase will be slower; use fewer ranks per node or set OMP_NUM_THREADS to "
+            "at most {} (cores / ranks per node)",
+            n.host, n.ranks, n.ranks == 1 ? "" : "s", n.threads, n.cores,
+            std::max(1L, n.cores / std::max(1, n.ranks)));
+}
+
+} // namespace tessera::mpi

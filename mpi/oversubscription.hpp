@@ -1,0 +1,27 @@
+// Whether the ranks of a job, with their OpenMP threads, ask more of a node than it has cores:
+// ranks × threads beyond the cores makes every phase slower, and the shared-memory kernels
+// unpredictably so, without any error — the usual cause of "tessera is slow on the cluster".
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+
+namespace tessera::mpi {
+
+struct NodeLoad {
+  std::string host; // of the most loaded node
+  int ranks = 0;    // on that node (MPI_Comm_split_type shared)
+  int threads = 0;  // OpenMP threads of those ranks, in all
+  long cores = 0;   // the node's online CPUs
+  bool oversubscribed = false;
+};
+
+// Collective over comm: the load of the node whose threads exceed its cores the most (any node
+// when none does); the same on every rank. `threads_per_rank`: this rank's OpenMP threads.
+NodeLoad most_loaded_node(MPI_Comm comm, int threads_per_rank);
+
+// Collective: rank 0 warns once, naming the node, when ranks × threads exceed its cores.
+void warn_if_oversubscribed(MPI_Comm comm, int threads_per_rank);
+
+} // namespace tessera::mpi

@@ -39,10 +39,8 @@ void for_panels(std::int64_t lines, Body&& body) {
 
 DistributedTridiag::DistributedTridiag(MPI_Comm comm, std::span<const double> a,
                                        std::span<const double> b, std::span<const double> c,
-                                       std::int64_t lines, bool periodic, PhaseTimers* timers,
-                                       const char* exchange_phase)
-    : comm_(comm), timers_(timers), exchange_phase_(exchange_phase),
-      L_(static_cast<std::int64_t>(b.size())), lines_(lines), a_(a.begin(), a.end()),
+                                       std::int64_t lines, bool periodic)
+    : comm_(comm), L_(static_cast<std::int64_t>(b.size())), lines_(lines), a_(a.begin(), a.end()),
       c_(c.begin(), c.end()) {
   TESSERA_REQUIRE(a.size() == b.size() && c.size() == b.size(), InputError,
                   "distributed tridiagonal solve: {} sub-diagonal, {} diagonal and {} "
@@ -274,22 +272,18 @@ void DistributedTridiag::back_substitute(double* x, std::int64_t first, std::int
   }
 }
 
-void DistributedTridiag::solve(double* x) {
+void DistributedTridiag::prepare(double* x) {
   for_panels(lines_,
              [&](std::int64_t first, std::int64_t count) { local_sweeps(x, first, count); });
-  {
-    const int count = static_cast<int>(2 * lines_);
-    auto gather = [&] {
-      CHECK_MPI(MPI_Allgather(send_.data(), count, MPI_DOUBLE, gathered_.data(), count, MPI_DOUBLE,
-                              comm_));
-    };
-    if (timers_) {
-      ScopedPhase p(*timers_, exchange_phase_, 8.0 * static_cast<double>(gathered_.size()));
-      gather();
-    } else {
-      gather();
-    }
-  }
+}
+
+void DistributedTridiag::exchange() {
+  const int count = static_cast<int>(2 * lines_);
+  CHECK_MPI(
+      MPI_Allgather(send_.data(), count, MPI_DOUBLE, gathered_.data(), count, MPI_DOUBLE, comm_));
+}
+
+void DistributedTridiag::finish(double* x) {
   for_panels(lines_, [&](std::int64_t first, std::int64_t count) {
     reduced_solve(first, count);
     back_substitute(x, first, count);

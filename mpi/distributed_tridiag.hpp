@@ -30,25 +30,28 @@
 #include <span>
 #include <vector>
 
-#include "core/timers.hpp"
-
 namespace tessera {
 
 class DistributedTridiag {
 public:
   // Collective over comm. a, b, c: this rank's rows of the matrix (L values each, the same L on
   // the three); `lines` systems per solve. Throws InputError (on every rank) when a pivot of the
-  // local or of the reduced elimination is zero or not finite. `timers`, when given, receives the
-  // allgather as `exchange_phase`.
+  // local or of the reduced elimination is zero or not finite.
   DistributedTridiag(MPI_Comm comm, std::span<const double> a, std::span<const double> b,
-                     std::span<const double> c, std::int64_t lines, bool periodic,
-                     PhaseTimers* timers = nullptr,
-                     const char* exchange_phase = "reduced exchange");
+                     std::span<const double> c, std::int64_t lines, bool periodic);
 
   // Collective: solves every line in place. x holds this rank's points, interleaved: point m of
   // line s at x[m * lines + s] (the lines contiguous, as the columns of a row-major block).
-  // OpenMP over lines; call it outside a parallel region.
-  void solve(double* x);
+  // OpenMP over lines; call it outside a parallel region. The same as prepare(x), exchange(),
+  // finish(x), which a caller may time apart (local work, communication).
+  void solve(double* x) {
+    prepare(x);
+    exchange();
+    finish(x);
+  }
+  void prepare(double* x); // the interior sweeps and the reduced right-hand sides (local)
+  void exchange();         // collective: the allgather of the right-hand sides
+  void finish(double* x);  // the reduced system and the interior (local)
 
   // After solve(): the solution at the point just before this rank's first point and just after
   // its last one (lines values each, wrapping when periodic), or nullptr where there is no such
@@ -70,8 +73,6 @@ private:
   void back_substitute(double* x, std::int64_t first, std::int64_t count) const;
 
   MPI_Comm comm_;
-  PhaseTimers* timers_;
-  const char* exchange_phase_;
   std::int64_t L_ = 0, lines_ = 0, M_ = 0;
   std::vector<double> a_, c_;     // this rank's sub- and super-diagonal
   std::vector<double> inv_, cp_;  // Thomas factors of the interior rows (index m)

@@ -7,6 +7,7 @@
 
 #include "core/check.hpp"
 #include "core/throw.hpp"
+#include "mpi/agreement.hpp"
 #include "mpi/communicator.hpp"
 
 namespace tessera {
@@ -42,12 +43,17 @@ DistributedTridiag::DistributedTridiag(MPI_Comm comm, std::span<const double> a,
                                        std::int64_t lines, bool periodic)
     : comm_(comm), L_(static_cast<std::int64_t>(b.size())), lines_(lines), a_(a.begin(), a.end()),
       c_(c.begin(), c.end()) {
-  TESSERA_REQUIRE(a.size() == b.size() && c.size() == b.size(), InputError,
-                  "distributed tridiagonal solve: {} sub-diagonal, {} diagonal and {} "
-                  "super-diagonal values; expected the same number",
-                  a.size(), b.size(), c.size());
-  TESSERA_REQUIRE(lines >= 0 && 2 * lines <= INT_MAX, InputError,
-                  "distributed tridiagonal solve: {} lines; expected 0 to {}", lines, INT_MAX / 2);
+  // The arguments are checked on every rank together (a rank that threw alone would leave the
+  // others in the allgather below).
+  mpi::collectively(comm, [&] {
+    TESSERA_REQUIRE(a.size() == b.size() && c.size() == b.size(), InputError,
+                    "distributed tridiagonal solve: {} sub-diagonal, {} diagonal and {} "
+                    "super-diagonal values; expected the same number",
+                    a.size(), b.size(), c.size());
+    TESSERA_REQUIRE(lines >= 0 && 2 * lines <= INT_MAX, InputError,
+                    "distributed tridiagonal solve: {} lines; expected 0 to {}", lines,
+                    INT_MAX / 2);
+  });
   const int P = mpi::comm_size(comm);
   const auto uL = static_cast<std::size_t>(L_);
   // The interior rows 1 … L-2: Thomas factors, and the responses p (to f, through a_1) and q (to

@@ -36,8 +36,8 @@ class DistributedTridiag {
 public:
   // Collective over comm. a, b, c: this rank's rows of the matrix (L values each, the same L on
   // the three); `lines` systems per solve, the same on every rank. Throws InputError (on every
-  // rank) when the arguments do not fit or a pivot of the
-  // local or of the reduced elimination is zero or not finite.
+  // rank) when the arguments do not fit or a pivot of the local or of the reduced elimination
+  // is zero or not finite.
   DistributedTridiag(MPI_Comm comm, std::span<const double> a, std::span<const double> b,
                      std::span<const double> c, std::int64_t lines, bool periodic);
 

@@ -20,6 +20,18 @@ Boundary parse_boundary(std::string_view s) {
   TESSERA_THROW(InputError, "boundary.kind must be 'dirichlet' or 'periodic', got '{}'", s);
 }
 
+std::string_view line_solve_name(LineSolve l) noexcept {
+  return l == LineSolve::Distributed ? "distributed" : "transpose";
+}
+
+LineSolve parse_line_solve(std::string_view s) {
+  if (s == "transpose")
+    return LineSolve::Transpose;
+  if (s == "distributed")
+    return LineSolve::Distributed;
+  TESSERA_THROW(InputError, "solver.line_solve must be 'transpose' or 'distributed', got '{}'", s);
+}
+
 namespace {
 
 // The grid of one direction (see find_invalid): the spacing's square, and r = alpha dt / (2 h^2)

@@ -17,6 +17,18 @@ std::string_view boundary_name(Boundary b) noexcept;
 // "dirichlet" or "periodic"; throws InputError otherwise.
 Boundary parse_boundary(std::string_view s);
 
+// How the x-lines, split over the ranks in the state's layout, are solved on several CPU ranks.
+//   Transpose    the field is transposed so that every x-line lies on one rank, solved by Thomas,
+//                and transposed back: the same bits on any rank count.
+//   Distributed  the x-lines are solved where they lie by a reduced system
+//                (mpi/distributed_tridiag.hpp): no transposes, 2 values per line and rank cross
+//                ranks, and the bits depend on the rank count (they agree to rounding).
+// One rank needs neither (both give the one-rank bits); the CUDA backend always transposes.
+enum class LineSolve { Transpose, Distributed };
+std::string_view line_solve_name(LineSolve l) noexcept;
+// "transpose" or "distributed"; throws InputError otherwise.
+LineSolve parse_line_solve(std::string_view s);
+
 struct Config {
   std::int64_t nx = 0, ny = 0; // unknowns along x and y
   double lx = 1.0, ly = 1.0;
@@ -29,6 +41,7 @@ struct Config {
   Backend backend = Backend::Cpu;
   // How the transposes cross ranks (Auto: a timed trial at start-up picks one).
   Exchange exchange = Exchange::Auto;
+  LineSolve line_solve = LineSolve::Transpose;
 };
 
 // The settings that are out of range, each named by its deck key (grid.nx, time.dt, …) with

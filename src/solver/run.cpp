@@ -309,6 +309,8 @@ RunResult run(const RunSettings& s, MPI_Comm comm) {
   const auto& phases = timers.phases();
   if (const auto it = phases.find(kTransposePhase); it != phases.end())
     result.transpose_seconds = it->second.seconds;
+  if (const auto it = phases.find(kReducedPhase); it != phases.end())
+    result.reduced_seconds = it->second.seconds;
   result.bytes_per_step = solver.bytes_per_step();
   result.timing_table = mpi::timing_table(timers, comm);
   result.timing_json = mpi::timing_json(timers, comm);

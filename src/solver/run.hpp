@@ -57,6 +57,8 @@ struct RunResult {
   DiagnosticsSeries diagnostics;
   double step_seconds = 0.0;      // this rank's wall time inside Solver::step
   double transpose_seconds = 0.0; // of which in the transposes
+  double reduced_seconds = 0.0;   // of which in the reduced systems' exchange (line_solve
+                                  // distributed)
   double snapshot_wait_seconds = 0.0;
   double bytes_per_step = 0.0; // this rank's field traffic per step
   std::string timing_table;    // rank 0 only

@@ -10,11 +10,15 @@
 //   explicit half in y (layout Y) → transpose → implicit x-solves + explicit half in x
 //   (layout X) → transpose → implicit y-solves (layout Y)
 // and the explicit half in y of the next step is fused into the y-solves while the lines are in
-// cache. On one rank the CPU skips both transposes: the x-lines are the columns of layout Y and are
-// solved there (AdiLine::solve_columns), with the same operations and so the same bits. The two
-// distributed transposes carry all communication; the tridiagonal solves and the stencils work on
-// whole lines, so every value is computed by the same operations whatever the number of ranks or
-// threads: the fields are bit-identical on any rank count.
+// cache. With Config::line_solve == Distributed on several CPU ranks there are no transposes in a
+// step: the x-lines are solved where they lie in layout Y (each rank holds a contiguous piece of
+// every x-line) by mpi/distributed_tridiag.hpp, which exchanges 2 values per x-line and rank;
+// those fields agree with the transposed ones to rounding, not bit for bit. On one rank the CPU
+// skips both transposes: the x-lines are the columns of layout Y and are solved there
+// (AdiLine::solve_columns), with the same operations and so the same bits. The two distributed
+// transposes carry all communication; the tridiagonal solves and the stencils work on whole lines,
+// so every value is computed by the same operations whatever the number of ranks or threads: the
+// fields are bit-identical on any rank count.
 //
 // With Config::backend == Cuda the state lives on the rank's GPU (solver_cuda.cpp): the same
 // operations on every line, with the lines stored as columns so that the line kernels are
@@ -33,6 +37,7 @@
 
 #include "core/block_distribution.hpp"
 #include "core/timers.hpp"
+#include "mpi/distributed_tridiag.hpp"
 #include "mpi/transpose_plan.hpp"
 #include "solver/adi_line.hpp"
 #include "solver/heat2d_config.hpp"
@@ -43,6 +48,8 @@ namespace tessera::heat2d {
 inline constexpr const char* kTransposePhase = "step: transposes";
 inline constexpr const char* kXLinesPhase = "step: x-lines";
 inline constexpr const char* kYLinesPhase = "step: y-lines";
+// LineSolve::Distributed: the allgather of the x-lines' reduced systems.
+inline constexpr const char* kReducedPhase = "step: reduced exchange";
 
 class Solver {
 public:
@@ -89,6 +96,9 @@ private:
   struct Device; // solver_device.hpp
   // One rank: no layout changes inside a step (the CPU solves x-lines as columns of layout Y).
   bool single_rank() const noexcept { return one_rank_; }
+  // Several CPU ranks with LineSolve::Distributed: the x-lines solved in layout Y.
+  bool distributed_x() const noexcept { return xdist_ != nullptr; }
+  void distributed_x_half();
   void transpose(TransposePlan& plan, const double* in, double* out, const char* phase);
   TransposeOptions plan_options() const;
   // The CUDA backend (solver_cuda.cpp).
@@ -116,11 +126,12 @@ private:
   BlockDistribution dist_x_, dist_y_;
   std::size_t local_x_ = 0, local_y_ = 0;
   AdiLine line_x_, line_y_;
-  TransposePlan to_x_, to_y_;     // layout Y → X and X → Y
-  mutable std::vector<double> u_; // the state, layout Y (CUDA: the host copy)
-  std::vector<double> work_;      // the explicit half of the next transpose's input
-  std::vector<double> lines_x_;   // layout X lines being solved
-  bool explicit_ready_ = false;   // work_ holds (I + A_y D_y) u_
+  TransposePlan to_x_, to_y_;                 // layout Y → X and X → Y
+  std::unique_ptr<DistributedTridiag> xdist_; // LineSolve::Distributed on several CPU ranks
+  mutable std::vector<double> u_;             // the state, layout Y (CUDA: the host copy)
+  std::vector<double> work_;                  // the explicit half of the next transpose's input
+  std::vector<double> lines_x_;               // layout X lines being solved
+  bool explicit_ready_ = false;               // work_ holds (I + A_y D_y) u_
   std::int64_t steps_ = 0;
   std::unique_ptr<Device> dev_;     // CUDA backend only
   mutable bool host_stale_ = false; // CUDA: u_ is older than the device state

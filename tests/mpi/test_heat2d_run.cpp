@@ -157,17 +157,20 @@ std::function<void(std::int64_t, Solver&)> signal_after(std::int64_t step, int r
   };
 }
 
-void check_restart(Boundary b, const char* initial, std::int64_t stop_at, int signal) {
+void check_restart(Boundary b, const char* initial, std::int64_t stop_at, int signal,
+                   LineSolve line_solve = LineSolve::Transpose) {
   heat2d_test::TempDir dir;
   const unsigned seed = heat2d_test::shared_seed();
   const int signal_rank = static_cast<int>(seed % static_cast<unsigned>(size_of()));
   const bool with_error = std::string(initial) == "sine";
 
   RunSettings whole = base_settings(dir.file("whole.h5"), b, initial);
+  whole.config.line_solve = line_solve;
   whole.keep_final_field = true;
   const RunResult a = run(whole, MPI_COMM_WORLD);
 
   RunSettings first = base_settings(dir.file("split.h5"), b, initial);
+  first.config.line_solve = line_solve;
   first.after_step = signal_after(stop_at, signal_rank, signal);
   const RunResult stopped = run(first, MPI_COMM_WORLD);
   ASSERT_TRUE(stopped.interrupted) << "seed " << seed;
@@ -180,6 +183,7 @@ void check_restart(Boundary b, const char* initial, std::int64_t stop_at, int si
   EXPECT_EQ(partial.steps_done, stop_at);
 
   RunSettings second = base_settings(dir.file("split.h5"), b, initial);
+  second.config.line_solve = line_solve;
   second.restart_file = stopped.checkpoint;
   second.keep_final_field = true;
   const RunResult c = run(second, MPI_COMM_WORLD);
@@ -206,6 +210,11 @@ TEST(Heat2dRestart, StoppedBySigtermAndRestartedEndsBitIdenticalDirichlet) {
 
 TEST(Heat2dRestart, StoppedBySigusr1AndRestartedEndsBitIdenticalPeriodic) {
   check_restart(Boundary::Periodic, "gaussian", 12, SIGUSR1);
+}
+
+TEST(Heat2dRestart, WithTheDistributedLineSolveEndsBitIdentical) {
+  check_restart(Boundary::Dirichlet, "sine", 9, SIGTERM, LineSolve::Distributed);
+  check_restart(Boundary::Periodic, "gaussian", 12, SIGUSR1, LineSolve::Distributed);
 }
 
 // A run killed without warning restarts from its last periodic checkpoint; its output then

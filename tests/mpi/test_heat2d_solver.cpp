@@ -92,6 +92,58 @@ TEST(Heat2dSolver, MatchesSerialReferenceAndIsBitIdenticalOnAnyRankCount) {
   }
 }
 
+// line_solve = distributed: no transposes in a step, and every step's field within 1e-12
+// (relative) of the transposed solver's from the same start; on one rank the same bits.
+TEST(Heat2dSolver, DistributedLineSolveAgreesWithTheTransposesEveryStep) {
+  const unsigned seed = heat2d_test::shared_seed();
+  std::mt19937_64 rng(seed);
+  const int p = size_of();
+  const int rank = rank_of();
+  const std::vector<Shape2> shapes = {{1, 1}, {2, 3}, {3, 2}, {7, 5}, {5, 7}, {17, 31}, {64, 13}};
+  for (Boundary b : {Boundary::Dirichlet, Boundary::Periodic}) {
+    for (const Shape2 s : shapes) {
+      Config c = random_config(rng, s, b);
+      const unsigned field_seed = static_cast<unsigned>(rng());
+      if (s.nx < p || s.ny < p)
+        continue;
+      const auto u0 = heat2d_test::random_field(s.nx, s.ny, field_seed);
+      Solver transposed(c, MPI_COMM_WORLD);
+      c.line_solve = LineSolve::Distributed;
+      tessera::PhaseTimers timers;
+      Solver distributed(c, MPI_COMM_WORLD, &timers);
+      const auto& lx = transposed.layout_x();
+      const std::size_t local = static_cast<std::size_t>(lx.local_size(rank));
+      transposed.set_field_x(u0.data() + lx.begin(rank) * s.nx);
+      distributed.set_field_x(u0.data() + lx.begin(rank) * s.nx);
+      timers.clear();
+      std::vector<double> want(local), got(local);
+      for (int k = 1; k <= 6; ++k) {
+        transposed.step();
+        distributed.step();
+        transposed.get_field_x(want.data());
+        distributed.get_field_x(got.data());
+        double scale = 1.0, err = 0.0;
+        for (std::size_t i = 0; i < local; ++i) {
+          scale = std::max(scale, std::abs(want[i]));
+          err = std::max(err, std::abs(got[i] - want[i]));
+        }
+        MPI_Allreduce(MPI_IN_PLACE, &scale, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        EXPECT_LE(err, 1e-12 * scale) << "seed " << seed << ", " << boundary_name(b) << " " << s.nx
+                                      << "x" << s.ny << ", step " << k << ", " << p << " ranks";
+        if (p == 1) {
+          ASSERT_EQ(got, want) << "one rank: the distributed setting must keep the bits";
+        }
+        // Start the next step from the same state, so that each step is compared alone.
+        distributed.set_field_x(want.data());
+      }
+      const auto& phases = timers.phases();
+      EXPECT_EQ(phases.count(kTransposePhase), 0u) << "a distributed step transposed";
+      EXPECT_EQ(phases.count(kReducedPhase), p > 1 ? 1u : 0u);
+    }
+  }
+}
+
 // Runs the sine case to t_end on the solver alone and returns its final diagnostics.
 Diagnostics run_sine(const Config& c, std::int64_t steps, MPI_Comm comm) {
   Solver solver(c, comm);

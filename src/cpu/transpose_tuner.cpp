@@ -1,7 +1,9 @@
 #include "cpu/transpose_tuner.hpp"
 
 #include <omp.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <limits>
 #include <map>
@@ -95,13 +97,21 @@ namespace detail {
 
 namespace {
 
-// The part of the transpose a trial times: all of it up to 32 MiB of input, else a corner of
-// about that size with the same leading dimensions (the same cache-set and aliasing behaviour),
-// so that the trial costs the same on any size.
+// The part of the transpose a trial times: all of it when small, else a corner with the same
+// leading dimensions (the same cache-set and aliasing behaviour) of at least 32 MiB of input
+// and twice the last-level cache, so that the trial sees memory, not cache (non-temporal stores
+// lose in cache and win in memory), and costs about the same on any larger size.
+std::size_t trial_bytes() {
+  long llc = ::sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (llc <= 0)
+    llc = ::sysconf(_SC_LEVEL2_CACHE_SIZE);
+  const std::size_t twice_llc = llc > 0 ? 2 * static_cast<std::size_t>(llc) : 0;
+  return std::min(std::max(std::size_t{32} << 20, twice_llc), std::size_t{512} << 20);
+}
+
 void trial_extent(std::size_t element_size, std::int64_t& rows, std::int64_t& cols) {
-  constexpr std::size_t kTrialBytes = std::size_t{32} << 20;
-  while (static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols) * element_size >
-             kTrialBytes &&
+  const std::size_t limit = trial_bytes();
+  while (static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols) * element_size > limit &&
          (rows > 256 || cols > 256)) {
     if (rows >= cols)
       rows = (rows / 2 + 7) / 8 * 8;

@@ -135,8 +135,14 @@ std::vector<KernelParams> candidates(std::size_t element_size) {
       add({isa, rows, 32, true, false});
     add({isa, 64, 8, true, false});
     add({isa, 64, 32, false, false});
-    if (isa == Isa::Avx512 && element_size == 8)
+    // Short tiles with long input runs: few input streams for the hardware prefetchers and
+    // few lines in flight per cache set, which power-of-two row strides need.
+    add({isa, 8, 32, false, false});
+    add({isa, 16, 16, false, false});
+    if (isa == Isa::Avx512 && element_size == 8) {
       add({isa, 64, 32, true, true});
+      add({isa, 16, 32, false, true});
+    }
   }
   add({Isa::Portable, element_size <= 4 ? 64 : (element_size <= 8 ? 32 : 16), 32, false, false});
   return list;

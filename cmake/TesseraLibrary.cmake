@@ -17,7 +17,9 @@ function(tessera_glob_library name)
     add_library(${name} STATIC ${srcs})
     # libtessera.so is linked from these same objects (src/api/CMakeLists.txt). Only these: the
     # tests' shared precompiled header must match their executables' flags.
-    set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+    if(TESSERA_BUILD_LIBRARY)
+      set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+    endif()
     target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/src
                                                  ${PROJECT_SOURCE_DIR}/include)
     target_link_libraries(${name} PUBLIC ${ARG_LINKS} PRIVATE tessera_warnings tessera_fp

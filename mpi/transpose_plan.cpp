@@ -8,6 +8,7 @@
 
 #include "core/check.hpp"
 #include "core/log.hpp"
+#include "core/progress.hpp"
 #include "core/throw.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/backend_select.hpp"
@@ -115,6 +116,9 @@ struct TransposePlan::Impl {
     if (nccl)
       run(Exchange::Nccl, in, out, nullptr);
     std::vector<double> seconds(candidates.size(), std::numeric_limits<double>::infinity());
+    // Large matrices take seconds per round: the trial shows progress like any long phase.
+    Progress progress("exchange trial", static_cast<double>(kRounds * candidates.size()));
+    double runs = 0;
     for (int round = 0; round < kRounds; ++round) {
       std::vector<double> t(candidates.size());
       for (std::size_t k = 0; k < candidates.size(); ++k) {
@@ -122,6 +126,7 @@ struct TransposePlan::Impl {
         const double t0 = wall_seconds();
         run(candidates[k], in, out, nullptr);
         t[k] = wall_seconds() - t0;
+        progress.update(++runs);
       }
       CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, t.data(), static_cast<int>(t.size()), MPI_DOUBLE,
                               MPI_MAX, comm.get()));
@@ -133,6 +138,7 @@ struct TransposePlan::Impl {
       if (total > kEnough)
         break;
     }
+    progress.finish();
     const auto best = std::min_element(seconds.begin(), seconds.end()) - seconds.begin();
     algorithm = candidates[static_cast<std::size_t>(best)];
     if (options.timers)

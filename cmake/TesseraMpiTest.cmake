@@ -2,10 +2,13 @@
 # Builds one GoogleTest binary with the shared MPI test main and registers it once per rank
 # count as NAME.npN. Settings that let OpenMPI run as root and oversubscribe are set here so
 # ctest works the same for users, CI and containers.
+# odls_base_sigkill_timeout=0: when a rank exits with an error, mpiexec ends the job at once;
+# by default it lingers about two seconds first, which the many tests of bad input (each a
+# failing job) would add up to minutes.
 set(TESSERA_MPI_TEST_ENV
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
-    OMP_NUM_THREADS=1 HDF5_USE_FILE_LOCKING=FALSE)
+    OMPI_MCA_odls_base_sigkill_timeout=0 OMP_NUM_THREADS=1 HDF5_USE_FILE_LOCKING=FALSE)
 
 # The MPI test main is compiled once, and carries the precompiled header every test reuses.
 function(tessera_test_main)

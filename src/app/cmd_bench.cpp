@@ -1,6 +1,7 @@
 // tessera bench transpose|reduce|exchange: throughput of the kernels and plans, beside the
 // memcpy (or read) bandwidth of the same bytes measured in the same run. Rank 0 prints a table,
 // or one JSON object with --json.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -1,6 +1,7 @@
 // tessera check DECK.toml [--set key=value]...: validates a deck as `tessera run` would on as many
 // ranks (the same load_deck()) and prints its effective settings (every key, defaults included)
 // as TOML on stdout.
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <optional>
 

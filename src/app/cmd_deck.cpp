@@ -1,5 +1,6 @@
 // tessera deck OUT.h5: prints the effective deck that produced a tessera output (its root
 // attribute `deck`, io/provenance.hpp) on stdout, ready to save and `tessera run`.
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <optional>
 

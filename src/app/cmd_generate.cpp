@@ -1,5 +1,6 @@
 // tessera generate OUT.h5:/A --rows M --cols N [--dtype f64] [--seed S]: a reproducible random
 // matrix (app/random_fill.hpp), the same for any rank count.
+#include <CLI/CLI.hpp>
 #include <optional>
 
 #include "app/byte_size.hpp"

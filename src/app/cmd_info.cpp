@@ -1,5 +1,6 @@
 // tessera info: version, build features, MPI library and thread level, ranks, OpenMP threads,
 // HDF5, and the GPUs this process sees.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cstdio>

@@ -1,6 +1,7 @@
 // tessera reduce IN.h5:/A --op sum,norm2,max [--axis all|rows|cols] [--backend …] [--json]
 // [--memory-limit SIZE]: in memory when this rank's rows fit the limit (or none is given), out
 // of core otherwise (io/out_of_core.hpp), with the same values bit for bit.
+#include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
 

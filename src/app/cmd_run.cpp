@@ -1,4 +1,5 @@
 // tessera run [DECK.toml] [--set key=value]... [--backend auto|cpu|cuda]
+#include <CLI/CLI.hpp>
 #include <optional>
 
 #include "app/commands.hpp"

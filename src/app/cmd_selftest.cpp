@@ -2,6 +2,7 @@
 // against the serial reference, at the current rank count, on awkward shapes: transposes of
 // all element types with every exchange algorithm, and every reduction along every axis for
 // f32/f64. All comparisons are bit-exact (the Sum family follows the canonical order).
+#include <CLI/CLI.hpp>
 #include <complex>
 #include <cstdio>
 #include <cstring>

@@ -3,6 +3,7 @@
 // (io/out_of_core.hpp): the dataset then streams through buffers that fit the limit.
 // The output keeps the input's metadata: its attributes and fill value, its dimension scales
 // (swapped, with their coordinates copied), and with --like-input its chunking and filters.
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <memory>
 #include <set>

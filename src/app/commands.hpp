@@ -3,11 +3,15 @@
 // may throw tessera::Error; main() turns errors into one line and a non-zero exit.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <mpi.h>
 
 #include <functional>
 #include <string>
+
+// CLI11 is heavy to compile: the files that build subcommands include it themselves.
+namespace CLI {
+class App;
+} // namespace CLI
 
 namespace tessera::app {
 

@@ -1,5 +1,6 @@
 // Entry point of `tessera`: MPI set-up, command dispatch, and the one place where errors turn
 // into a message and an exit code.
+#include <CLI/CLI.hpp>
 #include <mpi.h>
 
 #include <cstdio>

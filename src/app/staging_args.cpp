@@ -1,6 +1,7 @@
 // The shared out-of-core command-line options.
 #include "app/staging_args.hpp"
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "app/byte_size.hpp"

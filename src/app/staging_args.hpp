@@ -2,12 +2,15 @@
 // --out-of-core, --staging-depth, --chunk-size, --io-cpu (and --chunk-shape for the transpose).
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include <cstddef>
 #include <string>
 
 #include "io/out_of_core.hpp"
+
+// CLI11 is heavy to compile: the files that build subcommands include it themselves.
+namespace CLI {
+class App;
+} // namespace CLI
 
 namespace tessera::app {
 

@@ -24,6 +24,7 @@ Every scenario works in a fresh temporary directory and uses fresh random shapes
   bad CASE        bad input: a clear message, non-zero exit, no hang, no output file left
 """
 import argparse
+import contextlib
 import os
 import random
 import re
@@ -678,6 +679,31 @@ def heat2d_small(r, rng, name, extra=()):
     return nx, ny
 
 
+@contextlib.contextmanager
+def virtual_display(env):
+    """Debian's ParaView renders through X: where there is no display, a private Xvfb. It picks
+    a free display number itself and reports it once it accepts clients (-displayfd), so two
+    started at once cannot race for one number as `xvfb-run -a` does."""
+    xvfb = shutil.which("Xvfb")
+    if env.get("DISPLAY") or not xvfb:
+        yield
+        return
+    rfd, wfd = os.pipe()
+    server = subprocess.Popen([xvfb, "-displayfd", str(wfd), "-nolisten", "tcp", "-screen",
+                               "0", "640x480x24"], pass_fds=(wfd,),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(wfd)
+    try:
+        with os.fdopen(rfd) as fh:
+            number = fh.readline().strip()  # empty if Xvfb exits before it is ready
+        expect(number.isdigit(), f"Xvfb did not start (exit status {server.poll()})")
+        env["DISPLAY"] = ":" + number
+        yield
+    finally:
+        server.terminate()
+        server.wait(timeout=TIMEOUT)
+
+
 def paraview(r, rng):
     """A heat2d output opened through its XDMF sidecar by ParaView (pvbatch, offscreen): the
     time steps, the grid and the field's range at the first and the last snapshot are the
@@ -699,14 +725,19 @@ def paraview(r, rng):
     png = r.path("heat.png")
     cmd = [pvbatch, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                  "paraview_view.py"), xmf, "u", png]
-    # Debian's ParaView renders through X: a virtual display where there is none.
-    if not os.environ.get("DISPLAY") and shutil.which("xvfb-run"):
-        cmd = ["xvfb-run", "-a"] + cmd
-    else:
-        cmd.insert(1, "--force-offscreen-rendering")
-    print("$ " + " ".join(cmd), flush=True)
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT, cwd=r.dir)
-    sys.stdout.write(p.stdout[-4000:] + p.stderr[-4000:])
+    cmd.insert(1, "--force-offscreen-rendering")
+    # On a loaded machine pvbatch now and then cannot connect to a freshly started Xvfb ("bad X
+    # server connection"): that is the virtual display, not the file, so it gets a new one.
+    for attempt in range(3):
+        env = dict(os.environ)
+        with virtual_display(env):
+            print(f"$ DISPLAY={env.get('DISPLAY', '')} " + " ".join(cmd), flush=True)
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT,
+                               cwd=r.dir, env=env)
+        sys.stdout.write(p.stdout[-4000:] + p.stderr[-4000:])
+        if "bad X server connection" not in p.stdout + p.stderr:
+            break
+        print(f"(attempt {attempt + 1}: no connection to the X display)", flush=True)
     lines = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
     expect(p.returncode == 0 and lines, f"pvbatch failed (exit status {p.returncode})")
     res = json.loads(lines[-1][len("RESULT "):])

@@ -1,6 +1,7 @@
 // CUDA starts only when a GPU path runs: the commands with --backend cpu (and generate, check)
 // make no call that reaches the CUDA runtime or NVML, counted by cuda::runtime_queries() (the
 // stubs of a build without CUDA count the calls a CUDA build would make). `auto` may ask.
+#include <CLI/CLI.hpp>
 #include <gtest/gtest.h>
 #include <mpi.h>
 

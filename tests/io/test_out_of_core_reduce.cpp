@@ -121,7 +121,7 @@ TEST_P(OutOfCoreReduce, MatchesReducePlanBitForBit) {
   });
 }
 
-const Shape shapes[] = {{1, 1}, {2, 5}, {17, 31}, {129, 65}, {300, 17}, {1000, 130}};
+const Shape shapes[] = {{1, 1}, {2, 5}, {17, 31}, {129, 65}, {300, 17}};
 
 std::string case_name(const testing::TestParamInfo<Case>& p) {
   const auto& [dtype, axis, shape, chunk_rows, depth] = p.param;
@@ -135,6 +135,15 @@ INSTANTIATE_TEST_SUITE_P(Shapes, OutOfCoreReduce,
                                           testing::Values(Axis::All, Axis::Rows, Axis::Cols),
                                           testing::ValuesIn(shapes), testing::Values(7, 100),
                                           testing::Values(1)),
+                         case_name);
+
+// A larger matrix in chunks of 100 and 333 rows: the many-chunk case is 300 x 17 above (43
+// chunks of 7 rows), each chunk a collective read.
+INSTANTIATE_TEST_SUITE_P(Larger, OutOfCoreReduce,
+                         testing::Combine(testing::Values(DType::f32, DType::f64),
+                                          testing::Values(Axis::All, Axis::Rows, Axis::Cols),
+                                          testing::Values(Shape{1000, 130}),
+                                          testing::Values(100, 333), testing::Values(1)),
                          case_name);
 
 INSTANTIATE_TEST_SUITE_P(Deeper, OutOfCoreReduce,

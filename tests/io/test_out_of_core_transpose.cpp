@@ -131,7 +131,15 @@ std::string case_name(const testing::TestParamInfo<Case>& info) {
 INSTANTIATE_TEST_SUITE_P(
     Shapes, OutOfCoreTranspose,
     testing::Combine(testing::Values(DType::f32, DType::f64, DType::c64, DType::c128),
-                     testing::ValuesIn(shapes), testing::Values(1, 3),
+                     testing::ValuesIn(shapes), testing::Values(1),
+                     testing::Values(ChunkShape::ColumnPanels, ChunkShape::RowSlabs)),
+    case_name);
+
+// A deeper staging queue changes the order reads, exchanges and writes overlap in, not what
+// is moved: one element type is enough for it.
+INSTANTIATE_TEST_SUITE_P(
+    Deeper, OutOfCoreTranspose,
+    testing::Combine(testing::Values(DType::c64), testing::ValuesIn(shapes), testing::Values(3),
                      testing::Values(ChunkShape::ColumnPanels, ChunkShape::RowSlabs)),
     case_name);
 

@@ -12,10 +12,10 @@ packages=(
   gfortran pybind11-dev python3-mpi4py python3-pytest
   python3-matplotlib python3-netcdf4
 )
-# The ParaView test (pvbatch opens a heat2d output's XDMF sidecar; xvfb-run gives it a display);
+# The ParaView test (pvbatch opens a heat2d output's XDMF sidecar; Xvfb gives it a display);
 # TESSERA_WITH_PARAVIEW=0 leaves ParaView out (it is large).
 if [[ "${TESSERA_WITH_PARAVIEW:-1}" == 1 ]]; then
-  packages+=(paraview python3-paraview xvfb xauth)
+  packages+=(paraview python3-paraview xvfb)
 fi
 # The Slurm integration test needs a local one-node cluster (scripts/slurm-local.sh).
 if [[ "${TESSERA_WITH_SLURM:-1}" == 1 ]]; then

@@ -17,6 +17,13 @@ fi
 test -f "$prefix/lib/cmake/tessera/tesseraConfig.cmake"
 test -f "$prefix/lib/cmake/tessera/tesseraConfigVersion.cmake"
 test -f "$prefix/lib/pkgconfig/tessera.pc"
+# The installed command line runs on the installed library, found beside it (its RUNPATH).
+if ! ldd "$prefix/bin/tessera" | grep -q "=> $prefix/bin/../lib/libtessera\.so"; then
+  echo "the installed tessera does not load $prefix/lib/libtessera.so:" >&2
+  ldd "$prefix/bin/tessera" >&2
+  exit 1
+fi
+"$prefix/bin/tessera" --version >/dev/null
 
 # The build tree is not on any search path here: only the prefix.
 cmake -S "$src/examples" -B "$work/build" -G "$generator" -DCMAKE_BUILD_TYPE=Release \

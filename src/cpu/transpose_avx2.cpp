@@ -124,16 +124,13 @@ void run_avx2(const KernelParams& k, std::size_t element_size, const void* in, v
               std::int64_t rows, std::int64_t cols, std::int64_t ld_in, std::int64_t ld_out) {
   switch (element_size) {
   case 4:
-    transpose_banded<Block4x8>(static_cast<const std::uint32_t*>(in),
-                               static_cast<std::uint32_t*>(out), rows, cols, ld_in, ld_out, k);
+    run_banded<Block4x8>(in, out, rows, cols, ld_in, ld_out, k);
     break;
   case 8:
-    transpose_banded<Block8x8>(static_cast<const std::uint64_t*>(in),
-                               static_cast<std::uint64_t*>(out), rows, cols, ld_in, ld_out, k);
+    run_banded<Block8x8>(in, out, rows, cols, ld_in, ld_out, k);
     break;
   default:
-    transpose_banded<Block16x4>(static_cast<const Word16*>(in), static_cast<Word16*>(out), rows,
-                                cols, ld_in, ld_out, k);
+    run_banded<Block16x4>(in, out, rows, cols, ld_in, ld_out, k);
     break;
   }
 }

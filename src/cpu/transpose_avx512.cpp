@@ -141,29 +141,10 @@ inline void band8_streaming(const u64* in, std::int64_t ld_in, u64* out, std::in
 
 void transpose_streaming(const u64* in, u64* out, std::int64_t rows, std::int64_t cols,
                          std::int64_t ld_in, std::int64_t ld_out, const KernelParams& k) {
-  const std::int64_t tile_rows = std::max<std::int64_t>(8, k.tile_rows / 8 * 8);
-  const std::int64_t group = std::max(1, k.tile_bands);
-  const std::int64_t bands = cols / 8;
-  const std::int64_t groups = (bands + group - 1) / group;
-  const std::int64_t segments = (rows + tile_rows - 1) / tile_rows;
-#pragma omp for schedule(static) nowait
-  for (std::int64_t t = 0; t < groups * segments; ++t) {
-    const std::int64_t g = t / segments;
-    const std::int64_t i0 = (t % segments) * tile_rows;
-    const std::int64_t i1 = std::min(i0 + tile_rows, rows);
-    for (std::int64_t band = g * group; band < std::min(bands, (g + 1) * group); ++band)
-      band8_streaming(in, ld_in, out, ld_out, 8 * band, i0, i1);
-  }
-  const std::int64_t jr = 8 * bands;
-  if (jr < cols) {
-#pragma omp for schedule(static) nowait
-    for (std::int64_t t = 0; t < segments; ++t) {
-      const std::int64_t i1 = std::min((t + 1) * tile_rows, rows);
-      for (std::int64_t j = jr; j < cols; ++j)
-        for (std::int64_t i = t * tile_rows; i < i1; ++i)
-          out[j * ld_out + i] = in[i * ld_in + j];
-    }
-  }
+  walk_bands<8>(in, out, rows, cols, ld_in, ld_out, k,
+                [&](std::int64_t j, std::int64_t i0, std::int64_t i1, std::int64_t) {
+                  band8_streaming(in, ld_in, out, ld_out, j, i0, i1);
+                });
   _mm_sfence(); // make the non-temporal stores visible before the barrier
 #pragma omp barrier
 }
@@ -180,8 +161,7 @@ void run_avx512(const KernelParams& k, std::size_t element_size, const void* in,
     else
       transpose_banded<Block8x8>(i8, o8, rows, cols, ld_in, ld_out, k);
   } else if (element_size == 16) {
-    transpose_banded<Block16x4>(static_cast<const Word16*>(in), static_cast<Word16*>(out), rows,
-                                cols, ld_in, ld_out, k);
+    run_banded<Block16x4>(in, out, rows, cols, ld_in, ld_out, k);
   } else {
     run_avx2(k, element_size, in, out, rows, cols, ld_in, ld_out);
   }

@@ -19,11 +19,12 @@
 
 namespace tessera::cpu::detail {
 
-template <class Block>
-void transpose_banded(const typename Block::Word* in, typename Block::Word* out, std::int64_t rows,
-                      std::int64_t cols, std::int64_t ld_in, std::int64_t ld_out,
-                      const KernelParams& k) {
-  constexpr std::int64_t N = Block::N;
+// The tile walk alone: band(j, i0, i1) moves input rows [i0, i1) of the N columns from j (one
+// band of output rows); the last cols % N columns are moved element by element. No barrier:
+// the caller ends the walk (after a store fence, where it streams).
+template <std::int64_t N, class Word, class Band>
+void walk_bands(const Word* in, Word* out, std::int64_t rows, std::int64_t cols, std::int64_t ld_in,
+                std::int64_t ld_out, const KernelParams& k, Band&& band) {
   const std::int64_t tile_rows = std::max<std::int64_t>(N, k.tile_rows / N * N);
   const std::int64_t group = std::max(1, k.tile_bands);
   const std::int64_t bands = cols / N;
@@ -34,24 +35,9 @@ void transpose_banded(const typename Block::Word* in, typename Block::Word* out,
     const std::int64_t g = t / segments;
     const std::int64_t i0 = (t % segments) * tile_rows;
     const std::int64_t i1 = std::min(i0 + tile_rows, rows);
-    for (std::int64_t band = g * group; band < std::min(bands, (g + 1) * group); ++band) {
-      const std::int64_t j = band * N;
-      std::int64_t i = i0;
-      for (; i + N <= i1; i += N) {
-        // The same columns one tile further down: the hardware prefetchers follow few of a
-        // tile's many short row streams, and rows whose stride is not a multiple of 64 bytes
-        // straddle two lines per load.
-        if (k.prefetch && i + tile_rows + N <= rows)
-          for (std::int64_t r = 0; r < N; ++r)
-            __builtin_prefetch(in + (i + tile_rows + r) * ld_in + j, 0, 3);
-        Block::move(in + i * ld_in + j, ld_in, out + j * ld_out + i, ld_out);
-      }
-      for (; i < i1; ++i)
-        for (std::int64_t c = 0; c < N; ++c)
-          out[(j + c) * ld_out + i] = in[i * ld_in + j + c];
-    }
+    for (std::int64_t b = g * group; b < std::min(bands, (g + 1) * group); ++b)
+      band(b * N, i0, i1, tile_rows);
   }
-  // The last cols % N columns.
   const std::int64_t jr = bands * N;
   if (jr < cols) {
 #pragma omp for schedule(static) nowait
@@ -62,7 +48,39 @@ void transpose_banded(const typename Block::Word* in, typename Block::Word* out,
           out[j * ld_out + i] = in[i * ld_in + j];
     }
   }
+}
+
+template <class Block>
+void transpose_banded(const typename Block::Word* in, typename Block::Word* out, std::int64_t rows,
+                      std::int64_t cols, std::int64_t ld_in, std::int64_t ld_out,
+                      const KernelParams& k) {
+  constexpr std::int64_t N = Block::N;
+  walk_bands<N>(in, out, rows, cols, ld_in, ld_out, k,
+                [&](std::int64_t j, std::int64_t i0, std::int64_t i1, std::int64_t tile_rows) {
+                  std::int64_t i = i0;
+                  for (; i + N <= i1; i += N) {
+                    // The same columns one tile further down: the hardware prefetchers follow
+                    // few of a tile's many short row streams, and rows whose stride is not a
+                    // multiple of 64 bytes straddle two lines per load.
+                    if (k.prefetch && i + tile_rows + N <= rows)
+                      for (std::int64_t r = 0; r < N; ++r)
+                        __builtin_prefetch(in + (i + tile_rows + r) * ld_in + j, 0, 3);
+                    Block::move(in + i * ld_in + j, ld_in, out + j * ld_out + i, ld_out);
+                  }
+                  for (; i < i1; ++i)
+                    for (std::int64_t c = 0; c < N; ++c)
+                      out[(j + c) * ld_out + i] = in[i * ld_in + j + c];
+                });
 #pragma omp barrier
+}
+
+// transpose_banded over untyped pointers, for the element-size switch of each instruction set.
+template <class Block>
+void run_banded(const void* in, void* out, std::int64_t rows, std::int64_t cols, std::int64_t ld_in,
+                std::int64_t ld_out, const KernelParams& k) {
+  using Word = typename Block::Word;
+  transpose_banded<Block>(static_cast<const Word*>(in), static_cast<Word*>(out), rows, cols, ld_in,
+                          ld_out, k);
 }
 
 } // namespace tessera::cpu::detail

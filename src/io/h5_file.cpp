@@ -314,6 +314,13 @@ void H5File::add_sidecar(const std::string& suffix,
   });
 }
 
+void H5File::expect_sidecar(const std::string& suffix) {
+  if (!s_ || !s_->writable || s_->committed || s_->closed)
+    TESSERA_THROW(InternalError, "expect_sidecar() on '{}', which is not an open output file",
+                  s_ ? s_->path : std::string("(moved-from file)"));
+  detail::on_root(s_->comm, [&] { s_->claim->check_sidecar(suffix); });
+}
+
 void H5File::close() {
   if (!s_ || s_->closed)
     return;

@@ -76,6 +76,9 @@ public:
   // sidecar) when rank 0 cannot write it.
   void add_sidecar(const std::string& suffix,
                    const std::function<std::string(const std::string& data_file)>& contents);
+  // Collective: throws on every rank, as add_sidecar(suffix, …) would for the sidecar's name,
+  // now (too long, or there and not a regular file). For sidecars written at the end of a run.
+  void expect_sidecar(const std::string& suffix);
   // Collective: closes the file now (an uncommitted writable file is removed, as by the
   // destructor). Further use of the object is an error; destroying it is fine.
   void close();

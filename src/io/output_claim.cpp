@@ -276,6 +276,11 @@ void reserve_file(const std::string& path, std::uint64_t bytes, const std::strin
   ::close(fd);
 }
 
+void OutputClaim::check_sidecar(const std::string& suffix) const {
+  check_lengths(name_ + suffix, target_ + suffix);
+  require_regular_or_absent(name_ + suffix, target_ + suffix);
+}
+
 void OutputClaim::add_sidecar(const std::string& suffix, const std::string& contents) {
   Sidecar s{target_ + suffix, {}};
   require_regular_or_absent(name_ + suffix, s.target);

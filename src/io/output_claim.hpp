@@ -66,6 +66,10 @@ public:
   // IoError naming the sidecar when it cannot be written or when target() + suffix exists and
   // is not a regular file.
   void add_sidecar(const std::string& suffix, const std::string& contents);
+  // The checks add_sidecar makes of target() + suffix's name (its length with the temporary's
+  // suffix, and that it is absent or a regular file), made now: an output whose sidecar is
+  // written at the end of a run fails before the run instead.
+  void check_sidecar(const std::string& suffix) const;
   // Renames the temporary to the target (and the sidecars to theirs), then releases the lock.
   // Throws IoError naming the output when the rename fails or the target has become something other
   // than a regular file.

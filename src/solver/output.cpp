@@ -47,6 +47,7 @@ Output::Output(io::IoThread& io, const Solver& solver, const Initial& init, Outp
       queue_(std::max<std::size_t>(settings_.queue_capacity, 1)) {
   auto created = io_.submit([this, init] {
     io::H5File f = io::H5File::create(settings_.path, io_.comm());
+    f.expect_sidecar(kXdmfSuffix); // written at the end: its name must not fail only then
     io::write_provenance(f, settings_.provenance);
     io::write_attribute(f, "/", "kind", kOutputKind);
     io::write_attribute(f, "/", "run_id", settings_.run_id);

@@ -424,7 +424,7 @@ def deck(r, text):
 
 
 BAD = {
-    # name: (setup(r) -> argv, regex on stderr)
+    # name: (setup(r) -> argv, regex on stderr[, regex stderr must not match])
     "bench_bad_shape": (lambda r: ["bench", "transpose", "--shapes", "64x64,16x"],
                         r"bench: --shapes takes ROWSxCOLS entries with positive sizes, got '16x'"),
     "bench_reduce_complex_in_list": (lambda r: ["bench", "reduce", "--dtype", "f32,c64"],
@@ -571,6 +571,13 @@ BAD = {
     "output_name_too_long": (lambda r: ["generate", "n" * 250 + ".h5:/A", "--rows", "3",
                                         "--cols", "4"],
                              r"its file name has 253 characters; at most 240 fit"),
+    # A heat2d output's sidecar NAME.xmf is written at the end of the run; a name it cannot
+    # take must fail before the run (no step after the initial state reported), not after it.
+    "sidecar_is_directory": (lambda r: (os.mkdir(r.path("heat.h5.xmf")),
+                                        ["run", "--set", "output.file=heat.h5", "--set",
+                                         "output.diagnostics_every=1"])[1],
+                             r"'heat\.h5\.xmf' is a directory, not a regular file",
+                             r"step [1-9]\d*/"),
     "output_path_too_long": (lambda r: ["generate", "d" * 5000 + "/out.h5:/A", "--rows", "3",
                                         "--cols", "4"],
                              r"the directory name 'd+\.\.\.' has 5000 characters"),
@@ -604,7 +611,8 @@ def nan_field(r):
 
 
 def bad(r, rng, case):
-    argv_of, pattern = BAD[case]
+    # (setup, regex stderr must match[, regex it must not: work that should not have begun])
+    argv_of, pattern, *never = BAD[case]
     argv = argv_of(r)
     before = set(os.listdir(r.dir))
     p = r.run(argv, expect_ok=False)
@@ -612,6 +620,10 @@ def bad(r, rng, case):
     expect(p.returncode != 0, f"exit status 0 for bad input '{case}'")
     expect(re.search(pattern, p.stderr),
            f"stderr does not match /{pattern}/:\n{p.stderr}")
+    for unwanted in never:
+        expect(not re.search(unwanted, p.stderr),
+               f"stderr matches /{unwanted}/: the work began before the input was refused:\n"
+               f"{p.stderr}")
     lines = [l for l in p.stderr.splitlines() if l.startswith("tessera: ")]
     expect(len(lines) == 1, f"expected one 'tessera: <kind>: <message>' line, got {lines}")
     expect("MPI_ABORT" not in p.stderr,

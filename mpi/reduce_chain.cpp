@@ -71,7 +71,8 @@ CanonicalChain::CanonicalChain(MPI_Comm comm, const BlockDistribution& dist, Axi
 }
 
 std::vector<std::vector<double>>
-CanonicalChain::run(ReduceEngine& engine, const std::vector<Op>& ops, const void* block) const {
+CanonicalChain::run(ReduceEngine& engine, const std::vector<Op>& ops, const void* block,
+                    const std::vector<std::vector<double>>* row_values) const {
   const RowBlockCut& c = cut_;
   const std::int64_t w = axis_ == Axis::All ? 1 : cols_;
   const auto K = static_cast<std::int64_t>(ops.size());
@@ -84,6 +85,22 @@ CanonicalChain::run(ReduceEngine& engine, const std::vector<Op>& ops, const void
   //    blocks, tail) and, for All, the row values the head will add.
   const std::int64_t nb = c.body_blocks();
   std::vector<std::vector<double>> rowv(static_cast<std::size_t>(K));
+  if (axis_ == Axis::All) {
+    if (row_values) {
+      TESSERA_REQUIRE(row_values->size() == ops.size(), InternalError,
+                      "reduction chain: {} row value lists for {} ops", row_values->size(),
+                      ops.size());
+      rowv = *row_values;
+    } else {
+      std::vector<double*> out;
+      for (auto& r : rowv) {
+        r.resize(static_cast<std::size_t>(c.rows));
+        out.push_back(r.data());
+      }
+      if (c.rows > 0)
+        engine.reduce_rows_multi(ops, block, c.rows, cols_, out.data());
+    }
+  }
   std::vector<std::vector<double>> body(static_cast<std::size_t>(K)),
       tail(static_cast<std::size_t>(K));
   for (std::int64_t k = 0; k < K; ++k) {
@@ -92,10 +109,9 @@ CanonicalChain::run(ReduceEngine& engine, const std::vector<Op>& ops, const void
     P.assign(static_cast<std::size_t>(nb * w), 0.0);
     T.assign(static_cast<std::size_t>(w), 0.0);
     if (axis_ == Axis::All) {
-      auto& r = rowv[k];
-      r.resize(static_cast<std::size_t>(c.rows));
-      if (c.rows > 0)
-        engine.reduce_rows(ops[k], block, c.rows, cols_, r.data());
+      const auto& r = rowv[k];
+      TESSERA_REQUIRE(static_cast<std::int64_t>(r.size()) == c.rows, InternalError,
+                      "reduction chain: {} row values for {} rows", r.size(), c.rows);
 #pragma omp parallel for schedule(static)
       for (std::int64_t b = 0; b < nb; ++b) {
         double p = 0.0;

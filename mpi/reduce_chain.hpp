@@ -42,9 +42,12 @@ public:
   CanonicalChain(MPI_Comm comm, const BlockDistribution& dist, Axis axis, std::size_t element_size);
 
   // Un-finalized values of each op in `ops` (Sum, Norm1 or Norm2: the kernel ops of the Sum
-  // family), 1 (All) or cols (Cols) each, identical on every rank. Collective.
-  std::vector<std::vector<double>> run(ReduceEngine& engine, const std::vector<Op>& ops,
-                                       const void* block) const;
+  // family), 1 (All) or cols (Cols) each, identical on every rank. Collective. For All, the
+  // caller may pass this rank's row values of each op (engine.reduce_rows), computed with other
+  // ops in one read; otherwise they are computed here, all ops in one read.
+  std::vector<std::vector<double>>
+  run(ReduceEngine& engine, const std::vector<Op>& ops, const void* block,
+      const std::vector<std::vector<double>>* row_values = nullptr) const;
 
 private:
   MPI_Comm comm_ = MPI_COMM_NULL;

@@ -13,6 +13,10 @@ public:
                    double* out) override {
     cpu::reduce_rows(op, static_cast<const T*>(a), rows, cols, out);
   }
+  void reduce_rows_multi(const std::vector<Op>& ops, const void* a, std::int64_t rows,
+                         std::int64_t cols, double* const* out) override {
+    cpu::reduce_rows_multi(ops.data(), ops.size(), static_cast<const T*>(a), rows, cols, out);
+  }
   void reduce_col_groups(Op op, const void* a, std::int64_t rows, std::int64_t cols,
                          double* out) override {
     cpu::reduce_col_groups(op, static_cast<const T*>(a), rows, cols, out);

@@ -4,6 +4,12 @@
 
 namespace tessera {
 
+void ReduceEngine::reduce_rows_multi(const std::vector<Op>& ops, const void* a, std::int64_t rows,
+                                     std::int64_t cols, double* const* out) {
+  for (std::size_t k = 0; k < ops.size(); ++k)
+    reduce_rows(ops[k], a, rows, cols, out[k]);
+}
+
 std::unique_ptr<ReduceEngine> make_reduce_engine(Backend backend,
                                                  const ReduceEngineConfig& config) {
   switch (backend) {

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "core/backend.hpp"
 #include "core/dtype.hpp"
@@ -24,6 +25,10 @@ public:
   // continued from acc.
   virtual void reduce_rows(Op op, const void* a, std::int64_t rows, std::int64_t cols,
                            double* out) = 0;
+  // reduce_rows for each of ops, out[k] for ops[k], the same bits; engines that can read the
+  // rows once for all ops override it (the default calls reduce_rows op by op).
+  virtual void reduce_rows_multi(const std::vector<Op>& ops, const void* a, std::int64_t rows,
+                                 std::int64_t cols, double* const* out);
   virtual void reduce_col_groups(Op op, const void* a, std::int64_t rows, std::int64_t cols,
                                  double* out) = 0;
   virtual void fold_rows(Op op, const void* a, std::int64_t rows, std::int64_t cols,

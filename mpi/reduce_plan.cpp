@@ -120,29 +120,40 @@ struct ReducePlan::Impl {
     }
   }
 
-  // Un-finalized values of kernel op k along Rows: local row values, gathered in row order.
-  std::vector<double> rows_values(Op k, const void* block) {
-    std::vector<double> mine(static_cast<std::size_t>(local_rows()));
-    if (local_rows() > 0)
-      engine->reduce_rows(k, block, local_rows(), cols(), mine.data());
+  // This rank's row values of each kernel op (un-finalized), all ops in one read of the block.
+  std::vector<std::vector<double>> local_row_values(const std::vector<Op>& kernels,
+                                                    const void* block) {
+    std::vector<std::vector<double>> v(kernels.size());
+    std::vector<double*> out;
+    for (auto& r : v) {
+      r.resize(static_cast<std::size_t>(local_rows()));
+      out.push_back(r.data());
+    }
+    if (local_rows() > 0 && !kernels.empty())
+      engine->reduce_rows_multi(kernels, block, local_rows(), cols(), out.data());
+    return v;
+  }
+
+  // Un-finalized values along Rows: this rank's row values, gathered in row order.
+  std::vector<double> gather_rows(const std::vector<double>& mine) {
     std::vector<double> all(static_cast<std::size_t>(dist.global().rows));
     CHECK_MPI(MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(),
                              row_counts.data(), row_displs.data(), MPI_DOUBLE, comm.get()));
     return all;
   }
 
-  // Min, Max or NormInf along All or Cols: a local fold, then an allreduce.
-  std::vector<double> order_values(Op k, const void* block) {
+  // Min, Max or NormInf along All or Cols: a local fold (for All, of this rank's row values of
+  // k: `row_values` where the caller has them), then an allreduce.
+  std::vector<double> order_values(Op k, const void* block,
+                                   const std::vector<double>* row_values = nullptr) {
     const std::int64_t m = local_rows(), n = cols();
     std::vector<double> v;
     if (axis == Axis::All) {
+      const std::vector<double> own =
+          row_values ? std::vector<double>{} : std::move(local_row_values({k}, block)[0]);
       double acc = cpu::identity(k);
-      if (m > 0) {
-        std::vector<double> rows(static_cast<std::size_t>(m));
-        engine->reduce_rows(k, block, m, n, rows.data());
-        for (double x : rows)
-          acc = cpu::combine(k, acc, x);
-      }
+      for (double x : row_values ? *row_values : own)
+        acc = cpu::combine(k, acc, x);
       v.assign(1, acc);
     } else {
       v.assign(static_cast<std::size_t>(n), cpu::identity(k));
@@ -255,19 +266,30 @@ ReduceResult ReducePlan::execute(const void* block) {
   auto& I = *impl_;
   const double start = wall_seconds();
   std::vector<std::pair<Op, std::vector<double>>> raw;
+  // Along Rows and All every kernel op needs this rank's row values: one read for all of them.
+  std::vector<Op> kernels = I.sum_kernels;
+  kernels.insert(kernels.end(), I.order_kernels.begin(), I.order_kernels.end());
+  std::vector<std::vector<double>> rows;
+  if (I.axis != Axis::Cols)
+    rows = I.local_row_values(kernels, block);
+  const std::size_t nsum = I.sum_kernels.size();
   if (I.axis == Axis::Rows) {
-    for (Op k : I.sum_kernels)
-      raw.emplace_back(k, I.rows_values(k, block));
-    for (Op k : I.order_kernels)
-      raw.emplace_back(k, I.rows_values(k, block));
+    for (std::size_t k = 0; k < kernels.size(); ++k)
+      raw.emplace_back(kernels[k], I.gather_rows(rows[k]));
   } else {
-    if (!I.sum_kernels.empty()) {
-      auto values = I.chain.run(*I.engine, I.sum_kernels, block);
+    if (nsum > 0) {
+      std::vector<std::vector<double>> sum_rows;
+      if (I.axis == Axis::All)
+        sum_rows.assign(std::make_move_iterator(rows.begin()),
+                        std::make_move_iterator(rows.begin() + static_cast<std::ptrdiff_t>(nsum)));
+      auto values =
+          I.chain.run(*I.engine, I.sum_kernels, block, I.axis == Axis::All ? &sum_rows : nullptr);
       for (std::size_t i = 0; i < values.size(); ++i)
         raw.emplace_back(I.sum_kernels[i], std::move(values[i]));
     }
-    for (Op k : I.order_kernels)
-      raw.emplace_back(k, I.order_values(k, block));
+    for (std::size_t k = nsum; k < kernels.size(); ++k)
+      raw.emplace_back(kernels[k],
+                       I.order_values(kernels[k], block, I.axis == Axis::All ? &rows[k] : nullptr));
   }
 
   ReduceResult result;

@@ -167,6 +167,32 @@ void reduce_rows(Op op, const T* a, std::int64_t rows, std::int64_t cols, double
 }
 
 template <class T>
+void reduce_rows_multi(const Op* ops, std::size_t nops, const T* a, std::int64_t rows,
+                       std::int64_t cols, double* const* out) {
+  detail::require_shape("reduce_rows_multi", rows, cols);
+  if (nops == 1) {
+    reduce_rows(ops[0], a, rows, cols, out[0]);
+    return;
+  }
+  // Blocks of about kMultiBlockBytes: the first op reads them from memory, the others from L2.
+  // A row longer than that is a block of its own (read again by each op, from a lower level).
+  constexpr std::int64_t kMultiBlockBytes = 128 * 1024;
+  const std::int64_t row_bytes = std::max<std::int64_t>(1, cols * std::int64_t{sizeof(T)});
+  const std::int64_t block = std::max<std::int64_t>(1, kMultiBlockBytes / row_bytes);
+  const std::int64_t blocks = (rows + block - 1) / block;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t b = 0; b < blocks; ++b) {
+    const std::int64_t i0 = b * block, i1 = std::min(rows, i0 + block);
+    for (std::size_t k = 0; k < nops; ++k)
+      dispatch_op(ops[k], [&](auto p) {
+        using P = decltype(p);
+        for (std::int64_t i = i0; i < i1; ++i)
+          out[k][i] = row_value<P>(a + i * cols, cols);
+      });
+  }
+}
+
+template <class T>
 void reduce_col_groups(Op op, const T* a, std::int64_t rows, std::int64_t cols, double* out) {
   detail::require_shape("reduce_col_groups", rows, cols);
   const std::int64_t groups = (rows + kReduceBlockRows - 1) / kReduceBlockRows;
@@ -201,6 +227,10 @@ void fold_rows(Op op, const T* a, std::int64_t rows, std::int64_t cols, double* 
 
 template void reduce_rows(Op, const float*, std::int64_t, std::int64_t, double*);
 template void reduce_rows(Op, const double*, std::int64_t, std::int64_t, double*);
+template void reduce_rows_multi(const Op*, std::size_t, const float*, std::int64_t, std::int64_t,
+                                double* const*);
+template void reduce_rows_multi(const Op*, std::size_t, const double*, std::int64_t, std::int64_t,
+                                double* const*);
 template void reduce_col_groups(Op, const float*, std::int64_t, std::int64_t, double*);
 template void reduce_col_groups(Op, const double*, std::int64_t, std::int64_t, double*);
 template void fold_rows(Op, const float*, std::int64_t, std::int64_t, double*);

@@ -13,6 +13,13 @@ namespace tessera::cpu {
 template <class T>
 void reduce_rows(Op op, const T* a, std::int64_t rows, std::int64_t cols, double* out);
 
+// reduce_rows of several ops with one read of `a` from memory: out[k][i] is what
+// reduce_rows(ops[k], ...) writes, to the bit. Rows go in blocks small enough to stay in the
+// cache while each op passes over them.
+template <class T>
+void reduce_rows_multi(const Op* ops, std::size_t nops, const T* a, std::int64_t rows,
+                       std::int64_t cols, double* const* out);
+
 // Column partials of consecutive row groups of kReduceBlockRows rows, starting at row 0 of `a`
 // (the last group may be shorter): out[g*cols + j] = fold over the group's rows, ascending,
 // of f(a[i][j]), starting from the op's identity (0.0, +inf, -inf). Parallel over groups and

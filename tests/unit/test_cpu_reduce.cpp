@@ -138,6 +138,32 @@ TYPED_TEST(CpuReduce, FoldRowsContinuesAColumnFoldAcrossAnySplit) {
   }
 }
 
+// Several ops in one read give each op's own row values to the bit, for rows far shorter than
+// the cache block (many rows a block) and longer (a row a block), with NaN among the data.
+TYPED_TEST(CpuReduce, RowsOfSeveralOpsInOneReadMatchEachOpAlone) {
+  using T = TypeParam;
+  const unsigned seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  const Op lists[][4] = {{Op::Sum, Op::Max, Op::Norm2, Op::Min},
+                         {Op::NormInf, Op::Norm1, Op::Mean, Op::Sum}};
+  for (const Shape2 s : {Shape2{1, 1}, Shape2{333, 17}, Shape2{129, 4099}, Shape2{5, 70001}}) {
+    auto a = random_matrix<T>(static_cast<std::size_t>(s.rows * s.cols), rng);
+    a[static_cast<std::size_t>(rng() % a.size())] = std::numeric_limits<T>::quiet_NaN();
+    for (const auto& ops : lists) {
+      std::vector<std::vector<double>> got(4,
+                                           std::vector<double>(static_cast<std::size_t>(s.rows)));
+      double* out[4] = {got[0].data(), got[1].data(), got[2].data(), got[3].data()};
+      cpu::reduce_rows_multi(ops, 4, a.data(), s.rows, s.cols, out);
+      for (int k = 0; k < 4; ++k) {
+        std::vector<double> want(static_cast<std::size_t>(s.rows));
+        cpu::reduce_rows(ops[k], a.data(), s.rows, s.cols, want.data());
+        EXPECT_EQ(bits(got[k]), bits(want))
+            << op_name(ops[k]) << " on " << s.rows << " x " << s.cols << ", seed " << seed;
+      }
+    }
+  }
+}
+
 // The column fold walks rows eight at a time; pieces of every length around that step, with
 // the short row sweeps at their ends, must continue the fold exactly.
 TYPED_TEST(CpuReduce, FoldRowsInPiecesOfAnyLengthMatchesTheWholeGroup) {

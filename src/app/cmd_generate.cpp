@@ -1,16 +1,16 @@
 // tessera generate OUT.h5:/A --rows M --cols N [--dtype f64] [--seed S]: a reproducible random
-// matrix (app/random_fill.hpp), the same for any rank count.
+// matrix (ops/random_fill.hpp), the same for any rank count.
 #include <CLI/CLI.hpp>
 #include <optional>
 
 #include "app/byte_size.hpp"
 #include "app/commands.hpp"
-#include "app/host_matrix.hpp"
 #include "app/run_info.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
 #include "io/provenance.hpp"
 #include "mpi/agreement.hpp"
+#include "ops/host_matrix.hpp"
 
 namespace tessera::app {
 
@@ -52,7 +52,7 @@ Command add_generate(CLI::App& app, const Context& ctx) {
     const Shape shape{args->rows, args->cols};
     PhaseTimers timers;
     io::H5File f = io::H5File::create(ref.file, ctx.comm);
-    HostMatrix a = generate_matrix(shape, dtype, args->seed, ctx, timers);
+    HostMatrix a = generate_matrix(shape, dtype, args->seed, ctx.comm, timers);
     write_matrix(f, ref.path, a, {args->chunk_rows, 0, args->deflate}, timers);
     io::write_attribute(f, ref.path, "seed", static_cast<long long>(args->seed));
     io::write_provenance(f, make_provenance(ctx, "", Backend::Cpu));

@@ -1,21 +1,21 @@
 // tessera reduce IN.h5:/A --op sum,norm2,max [--axis all|rows|cols] [--backend …] [--json]
 // [--memory-limit SIZE]: in memory when this rank's rows fit the limit (or none is given), out
-// of core otherwise (io/out_of_core.hpp), with the same values bit for bit.
+// of core otherwise (ops/out_of_core.hpp), with the same values bit for bit.
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
 
 #include "app/byte_size.hpp"
 #include "app/commands.hpp"
-#include "app/host_matrix.hpp"
-#include "app/out_of_core_choice.hpp"
 #include "app/run_info.hpp"
 #include "app/staging_args.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
-#include "io/out_of_core.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/backend_select.hpp"
+#include "ops/host_matrix.hpp"
+#include "ops/out_of_core.hpp"
+#include "ops/out_of_core_choice.hpp"
 
 namespace tessera::app {
 
@@ -122,10 +122,10 @@ Command add_reduce(CLI::App& app, const Context& ctx) {
       log::info("reduced {} out of core: {} chunks of {} rows, {} of buffers per rank", in.str(),
                 report.chunks, report.chunk_rows, format_bytes(double(report.buffer_bytes)));
     } else {
-      HostMatrix a = read_matrix(in, ctx, timers);
+      HostMatrix a = read_matrix(in, ctx.comm, timers);
       shape = a.shape();
       dtype = a.dtype();
-      r = reduce_matrix(a, ops, axis, backend, ctx, timers, &used);
+      r = reduce_matrix(a, ops, axis, backend, ctx.comm, timers, &used);
     }
     const double total = wall_seconds() - t0;
 

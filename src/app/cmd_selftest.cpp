@@ -8,7 +8,6 @@
 #include <cstring>
 
 #include "app/commands.hpp"
-#include "app/random_fill.hpp"
 #include "app/run_info.hpp"
 #include "core/log.hpp"
 #include "core/progress.hpp"
@@ -19,6 +18,7 @@
 #include "mpi/backend_select.hpp"
 #include "mpi/reduce_plan.hpp"
 #include "mpi/transpose_plan.hpp"
+#include "ops/random_fill.hpp"
 
 namespace tessera::app {
 

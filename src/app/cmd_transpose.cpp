@@ -1,6 +1,6 @@
 // tessera transpose IN.h5:/A OUT.h5:/AT [--backend …] [--exchange …] [--memory-limit SIZE]
 // In memory when the blocks fit --memory-limit (or none is given), out of core otherwise
-// (io/out_of_core.hpp): the dataset then streams through buffers that fit the limit.
+// (ops/out_of_core.hpp): the dataset then streams through buffers that fit the limit.
 // The output keeps the input's metadata: its attributes and fill value, its dimension scales
 // (swapped, with their coordinates copied), and with --like-input its chunking and filters.
 #include <CLI/CLI.hpp>
@@ -10,8 +10,6 @@
 
 #include "app/byte_size.hpp"
 #include "app/commands.hpp"
-#include "app/host_matrix.hpp"
-#include "app/out_of_core_choice.hpp"
 #include "app/run_info.hpp"
 #include "app/staging_args.hpp"
 #include "core/log.hpp"
@@ -19,10 +17,12 @@
 #include "io/h5_attribute.hpp"
 #include "io/h5_attribute_copy.hpp"
 #include "io/h5_dimension_scales.hpp"
-#include "io/out_of_core.hpp"
 #include "io/provenance.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/backend_select.hpp"
+#include "ops/host_matrix.hpp"
+#include "ops/out_of_core.hpp"
+#include "ops/out_of_core_choice.hpp"
 
 namespace tessera::app {
 
@@ -185,9 +185,9 @@ Command add_transpose(CLI::App& app, const Context& ctx) {
       return 0;
     }
     io::H5File f = io::H5File::create(out.file, ctx.comm);
-    HostMatrix a = read_matrix(in, ctx, timers);
+    HostMatrix a = read_matrix(in, ctx.comm, timers);
     TransposeRun run;
-    HostMatrix at = transpose_matrix(a, backend, exchange, args->repeat, ctx, timers, &run);
+    HostMatrix at = transpose_matrix(a, backend, exchange, args->repeat, ctx.comm, timers, &run);
     write_matrix(f, out.path, at, carried->write, timers);
     apply(f, out, in, *carried);
     io::write_provenance(f, make_provenance(ctx, "", run.backend));

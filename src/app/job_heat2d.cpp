@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 
-#include "app/host_matrix.hpp"
 #include "app/jobs.hpp"
 #include "app/run_info.hpp"
 #include "core/log.hpp"
@@ -14,6 +13,7 @@
 #include "mpi/agreement.hpp"
 #include "mpi/backend_select.hpp"
 #include "mpi/collectives.hpp"
+#include "ops/host_matrix.hpp"
 #include "solver/run.hpp"
 #include "solver/stop_signal.hpp"
 

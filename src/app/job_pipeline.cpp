@@ -3,16 +3,16 @@
 #include <optional>
 
 #include "app/byte_size.hpp"
-#include "app/host_matrix.hpp"
 #include "app/jobs.hpp"
-#include "app/out_of_core_choice.hpp"
 #include "app/run_info.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
-#include "io/out_of_core.hpp"
 #include "io/provenance.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/backend_select.hpp"
+#include "ops/host_matrix.hpp"
+#include "ops/out_of_core.hpp"
+#include "ops/out_of_core_choice.hpp"
 
 namespace tessera::app {
 
@@ -179,7 +179,7 @@ std::string describe_result(const ReduceResult& r, std::size_t k) {
   return s;
 }
 
-// Whether the matrix streams out of core (app/out_of_core_choice.hpp): only a matrix.input
+// Whether the matrix streams out of core (ops/out_of_core_choice.hpp): only a matrix.input
 // that staging.out_of_core asks to stream, or whose blocks do not fit staging.memory_limit.
 bool needs_out_of_core(const PipelineSettings& s, const Context& ctx) {
   const StagingChoice choice{s.staging.memory_limit, s.out_of_core, "staging.memory_limit"};
@@ -235,7 +235,7 @@ int run_out_of_core(const Deck& deck, const PipelineSettings& s, Backend backend
   const auto add_reductions = [&](io::H5File& f) {
     if (!r)
       return;
-    write_reductions(f, "/reductions", *r, info.shape, s.input->str(), ctx, timers);
+    write_reductions(f, "/reductions", *r, info.shape, s.input->str(), ctx.comm, timers);
     written.push_back(
         fmt::format("/reductions ({} op{})", r->ops.size(), r->ops.size() == 1 ? "" : "s"));
   };
@@ -287,8 +287,8 @@ int run_pipeline_job(const Deck& deck, const Context& ctx) {
   if (!s.output.empty())
     out.emplace(io::H5File::create(s.output, ctx.comm));
 
-  HostMatrix a = s.input ? read_matrix(*s.input, ctx, timers)
-                         : generate_matrix(s.shape, s.dtype, s.seed, ctx, timers);
+  HostMatrix a = s.input ? read_matrix(*s.input, ctx.comm, timers)
+                         : generate_matrix(s.shape, s.dtype, s.seed, ctx.comm, timers);
   log::info("pipeline: {} {} matrix ({}) on {} rank{} x {} thread{}, backend {}", a.shape().str(),
             dtype_name(a.dtype()),
             s.input ? "read from " + s.input->str() : fmt::format("generated, seed {}", s.seed),
@@ -307,7 +307,7 @@ int run_pipeline_job(const Deck& deck, const Context& ctx) {
   }
   if (s.transpose) {
     TransposeRun run;
-    HostMatrix at = transpose_matrix(a, backend, s.exchange, s.repeat, ctx, timers, &run);
+    HostMatrix at = transpose_matrix(a, backend, s.exchange, s.repeat, ctx.comm, timers, &run);
     log::info("transpose: {} -> {} ({} exchange), {:.3f} s", a.shape().str(), at.shape().str(),
               exchange_name(run.exchange), run.seconds);
     if (out && s.write_transpose) {
@@ -316,12 +316,12 @@ int run_pipeline_job(const Deck& deck, const Context& ctx) {
     }
   }
   if (s.reduce) {
-    const ReduceResult r = reduce_matrix(a, s.ops, s.axis, backend, ctx, timers);
+    const ReduceResult r = reduce_matrix(a, s.ops, s.axis, backend, ctx.comm, timers);
     for (std::size_t k = 0; k < r.ops.size(); ++k)
       log::info("reduce {} over {}: {}", op_name(r.ops[k]), axis_name(r.axis),
                 describe_result(r, k));
     if (out) {
-      write_reductions(*out, "/reductions", r, a.shape(), "/input", ctx, timers);
+      write_reductions(*out, "/reductions", r, a.shape(), "/input", ctx.comm, timers);
       written.push_back(
           fmt::format("/reductions ({} op{})", r.ops.size(), r.ops.size() == 1 ? "" : "s"));
     }

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <string>
 
-#include "io/out_of_core.hpp"
+#include "ops/out_of_core.hpp"
 
 // CLI11 is heavy to compile: the files that build subcommands include it themselves.
 namespace CLI {

@@ -1,11 +1,10 @@
-#include "app/host_matrix.hpp"
+#include "ops/host_matrix.hpp"
 
 #include <algorithm>
 #include <cstdlib>
 #include <new>
 #include <type_traits>
 
-#include "app/random_fill.hpp"
 #include "core/log.hpp"
 #include "core/progress.hpp"
 #include "core/throw.hpp"
@@ -13,6 +12,7 @@
 #include "mpi/agreement.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/reduce_plan.hpp"
+#include "ops/random_fill.hpp"
 
 namespace tessera::app {
 
@@ -33,11 +33,11 @@ double HostMatrix::global_bytes() const noexcept {
 }
 
 HostMatrix allocate_matrix(const BlockDistribution& dist, DType dtype, const std::string& what,
-                           const Context& ctx) {
+                           MPI_Comm comm) {
   HostMatrix m;
-  mpi::collectively(ctx.comm, [&] {
+  mpi::collectively(comm, [&] {
     try {
-      m = HostMatrix(dist, dtype, ctx.rank);
+      m = HostMatrix(dist, dtype, mpi::comm_rank(comm));
     } catch (const ResourceError& e) {
       TESSERA_THROW(ResourceError, "{}: {}", what, e.what());
     }
@@ -107,11 +107,12 @@ private:
 
 } // namespace
 
-HostMatrix generate_matrix(Shape shape, DType dtype, std::uint64_t seed, const Context& ctx,
+HostMatrix generate_matrix(Shape shape, DType dtype, std::uint64_t seed, MPI_Comm comm,
                            PhaseTimers& timers) {
-  mpi::collectively(ctx.comm, [&] { require_nonempty(shape, "generate"); });
-  const BlockDistribution dist(shape, ctx.nranks);
-  HostMatrix m = allocate_matrix(dist, dtype, "the generated matrix", ctx);
+  mpi::collectively(comm, [&] { require_nonempty(shape, "generate"); });
+  const int rank = mpi::comm_rank(comm);
+  const BlockDistribution dist(shape, mpi::comm_size(comm));
+  HostMatrix m = allocate_matrix(dist, dtype, "the generated matrix", comm);
   ScopedPhase phase(timers, "generate", double(m.local_bytes()));
   // Chunks of rows so that rank 0 can show progress on large matrices.
   const std::int64_t rows = m.local_rows();
@@ -120,7 +121,7 @@ HostMatrix generate_matrix(Shape shape, DType dtype, std::uint64_t seed, const C
   Progress progress("generate", double(m.local_bytes()), Progress::Unit::Bytes);
   for (std::int64_t r = 0; r < rows; r += step) {
     const std::int64_t n = std::min(step, rows - r);
-    random_fill_rows(dtype, dist.begin(ctx.rank) + r, n, shape.cols, seed,
+    random_fill_rows(dtype, dist.begin(rank) + r, n, shape.cols, seed,
                      static_cast<char*>(m.data()) + static_cast<std::size_t>(r) * row_bytes);
     progress.update(double(r + n) * double(row_bytes));
   }
@@ -128,20 +129,20 @@ HostMatrix generate_matrix(Shape shape, DType dtype, std::uint64_t seed, const C
   return m;
 }
 
-HostMatrix read_matrix(const io::DatasetRef& ref, const Context& ctx, PhaseTimers& timers) {
+HostMatrix read_matrix(const io::DatasetRef& ref, MPI_Comm comm, PhaseTimers& timers) {
   const double t0 = wall_seconds();
-  io::H5File f = io::H5File::open_read(ref.file, ctx.comm);
+  const int rank = mpi::comm_rank(comm);
+  io::H5File f = io::H5File::open_read(ref.file, comm);
   const io::DatasetInfo info = io::inspect_dataset(f, ref.path);
   // Every rank sees the same metadata, so this check fails on all ranks together.
-  mpi::collectively(ctx.comm, [&] { require_nonempty(info, ref); });
-  HostMatrix m = allocate_matrix(BlockDistribution(info.shape, ctx.nranks), info.dtype,
-                                 "reading " + ref.str(), ctx);
+  mpi::collectively(comm, [&] { require_nonempty(info, ref); });
+  HostMatrix m = allocate_matrix(BlockDistribution(info.shape, mpi::comm_size(comm)), info.dtype,
+                                 "reading " + ref.str(), comm);
   // In pieces, so that rank 0 can show progress on large matrices (one piece when small).
   const RowPieces pieces(m.dist(), info.dtype);
   Progress progress("read", pieces.total_bytes(), Progress::Unit::Bytes);
   for (std::int64_t p = 0; p < pieces.count(); ++p) {
-    io::read_block(f, ref.path, pieces.slab(p, ctx.rank), info.dtype,
-                   pieces.data(m.data(), p, ctx.rank));
+    io::read_block(f, ref.path, pieces.slab(p, rank), info.dtype, pieces.data(m.data(), p, rank));
     progress.update(pieces.done_bytes(p));
   }
   progress.finish();
@@ -150,15 +151,15 @@ HostMatrix read_matrix(const io::DatasetRef& ref, const Context& ctx, PhaseTimer
 }
 
 HostMatrix transpose_matrix(const HostMatrix& a, Backend backend, Exchange exchange, int repeat,
-                            const Context& ctx, PhaseTimers& timers, TransposeRun* run) {
+                            MPI_Comm comm, PhaseTimers& timers, TransposeRun* run) {
   TransposeOptions options;
   options.algorithm = exchange;
   options.timers = &timers;
-  TransposePlan plan(a.dist(), a.dtype(), ctx.comm, backend, options);
-  HostMatrix out = allocate_matrix(plan.output_distribution(), a.dtype(), "the transpose", ctx);
+  TransposePlan plan(a.dist(), a.dtype(), comm, backend, options);
+  HostMatrix out = allocate_matrix(plan.output_distribution(), a.dtype(), "the transpose", comm);
   // The first execution of an Auto plan times every exchange algorithm first (a collective
   // trial, no progress of its own inside): say so, and what it chose.
-  const bool trial = exchange == Exchange::Auto && ctx.nranks > 1;
+  const bool trial = exchange == Exchange::Auto && mpi::comm_size(comm) > 1;
   if (trial)
     log::info("transpose: timing the exchange algorithms on the first execution (trial)");
   Progress progress("transpose", repeat);
@@ -180,16 +181,15 @@ HostMatrix transpose_matrix(const HostMatrix& a, Backend backend, Exchange excha
 }
 
 ReduceResult reduce_matrix(const HostMatrix& a, const std::vector<Op>& ops, Axis axis,
-                           Backend backend, const Context& ctx, PhaseTimers& timers,
-                           Backend* used) {
-  mpi::collectively(ctx.comm, [&] {
+                           Backend backend, MPI_Comm comm, PhaseTimers& timers, Backend* used) {
+  mpi::collectively(comm, [&] {
     if (!dtype_is_real(a.dtype()))
       TESSERA_THROW(InputError, "reductions take f32 or f64 data; this matrix is {}",
                     dtype_name(a.dtype()));
   });
   ReduceOptions options;
   options.timers = &timers;
-  ReducePlan plan(a.dist(), a.dtype(), ctx.comm, backend, ops, axis, options);
+  ReducePlan plan(a.dist(), a.dtype(), comm, backend, ops, axis, options);
   const double t0 = wall_seconds();
   ReduceResult r = plan.execute(a.data());
   timers.add("reduce", wall_seconds() - t0, plan.bytes_read());
@@ -216,22 +216,23 @@ void write_matrix(io::H5File& f, const std::string& path, const HostMatrix& a,
 }
 
 void write_reductions(io::H5File& f, const std::string& group, const ReduceResult& r, Shape shape,
-                      const std::string& of, const Context& ctx, PhaseTimers& timers) {
+                      const std::string& of, MPI_Comm comm, PhaseTimers& timers) {
   const double t0 = wall_seconds();
   const Shape rshape = r.axis == Axis::All    ? Shape{1, 1}
                        : r.axis == Axis::Rows ? Shape{shape.rows, 1}
                                               : Shape{1, shape.cols};
-  const BlockDistribution dist(rshape, ctx.nranks);
+  const int rank = mpi::comm_rank(comm);
+  const BlockDistribution dist(rshape, mpi::comm_size(comm));
   double bytes = 0.0;
   for (std::size_t k = 0; k < r.ops.size(); ++k) {
     const std::string path = group + "/" + std::string(op_name(r.ops[k]));
     // Every rank holds all values; each writes its own rows of the result.
-    const double* mine = r.values[k].data() + dist.begin(ctx.rank) * rshape.cols;
-    io::write_rows(f, path, dist, ctx.rank, DType::f64, mine);
+    const double* mine = r.values[k].data() + dist.begin(rank) * rshape.cols;
+    io::write_rows(f, path, dist, rank, DType::f64, mine);
     io::write_attribute(f, path, "op", std::string(op_name(r.ops[k])));
     io::write_attribute(f, path, "axis", std::string(axis_name(r.axis)));
     io::write_attribute(f, path, "of", of);
-    bytes += double(dist.local_size(ctx.rank)) * 8.0;
+    bytes += double(dist.local_size(rank)) * 8.0;
   }
   timers.add("write", wall_seconds() - t0, bytes);
 }

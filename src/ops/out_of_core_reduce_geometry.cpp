@@ -1,5 +1,5 @@
 // The chunk geometry of the out-of-core reductions (see out_of_core_reduce_geometry.hpp).
-#include "io/out_of_core_reduce_geometry.hpp"
+#include "ops/out_of_core_reduce_geometry.hpp"
 
 #include <algorithm>
 

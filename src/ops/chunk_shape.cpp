@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 
 #include "core/throw.hpp"
-#include "io/out_of_core.hpp"
+#include "ops/out_of_core.hpp"
 
 namespace tessera::io {
 

@@ -29,10 +29,10 @@
 #include "core/progress.hpp"
 #include "core/timers.hpp"
 #include "io/io_thread.hpp"
-#include "io/out_of_core.hpp"
-#include "io/out_of_core_fault.hpp"
 #include "io/staging_queue.hpp"
 #include "mpi/communicator.hpp"
+#include "ops/out_of_core.hpp"
+#include "ops/out_of_core_fault.hpp"
 
 namespace tessera::io::detail {
 

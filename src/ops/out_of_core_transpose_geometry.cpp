@@ -1,5 +1,5 @@
 // The chunk geometry of the out-of-core transpose (see out_of_core_transpose_geometry.hpp).
-#include "io/out_of_core_transpose_geometry.hpp"
+#include "ops/out_of_core_transpose_geometry.hpp"
 
 #include <algorithm>
 

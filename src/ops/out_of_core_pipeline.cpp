@@ -1,5 +1,5 @@
 // Chunk buffers, progress lines, the two-sided run and the report of the out-of-core pipelines.
-#include "io/out_of_core_pipeline.hpp"
+#include "ops/out_of_core_pipeline.hpp"
 
 #include <fmt/format.h>
 

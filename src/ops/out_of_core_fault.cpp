@@ -1,5 +1,5 @@
 // Parsing and firing of injected faults (TESSERA_FAULT=read:rank=1:chunk=3).
-#include "io/out_of_core_fault.hpp"
+#include "ops/out_of_core_fault.hpp"
 
 #include <charconv>
 #include <cstdlib>

@@ -10,8 +10,8 @@
 #include "core/dtype.hpp"
 #include "core/shape.hpp"
 #include "io/h5_matrix.hpp"
-#include "io/out_of_core.hpp"
-#include "io/out_of_core_pipeline.hpp"
+#include "ops/out_of_core.hpp"
+#include "ops/out_of_core_pipeline.hpp"
 
 namespace tessera::io::detail {
 

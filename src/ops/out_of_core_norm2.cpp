@@ -6,8 +6,8 @@
 #include <cstddef>
 
 #include "core/log.hpp"
-#include "io/out_of_core_reduce_pass.hpp"
 #include "mpi/communicator.hpp"
+#include "ops/out_of_core_reduce_pass.hpp"
 
 namespace tessera::io::detail {
 

@@ -1,4 +1,4 @@
-// The pieces of reduce_out_of_core (src/io/out_of_core_reduce.cpp): one streaming pass over the
+// The pieces of reduce_out_of_core (src/ops/out_of_core_reduce.cpp): one streaming pass over the
 // dataset, and the Norm2 rescue (core/reduction.hpp) that may add two more.
 #pragma once
 
@@ -8,8 +8,8 @@
 
 #include "core/dtype.hpp"
 #include "core/reduction.hpp"
-#include "io/out_of_core.hpp"
 #include "mpi/norm2_rescue.hpp"
+#include "ops/out_of_core.hpp"
 
 namespace tessera::io::detail {
 

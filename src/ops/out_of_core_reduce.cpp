@@ -22,7 +22,7 @@
 //
 // f64 norms that overflowed or underflowed get the Norm2 rescue of core/reduction.hpp: a pass
 // for NormInf along the axis (unless it was asked for too), then a pass of the rescue engine
-// (mpi/norm2_rescue.hpp) over the same chunks (src/io/out_of_core_norm2.cpp).
+// (mpi/norm2_rescue.hpp) over the same chunks (src/ops/out_of_core_norm2.cpp).
 #include <mpi.h>
 
 #include <algorithm>
@@ -34,15 +34,15 @@
 #include "cpu/reduce.hpp"
 #include "io/h5_file.hpp"
 #include "io/input_watch.hpp"
-#include "io/out_of_core.hpp"
-#include "io/out_of_core_pipeline.hpp"
-#include "io/out_of_core_reduce_geometry.hpp"
-#include "io/out_of_core_reduce_pass.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/backend_select.hpp"
 #include "mpi/collectives.hpp"
 #include "mpi/norm2_rescue.hpp"
 #include "mpi/reduce_engine.hpp"
+#include "ops/out_of_core.hpp"
+#include "ops/out_of_core_pipeline.hpp"
+#include "ops/out_of_core_reduce_geometry.hpp"
+#include "ops/out_of_core_reduce_pass.hpp"
 
 namespace tessera::io {
 

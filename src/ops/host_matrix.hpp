@@ -4,13 +4,14 @@
 // adds its phase to a PhaseTimers for the timing table.
 #pragma once
 
+#include <mpi.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "app/commands.hpp"
 #include "core/aligned_buffer.hpp"
 #include "core/backend.hpp"
 #include "core/block_distribution.hpp"
@@ -50,7 +51,7 @@ private:
 // Collective allocation: when any rank cannot allocate, every rank throws ResourceError.
 // `what` names the matrix in the message ("the transpose").
 HostMatrix allocate_matrix(const BlockDistribution& dist, DType dtype, const std::string& what,
-                           const Context& ctx);
+                           MPI_Comm comm);
 
 // Throws InputError unless rows and cols are positive (`what` names them: "--rows/--cols").
 void require_nonempty(Shape shape, const std::string& what);
@@ -60,13 +61,13 @@ void require_nonempty(const io::DatasetInfo& info, const io::DatasetRef& ref);
 
 using io::same_file; // io/same_file.hpp
 
-// Generates the matrix of app/random_fill.hpp (phase "generate", with progress).
-HostMatrix generate_matrix(Shape shape, DType dtype, std::uint64_t seed, const Context& ctx,
+// Generates the matrix of ops/random_fill.hpp (phase "generate", with progress).
+HostMatrix generate_matrix(Shape shape, DType dtype, std::uint64_t seed, MPI_Comm comm,
                            PhaseTimers& timers);
 
 // Reads a 2-D dataset of f32, f64, c64 or c128 (phase "read"). Throws on every rank naming the
 // file or dataset when it is missing, not 2-D, of another element type or empty.
-HostMatrix read_matrix(const io::DatasetRef& ref, const Context& ctx, PhaseTimers& timers);
+HostMatrix read_matrix(const io::DatasetRef& ref, MPI_Comm comm, PhaseTimers& timers);
 
 struct TransposeRun {
   Backend backend = Backend::Cpu;     // resolved
@@ -76,11 +77,11 @@ struct TransposeRun {
 
 // Transposes with a TransposePlan, `repeat` executions (phase "transpose", plan phases too).
 HostMatrix transpose_matrix(const HostMatrix& a, Backend backend, Exchange exchange, int repeat,
-                            const Context& ctx, PhaseTimers& timers, TransposeRun* run = nullptr);
+                            MPI_Comm comm, PhaseTimers& timers, TransposeRun* run = nullptr);
 
 // Reduces with a ReducePlan (phase "reduce"). Complex data is an InputError.
 ReduceResult reduce_matrix(const HostMatrix& a, const std::vector<Op>& ops, Axis axis,
-                           Backend backend, const Context& ctx, PhaseTimers& timers,
+                           Backend backend, MPI_Comm comm, PhaseTimers& timers,
                            Backend* used = nullptr);
 
 // Writes the matrix as a 2-D dataset (phase "write").
@@ -90,6 +91,6 @@ void write_matrix(io::H5File& f, const std::string& path, const HostMatrix& a,
 // Writes each op's result as a 2-D f64 dataset GROUP/<op>: 1x1 (All), rows x 1 (Rows) or
 // 1 x cols (Cols), with attributes op, axis and of (the dataset it reduces).
 void write_reductions(io::H5File& f, const std::string& group, const ReduceResult& r, Shape shape,
-                      const std::string& of, const Context& ctx, PhaseTimers& timers);
+                      const std::string& of, MPI_Comm comm, PhaseTimers& timers);
 
 } // namespace tessera::app

@@ -1,4 +1,4 @@
-#include "app/random_fill.hpp"
+#include "ops/random_fill.hpp"
 
 #include <complex>
 #include <type_traits>

@@ -23,12 +23,12 @@
 #include "io/h5_attribute.hpp"
 #include "io/h5_file.hpp"
 #include "io/input_watch.hpp"
-#include "io/out_of_core.hpp"
-#include "io/out_of_core_pipeline.hpp"
-#include "io/out_of_core_transpose_geometry.hpp"
 #include "io/same_file.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/transpose_layout.hpp"
+#include "ops/out_of_core.hpp"
+#include "ops/out_of_core_pipeline.hpp"
+#include "ops/out_of_core_transpose_geometry.hpp"
 
 namespace tessera::io {
 

@@ -1,9 +1,9 @@
-#include "app/out_of_core_choice.hpp"
+#include "ops/out_of_core_choice.hpp"
 
 #include <fmt/format.h>
 
-#include "app/byte_size.hpp"
 #include "core/block_distribution.hpp"
+#include "core/format_bytes.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
 

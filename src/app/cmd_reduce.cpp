@@ -92,39 +92,25 @@ Command add_reduce(CLI::App& app, const Context& ctx) {
     });
     PhaseTimers timers;
     const Backend backend = mpi::resolve_backend(requested, ctx.comm);
+    MatrixInput input = MatrixInput::open(in, ctx.comm);
+    const Shape shape = input.info.shape;
+    const DType dtype = input.info.dtype;
     const StagingChoice choice{limit, args->staging.out_of_core};
-    bool out_of_core = false;
-    if (choice.may_stream()) {
-      io::DatasetInfo info;
-      {
-        io::H5File probe = io::H5File::open_read(in.file, ctx.comm);
-        info = io::inspect_dataset(probe, in.path);
-      }
-      out_of_core =
-          stream_out_of_core(choice, {info.shape, info.dtype, false}, ctx.nranks, true, in.str());
-    }
-    Shape shape;
-    DType dtype{};
     Backend used = backend;
     ReduceResult r;
-    if (out_of_core) {
+    if (stream_out_of_core(choice, input, false, ctx.comm)) {
+      input.close();
       io::OutOfCoreOptions o;
       args->staging.apply(o);
       o.backend = backend;
       o.timers = &timers;
       io::OutOfCoreReport report;
       r = io::reduce_out_of_core(in, ops, axis, o, ctx.comm, &report);
-      io::H5File probe = io::H5File::open_read(in.file, ctx.comm);
-      const io::DatasetInfo info = io::inspect_dataset(probe, in.path);
-      shape = info.shape;
-      dtype = info.dtype;
       used = report.backend;
       log::info("reduced {} out of core: {} chunks of {} rows, {} of buffers per rank", in.str(),
                 report.chunks, report.chunk_rows, format_bytes(double(report.buffer_bytes)));
     } else {
-      HostMatrix a = read_matrix(in, ctx.comm, timers);
-      shape = a.shape();
-      dtype = a.dtype();
+      HostMatrix a = read_matrix(input, ctx.comm, timers);
       r = reduce_matrix(a, ops, axis, backend, ctx.comm, timers, &used);
     }
     const double total = wall_seconds() - t0;

@@ -152,19 +152,16 @@ Command add_transpose(CLI::App& app, const Context& ctx) {
     PhaseTimers timers;
     const Backend backend = mpi::resolve_backend(requested, ctx.comm);
     // Open the input before creating the output: a missing input leaves no output behind.
-    io::DatasetInfo info;
-    std::shared_ptr<Carried> carried;
-    {
-      io::H5File probe = io::H5File::open_read(in.file, ctx.comm);
-      info = io::inspect_dataset(probe, in.path);
-      mpi::collectively(ctx.comm, [&] { require_nonempty(info, in); });
-      carried = carry(
-          probe, in, info,
-          {.chunk_rows = args->chunk_rows, .deflate = args->deflate, .shuffle = args->shuffle},
-          args->like_input, ctx.rank);
-    }
+    MatrixInput input = MatrixInput::open(in, ctx.comm);
+    const io::DatasetInfo info = input.info;
+    mpi::collectively(ctx.comm, [&] { require_nonempty(info, in); });
+    const std::shared_ptr<Carried> carried =
+        carry(*input.file, in, info,
+              {.chunk_rows = args->chunk_rows, .deflate = args->deflate, .shuffle = args->shuffle},
+              args->like_input, ctx.rank);
     const StagingChoice choice{limit, args->staging.out_of_core};
-    if (stream_out_of_core(choice, {info.shape, info.dtype, true}, ctx.nranks, true, in.str())) {
+    if (stream_out_of_core(choice, input, true, ctx.comm)) {
+      input.close();
       if (args->repeat > 1)
         log::warn("--repeat {} is ignored out of core: the transpose runs once", args->repeat);
       const io::Provenance provenance = make_provenance(ctx, "", backend);
@@ -185,7 +182,7 @@ Command add_transpose(CLI::App& app, const Context& ctx) {
       return 0;
     }
     io::H5File f = io::H5File::create(out.file, ctx.comm);
-    HostMatrix a = read_matrix(in, ctx.comm, timers);
+    HostMatrix a = read_matrix(input, ctx.comm, timers);
     TransposeRun run;
     HostMatrix at = transpose_matrix(a, backend, exchange, args->repeat, ctx.comm, timers, &run);
     write_matrix(f, out.path, at, carried->write, timers);

@@ -179,32 +179,11 @@ std::string describe_result(const ReduceResult& r, std::size_t k) {
   return s;
 }
 
-// Whether the matrix streams out of core (ops/out_of_core_choice.hpp): only a matrix.input
-// that staging.out_of_core asks to stream, or whose blocks do not fit staging.memory_limit.
-bool needs_out_of_core(const PipelineSettings& s, const Context& ctx) {
-  const StagingChoice choice{s.staging.memory_limit, s.out_of_core, "staging.memory_limit"};
-  if (!choice.may_stream())
-    return false;
-  WorkingSet w{s.shape, s.dtype, s.transpose};
-  if (s.input) {
-    io::H5File probe = io::H5File::open_read(s.input->file, ctx.comm);
-    const io::DatasetInfo info = io::inspect_dataset(probe, s.input->path);
-    w.shape = info.shape;
-    w.dtype = info.dtype;
-  }
-  bool streamed = false;
-  mpi::collectively(ctx.comm, [&] {
-    streamed = stream_out_of_core(choice, w, ctx.nranks, s.input.has_value(),
-                                  s.input ? s.input->str() : std::string("the generated matrix"));
-  });
-  return streamed;
-}
-
 // The pipeline on a matrix.input streamed out of core: reductions first (read-ahead), then the
 // transpose written into the output file, which also receives /reductions before it is
-// committed. The matrix itself is not copied to /input.
-int run_out_of_core(const Deck& deck, const PipelineSettings& s, Backend backend,
-                    const Context& ctx) {
+// committed. The matrix itself is not copied to /input. `info`: what opening it learnt.
+int run_out_of_core(const Deck& deck, const PipelineSettings& s, const io::DatasetInfo& info,
+                    Backend backend, const Context& ctx) {
   PhaseTimers timers;
   if (s.write_input && !s.output.empty())
     log::info("pipeline: out of core, the matrix stays in {} (output.write_input is ignored)",
@@ -217,9 +196,6 @@ int run_out_of_core(const Deck& deck, const PipelineSettings& s, Backend backend
   const io::Provenance provenance = make_provenance(ctx, deck.effective_toml(), backend);
   o.provenance = &provenance;
 
-  io::H5File probe = io::H5File::open_read(s.input->file, ctx.comm);
-  const io::DatasetInfo info = io::inspect_dataset(probe, s.input->path);
-  probe.close();
   if (s.reduce && !dtype_is_real(info.dtype))
     TESSERA_THROW(InputError,
                   "reductions take f32 or f64 data, and {} is {}; set reduce.enabled = false",
@@ -279,15 +255,22 @@ int run_pipeline_job(const Deck& deck, const Context& ctx) {
   PhaseTimers timers;
   const Backend backend =
       mpi::resolve_backend(parse_backend(deck.get<std::string>("job.backend")), ctx.comm);
-  if (needs_out_of_core(s, ctx))
-    return run_out_of_core(deck, s, backend, ctx);
+  // The matrix streams out of core (ops/out_of_core_choice.hpp) only when it is a matrix.input
+  // that staging.out_of_core asks to stream, or whose blocks do not fit staging.memory_limit.
+  MatrixInput input =
+      s.input ? MatrixInput::open(*s.input, ctx.comm) : MatrixInput::generated(s.shape, s.dtype);
+  const StagingChoice choice{s.staging.memory_limit, s.out_of_core, "staging.memory_limit"};
+  if (stream_out_of_core(choice, input, s.transpose, ctx.comm)) {
+    input.close();
+    return run_out_of_core(deck, s, input.info, backend, ctx);
+  }
 
   // The output is created first, so an unwritable directory fails before any work.
   std::optional<io::H5File> out;
   if (!s.output.empty())
     out.emplace(io::H5File::create(s.output, ctx.comm));
 
-  HostMatrix a = s.input ? read_matrix(*s.input, ctx.comm, timers)
+  HostMatrix a = s.input ? read_matrix(input, ctx.comm, timers)
                          : generate_matrix(s.shape, s.dtype, s.seed, ctx.comm, timers);
   log::info("pipeline: {} {} matrix ({}) on {} rank{} x {} thread{}, backend {}", a.shape().str(),
             dtype_name(a.dtype()),

@@ -129,11 +129,14 @@ HostMatrix generate_matrix(Shape shape, DType dtype, std::uint64_t seed, MPI_Com
   return m;
 }
 
-HostMatrix read_matrix(const io::DatasetRef& ref, MPI_Comm comm, PhaseTimers& timers) {
+HostMatrix read_matrix(MatrixInput& in, MPI_Comm comm, PhaseTimers& timers) {
   const double t0 = wall_seconds();
   const int rank = mpi::comm_rank(comm);
-  io::H5File f = io::H5File::open_read(ref.file, comm);
-  const io::DatasetInfo info = io::inspect_dataset(f, ref.path);
+  TESSERA_REQUIRE(in.file.has_value(), InternalError, "read_matrix: {} is not an open file",
+                  in.name());
+  io::H5File& f = *in.file;
+  const io::DatasetRef& ref = *in.ref;
+  const io::DatasetInfo info = in.info;
   // Every rank sees the same metadata, so this check fails on all ranks together.
   mpi::collectively(comm, [&] { require_nonempty(info, ref); });
   HostMatrix m = allocate_matrix(BlockDistribution(info.shape, mpi::comm_size(comm)), info.dtype,
@@ -146,6 +149,7 @@ HostMatrix read_matrix(const io::DatasetRef& ref, MPI_Comm comm, PhaseTimers& ti
     progress.update(pieces.done_bytes(p));
   }
   progress.finish();
+  in.close();
   timers.add("read", wall_seconds() - t0, double(m.local_bytes()));
   return m;
 }

@@ -23,6 +23,7 @@
 #include "io/h5_matrix.hpp"
 #include "io/same_file.hpp"
 #include "mpi/transpose_plan.hpp"
+#include "ops/matrix_input.hpp"
 
 namespace tessera::app {
 
@@ -65,9 +66,9 @@ using io::same_file; // io/same_file.hpp
 HostMatrix generate_matrix(Shape shape, DType dtype, std::uint64_t seed, MPI_Comm comm,
                            PhaseTimers& timers);
 
-// Reads a 2-D dataset of f32, f64, c64 or c128 (phase "read"). Throws on every rank naming the
-// file or dataset when it is missing, not 2-D, of another element type or empty.
-HostMatrix read_matrix(const io::DatasetRef& ref, MPI_Comm comm, PhaseTimers& timers);
+// Reads the opened input (ops/matrix_input.hpp; phase "read") and closes it. Throws on every
+// rank naming the dataset when it is empty.
+HostMatrix read_matrix(MatrixInput& in, MPI_Comm comm, PhaseTimers& timers);
 
 struct TransposeRun {
   Backend backend = Backend::Cpu;     // resolved

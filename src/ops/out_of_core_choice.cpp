@@ -6,6 +6,8 @@
 #include "core/format_bytes.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
+#include "mpi/agreement.hpp"
+#include "mpi/communicator.hpp"
 
 namespace tessera::app {
 
@@ -37,6 +39,16 @@ bool stream_out_of_core(const StagingChoice& choice, const WorkingSet& w, int nr
               name, w.shape.str(), dtype_name(w.dtype), format_bytes(need), choice.limit_name,
               format_bytes(double(choice.memory_limit)));
   return too_big || choice.forced;
+}
+
+bool stream_out_of_core(const StagingChoice& choice, const MatrixInput& input, bool with_transpose,
+                        MPI_Comm comm) {
+  bool streamed = false;
+  mpi::collectively(comm, [&] {
+    streamed = stream_out_of_core(choice, {input.info.shape, input.info.dtype, with_transpose},
+                                  mpi::comm_size(comm), input.from_file(), input.name());
+  });
+  return streamed;
 }
 
 } // namespace tessera::app

@@ -4,11 +4,14 @@
 // never streams (it has no file to stream from) and must fit.
 #pragma once
 
+#include <mpi.h>
+
 #include <cstddef>
 #include <string>
 
 #include "core/dtype.hpp"
 #include "core/shape.hpp"
+#include "ops/matrix_input.hpp"
 
 namespace tessera::app {
 
@@ -36,5 +39,10 @@ double in_memory_bytes(const WorkingSet& w, int nranks);
 // would have to stream is a ResourceError, the same on every rank (the inputs are).
 bool stream_out_of_core(const StagingChoice& choice, const WorkingSet& w, int nranks,
                         bool from_file, const std::string& name);
+
+// The decision of `tessera transpose` (`with_transpose`), `tessera reduce` and the pipeline job,
+// from what opening the input learnt: the rule above, agreed over `comm` (collective).
+bool stream_out_of_core(const StagingChoice& choice, const MatrixInput& input, bool with_transpose,
+                        MPI_Comm comm);
 
 } // namespace tessera::app

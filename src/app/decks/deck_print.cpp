@@ -7,7 +7,7 @@
 #include <cmath>
 #include <map>
 
-#include "app/deck.hpp"
+#include "app/decks/deck.hpp"
 
 namespace tessera::app {
 

@@ -1,5 +1,5 @@
 // The registry of job kinds (see jobs.hpp for how to add one) and deck loading.
-#include "app/jobs.hpp"
+#include "app/jobs/jobs.hpp"
 
 #include <algorithm>
 

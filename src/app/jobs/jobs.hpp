@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "app/commands.hpp"
-#include "app/deck.hpp"
+#include "app/decks/deck.hpp"
 
 namespace tessera::app {
 

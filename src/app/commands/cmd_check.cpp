@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "app/commands.hpp"
-#include "app/jobs.hpp"
+#include "app/jobs/jobs.hpp"
 #include "core/log.hpp"
 #include "mpi/agreement.hpp"
 

@@ -1,5 +1,5 @@
 // The helpers the deck sources share (deck_internal.hpp).
-#include "app/deck_internal.hpp"
+#include "app/decks/deck_internal.hpp"
 
 #include <toml++/toml.h>
 

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "app/jobs.hpp"
-#include "app/run_info.hpp"
+#include "app/jobs/jobs.hpp"
+#include "app/jobs/run_info.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
 #include "mpi/agreement.hpp"

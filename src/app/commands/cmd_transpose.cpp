@@ -8,10 +8,10 @@
 #include <memory>
 #include <set>
 
-#include "app/byte_size.hpp"
 #include "app/commands.hpp"
-#include "app/run_info.hpp"
-#include "app/staging_args.hpp"
+#include "app/commands/byte_size.hpp"
+#include "app/commands/staging_args.hpp"
+#include "app/jobs/run_info.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
 #include "io/h5_attribute.hpp"

@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "app/commands.hpp"
-#include "app/run_info.hpp"
+#include "app/jobs/run_info.hpp"
 #include "core/log.hpp"
 #include "core/progress.hpp"
 #include "core/throw.hpp"

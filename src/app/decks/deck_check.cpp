@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "app/deck.hpp"
-#include "app/deck_internal.hpp"
+#include "app/decks/deck.hpp"
+#include "app/decks/deck_internal.hpp"
 #include "core/throw.hpp"
 
 namespace tessera::app {

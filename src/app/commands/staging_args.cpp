@@ -1,10 +1,10 @@
 // The shared out-of-core command-line options.
-#include "app/staging_args.hpp"
+#include "app/commands/staging_args.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "app/byte_size.hpp"
+#include "app/commands/byte_size.hpp"
 
 namespace tessera::app {
 

@@ -1,7 +1,7 @@
-// DeckSchema: the keys a job kind takes, their defaults, help and ranges (app/deck.hpp).
+// DeckSchema: the keys a job kind takes, their defaults, help and ranges (app/decks/deck.hpp).
 #include <algorithm>
 
-#include "app/deck.hpp"
+#include "app/decks/deck.hpp"
 #include "core/throw.hpp"
 
 namespace tessera::app {

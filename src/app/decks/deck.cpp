@@ -1,6 +1,6 @@
 // Deck loading, overrides and access (the schema: deck_schema.cpp; the checks against it:
 // deck_check.cpp; the effective-deck printer: deck_print.cpp).
-#include "app/deck.hpp"
+#include "app/decks/deck.hpp"
 
 #include <toml++/toml.h>
 
@@ -10,8 +10,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "app/deck_internal.hpp"
-#include "app/deck_scan.hpp"
+#include "app/decks/deck_internal.hpp"
+#include "app/decks/deck_scan.hpp"
 #include "core/throw.hpp"
 
 namespace tessera::app {

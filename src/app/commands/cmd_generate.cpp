@@ -3,9 +3,9 @@
 #include <CLI/CLI.hpp>
 #include <optional>
 
-#include "app/byte_size.hpp"
 #include "app/commands.hpp"
-#include "app/run_info.hpp"
+#include "app/commands/byte_size.hpp"
+#include "app/jobs/run_info.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
 #include "io/provenance.hpp"

@@ -1,4 +1,4 @@
-#include "app/byte_size.hpp"
+#include "app/commands/byte_size.hpp"
 
 #include <cctype>
 #include <charconv>

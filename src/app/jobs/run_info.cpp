@@ -1,4 +1,4 @@
-#include "app/run_info.hpp"
+#include "app/jobs/run_info.hpp"
 
 #include <omp.h>
 

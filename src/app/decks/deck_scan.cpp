@@ -1,5 +1,5 @@
 // The nesting scan of deck text (see deck_scan.hpp). Iterative: its own stack is a vector.
-#include "app/deck_scan.hpp"
+#include "app/decks/deck_scan.hpp"
 
 #include <vector>
 

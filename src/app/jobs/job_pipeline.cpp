@@ -2,9 +2,9 @@
 // asked to one HDF5 file. Keys: docs/decks.md; output layout: docs/output.md.
 #include <optional>
 
-#include "app/byte_size.hpp"
-#include "app/jobs.hpp"
-#include "app/run_info.hpp"
+#include "app/commands/byte_size.hpp"
+#include "app/jobs/jobs.hpp"
+#include "app/jobs/run_info.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
 #include "io/provenance.hpp"

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "app/deck.hpp"
+#include "app/decks/deck.hpp"
 
 namespace toml {
 inline namespace v3 {

@@ -5,10 +5,10 @@
 #include <cmath>
 #include <cstdio>
 
-#include "app/byte_size.hpp"
 #include "app/commands.hpp"
-#include "app/run_info.hpp"
-#include "app/staging_args.hpp"
+#include "app/commands/byte_size.hpp"
+#include "app/commands/staging_args.hpp"
+#include "app/jobs/run_info.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
 #include "mpi/agreement.hpp"

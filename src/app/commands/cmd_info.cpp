@@ -5,9 +5,9 @@
 
 #include <cstdio>
 
-#include "app/byte_size.hpp"
 #include "app/commands.hpp"
-#include "app/run_info.hpp"
+#include "app/commands/byte_size.hpp"
+#include "app/jobs/run_info.hpp"
 #include "core/build_info.hpp"
 #include "cuda/device.hpp"
 #include "io/provenance.hpp"

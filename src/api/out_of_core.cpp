@@ -1,8 +1,8 @@
-// tessera/out_of_core.hpp over io/out_of_core.hpp, with a library's defaults: no progress lines,
+// tessera/out_of_core.hpp over ops/out_of_core.hpp, with a library's defaults: no progress lines,
 // no delays or faults taken from the environment.
 #include <tessera/out_of_core.hpp>
 
-#include "io/out_of_core.hpp"
+#include "ops/out_of_core.hpp"
 
 namespace tessera {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "app/commands.hpp"
-#include "app/run_info.hpp"
+#include "app/jobs/run_info.hpp"
 #include "core/build_info.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"

@@ -1,7 +1,7 @@
 // A whole heat2d run: initial state (analytic, from a dataset, or from a checkpoint), the step
 // loop with diagnostics, snapshots written behind, periodic checkpoints, and a clean stop with a
-// checkpoint on SIGTERM / SIGUSR1. The `heat2d` job kind (app/job_heat2d.cpp) fills RunSettings
-// from a deck; tests call run() directly.
+// checkpoint on SIGTERM / SIGUSR1. The `heat2d` job kind (app/jobs/job_heat2d.cpp) fills
+// RunSettings from a deck; tests call run() directly.
 //
 // Schedule, for step numbers n = 1 … steps (step 0 is the initial state):
 //   diagnostics  at 0, every diagnostics_every steps, and at the last step

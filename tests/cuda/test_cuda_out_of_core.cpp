@@ -17,7 +17,7 @@
 #include "cuda_test_util.hpp"
 #include "io/h5_file.hpp"
 #include "io/h5_matrix.hpp"
-#include "io/out_of_core.hpp"
+#include "ops/out_of_core.hpp"
 
 namespace tessera::io {
 namespace {

@@ -20,8 +20,8 @@
 #include "io/dataset_ref.hpp"
 #include "io/h5_file.hpp"
 #include "io/h5_matrix.hpp"
-#include "io/out_of_core.hpp"
 #include "io_test_support.hpp"
+#include "ops/out_of_core.hpp"
 #include "solver/run.hpp"
 
 namespace tessera::io {

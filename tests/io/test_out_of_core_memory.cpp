@@ -11,8 +11,8 @@
 #include "core/block_distribution.hpp"
 #include "io/h5_file.hpp"
 #include "io/h5_matrix.hpp"
-#include "io/out_of_core.hpp"
 #include "io_test_support.hpp"
+#include "ops/out_of_core.hpp"
 
 namespace tessera::io {
 namespace {

@@ -20,9 +20,9 @@
 #include "cpu/reference.hpp"
 #include "io/h5_file.hpp"
 #include "io/h5_matrix.hpp"
-#include "io/out_of_core.hpp"
 #include "io_test_support.hpp"
 #include "mpi/reduce_plan.hpp"
+#include "ops/out_of_core.hpp"
 
 namespace tessera::io {
 namespace {

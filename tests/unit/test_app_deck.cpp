@@ -8,8 +8,8 @@
 
 #include <unistd.h>
 
-#include "app/deck.hpp"
-#include "app/jobs.hpp"
+#include "app/decks/deck.hpp"
+#include "app/jobs/jobs.hpp"
 #include "core/error.hpp"
 
 namespace tessera::app {

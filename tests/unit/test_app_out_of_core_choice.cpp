@@ -1,8 +1,8 @@
 // The in-memory or out-of-core rule of `tessera transpose`, `tessera reduce` and pipeline decks.
 #include <gtest/gtest.h>
 
-#include "app/out_of_core_choice.hpp"
 #include "core/error.hpp"
+#include "ops/out_of_core_choice.hpp"
 
 namespace tessera::app {
 namespace {

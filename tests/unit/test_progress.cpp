@@ -12,7 +12,7 @@
 #include <random>
 #include <sstream>
 
-#include "app/byte_size.hpp"
+#include "app/commands/byte_size.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/progress.hpp"

@@ -1,0 +1,29 @@
+#include "ops/matrix_input.hpp"
+
+namespace tessera::app {
+
+MatrixInput MatrixInput::open(const io::DatasetRef& ref, MPI_Comm comm) {
+  MatrixInput in;
+  in.ref = ref;
+  in.file.emplace(io::H5File::open_read(ref.file, comm));
+  in.info = io::inspect_dataset(*in.file, ref.path);
+  return in;
+}
+
+MatrixInput MatrixInput::generated(Shape shape, DType dtype) {
+  MatrixInput in;
+  in.info = {shape, dtype};
+  return in;
+}
+
+std::string MatrixInput::name() const {
+  return ref ? ref->str() : std::string("the generated matrix");
+}
+
+void MatrixInput::close() {
+  if (file)
+    file->close();
+  file.reset();
+}
+
+} // namespace tessera::app

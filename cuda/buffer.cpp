@@ -15,9 +15,9 @@ double gib(std::size_t bytes) {
   return static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0);
 }
 
-void* device_alloc(std::size_t bytes) {
-  if (bytes == 0)
-    return nullptr;
+} // namespace
+
+void* DeviceAllocator::allocate(std::size_t bytes) {
   void* p = nullptr;
   const cudaError_t e = cudaMalloc(&p, bytes);
   if (e == cudaErrorMemoryAllocation) {
@@ -32,9 +32,12 @@ void* device_alloc(std::size_t bytes) {
   return p;
 }
 
-void* pinned_alloc(std::size_t bytes) {
-  if (bytes == 0)
-    return nullptr;
+void DeviceAllocator::release(void* p) noexcept {
+  if (const cudaError_t e = cudaFree(p); e != cudaSuccess)
+    log::warn("cudaFree failed: {}", cudaGetErrorString(e));
+}
+
+void* PinnedAllocator::allocate(std::size_t bytes) {
   void* p = nullptr;
   const cudaError_t e = cudaMallocHost(&p, bytes);
   if (e == cudaErrorMemoryAllocation) {
@@ -45,50 +48,9 @@ void* pinned_alloc(std::size_t bytes) {
   return p;
 }
 
-} // namespace
-
-DeviceBuffer::DeviceBuffer(std::size_t bytes) : p_(device_alloc(bytes)), bytes_(bytes) {}
-
-DeviceBuffer::~DeviceBuffer() {
-  if (p_ != nullptr)
-    if (const cudaError_t e = cudaFree(p_); e != cudaSuccess)
-      log::warn("cudaFree failed: {}", cudaGetErrorString(e));
-}
-
-DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
-  if (this != &o) {
-    DeviceBuffer old(std::move(*this));
-    p_ = std::exchange(o.p_, nullptr);
-    bytes_ = std::exchange(o.bytes_, 0);
-  }
-  return *this;
-}
-
-void DeviceBuffer::reserve(std::size_t bytes) {
-  if (bytes > bytes_)
-    *this = DeviceBuffer(bytes);
-}
-
-PinnedBuffer::PinnedBuffer(std::size_t bytes) : p_(pinned_alloc(bytes)), bytes_(bytes) {}
-
-PinnedBuffer::~PinnedBuffer() {
-  if (p_ != nullptr)
-    if (const cudaError_t e = cudaFreeHost(p_); e != cudaSuccess)
-      log::warn("cudaFreeHost failed: {}", cudaGetErrorString(e));
-}
-
-PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& o) noexcept {
-  if (this != &o) {
-    PinnedBuffer old(std::move(*this));
-    p_ = std::exchange(o.p_, nullptr);
-    bytes_ = std::exchange(o.bytes_, 0);
-  }
-  return *this;
-}
-
-void PinnedBuffer::reserve(std::size_t bytes) {
-  if (bytes > bytes_)
-    *this = PinnedBuffer(bytes);
+void PinnedAllocator::release(void* p) noexcept {
+  if (const cudaError_t e = cudaFreeHost(p); e != cudaSuccess)
+    log::warn("cudaFreeHost failed: {}", cudaGetErrorString(e));
 }
 
 void copy(void* dst, const void* src, std::size_t bytes) {

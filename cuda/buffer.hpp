@@ -10,18 +10,40 @@ struct CUstream_st;
 
 namespace tessera::cuda {
 
-// cudaMalloc'd bytes on the current device. Move-only; size 0 holds no allocation.
-class DeviceBuffer {
+// Allocation policies of Buffer: allocate(bytes > 0) throws ResourceError naming the size when
+// the memory is not there (NotCompiled without CUDA); release() never throws (it logs).
+struct DeviceAllocator { // cudaMalloc'd bytes on the current device
+  static void* allocate(std::size_t bytes);
+  static void release(void* p) noexcept;
+};
+struct PinnedAllocator { // cudaMallocHost'd page-locked host memory
+  static void* allocate(std::size_t bytes);
+  static void release(void* p) noexcept;
+};
+
+// Owning bytes from `Allocator`. Move-only; size 0 holds no allocation.
+template <class Allocator>
+class Buffer {
 public:
-  DeviceBuffer() = default;
-  // Throws ResourceError naming the size and the free device memory when allocation fails.
-  explicit DeviceBuffer(std::size_t bytes);
-  ~DeviceBuffer();
-  DeviceBuffer(DeviceBuffer&& o) noexcept
+  Buffer() = default;
+  explicit Buffer(std::size_t bytes)
+      : p_(bytes == 0 ? nullptr : Allocator::allocate(bytes)), bytes_(bytes) {}
+  ~Buffer() {
+    if (p_ != nullptr)
+      Allocator::release(p_);
+  }
+  Buffer(Buffer&& o) noexcept
       : p_(std::exchange(o.p_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
-  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  Buffer& operator=(Buffer&& o) noexcept {
+    if (this != &o) {
+      Buffer old(std::move(*this)); // frees the old allocation on the way out
+      p_ = std::exchange(o.p_, nullptr);
+      bytes_ = std::exchange(o.bytes_, 0);
+    }
+    return *this;
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
 
   void* data() const noexcept { return p_; }
   template <class T>
@@ -30,37 +52,18 @@ public:
   }
   std::size_t bytes() const noexcept { return bytes_; }
   // Grows (never shrinks) to at least `bytes`; the contents are not kept.
-  void reserve(std::size_t bytes);
-
-private:
-  void* p_ = nullptr;
-  std::size_t bytes_ = 0;
-};
-
-// cudaMallocHost'd page-locked host memory.
-class PinnedBuffer {
-public:
-  PinnedBuffer() = default;
-  explicit PinnedBuffer(std::size_t bytes);
-  ~PinnedBuffer();
-  PinnedBuffer(PinnedBuffer&& o) noexcept
-      : p_(std::exchange(o.p_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
-  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept;
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-
-  void* data() const noexcept { return p_; }
-  template <class T>
-  T* as() const noexcept {
-    return static_cast<T*>(p_);
+  void reserve(std::size_t bytes) {
+    if (bytes > bytes_)
+      *this = Buffer(bytes);
   }
-  std::size_t bytes() const noexcept { return bytes_; }
-  void reserve(std::size_t bytes);
 
 private:
   void* p_ = nullptr;
   std::size_t bytes_ = 0;
 };
+
+using DeviceBuffer = Buffer<DeviceAllocator>;
+using PinnedBuffer = Buffer<PinnedAllocator>;
 
 // Copies between any host/device pointers (the runtime infers the direction). copy() returns
 // when the bytes have arrived, so work queued afterwards on any stream sees them.

@@ -1,5 +1,6 @@
 // Batched tridiagonal kernels: one thread per system, replaying src/cpu/tridiag.cpp's
 // operations in the same order (separately rounded: the library builds with --fmad=false).
+#include "cpu/tridiag.hpp"
 #include "cuda/launch.cuh"
 #include "cuda/tridiag.hpp"
 
@@ -125,7 +126,7 @@ __global__ void const_kernel(double* x, Sys L, double lower, const double* __res
   }
 }
 
-Sys check(const cpu::BatchLayout& L, const char* what) {
+Sys check(const BatchLayout& L, const char* what) {
   TESSERA_CUDA_REQUIRE(L.n >= 0 && L.count >= 0,
                        std::string("cuda::") + what + ": n and count must not be negative");
   return {L.n, L.count, L.system_stride, L.element_stride};
@@ -139,7 +140,7 @@ unsigned grid_for(i64 count) {
 } // namespace detail
 
 void thomas_batched(CUstream_st* stream, const double* a, const double* b, const double* c,
-                    double* d, const cpu::BatchLayout& layout, DeviceBuffer& scratch) {
+                    double* d, const BatchLayout& layout, DeviceBuffer& scratch) {
   const detail::Sys L = detail::check(layout, "thomas_batched");
   if (L.n == 0 || L.count == 0)
     return;
@@ -150,7 +151,7 @@ void thomas_batched(CUstream_st* stream, const double* a, const double* b, const
 }
 
 void cyclic_batched(CUstream_st* stream, const double* a, const double* b, const double* c,
-                    double* d, const cpu::BatchLayout& layout, DeviceBuffer& scratch) {
+                    double* d, const BatchLayout& layout, DeviceBuffer& scratch) {
   const detail::Sys L = detail::check(layout, "cyclic_batched");
   if (L.n == 0 || L.count == 0)
     return;
@@ -172,7 +173,7 @@ DeviceTridiag::DeviceTridiag(const cpu::ConstTridiag& f)
     copy(base + 2 * n_, f.z().data(), bytes);
 }
 
-void DeviceTridiag::solve(CUstream_st* stream, double* x, const cpu::BatchLayout& layout) const {
+void DeviceTridiag::solve(CUstream_st* stream, double* x, const BatchLayout& layout) const {
   const detail::Sys L = detail::check(layout, "DeviceTridiag::solve");
   TESSERA_CUDA_REQUIRE(L.n == n_, "tridiagonal batch has systems of " + std::to_string(L.n) +
                                       " unknowns, the factorization " + std::to_string(n_));

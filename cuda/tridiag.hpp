@@ -1,5 +1,5 @@
 // Batched tridiagonal solves on the GPU (f64): the device side of src/cpu/tridiag.hpp, with the
-// same memory layouts (cpu::BatchLayout: element i of system s at
+// same memory layouts (core/batch_layout.hpp: element i of system s at
 // x[s * system_stride + i * element_stride]) and the same operation sequences line by line, so
 // both backends give the same bits. One thread per system; the interleaved layout
 // (system_stride = 1) is the coalesced one.
@@ -9,20 +9,24 @@
 
 #include <cstdint>
 
-#include "cpu/tridiag.hpp"
+#include "core/batch_layout.hpp"
 #include "cuda/buffer.hpp"
 
 struct CUstream_st;
+
+namespace tessera::cpu {
+class ConstTridiag;
+} // namespace tessera::cpu
 
 namespace tessera::cuda {
 
 // General coefficients, one matrix per system (a, b, c laid out as d): Thomas, as
 // cpu::thomas_batched. `scratch` grows to n * count doubles.
 void thomas_batched(CUstream_st* stream, const double* a, const double* b, const double* c,
-                    double* d, const cpu::BatchLayout& layout, DeviceBuffer& scratch);
+                    double* d, const BatchLayout& layout, DeviceBuffer& scratch);
 // Wrapping indices, as cpu::cyclic_batched. `scratch` grows to 3 * n * count doubles.
 void cyclic_batched(CUstream_st* stream, const double* a, const double* b, const double* c,
-                    double* d, const cpu::BatchLayout& layout, DeviceBuffer& scratch);
+                    double* d, const BatchLayout& layout, DeviceBuffer& scratch);
 
 // A cpu::ConstTridiag factorization copied to the current device, applied to many systems.
 class DeviceTridiag {
@@ -31,7 +35,7 @@ public:
   explicit DeviceTridiag(const cpu::ConstTridiag& f);
 
   // As cpu::ConstTridiag::solve; layout.n must equal n().
-  void solve(CUstream_st* stream, double* x, const cpu::BatchLayout& layout) const;
+  void solve(CUstream_st* stream, double* x, const BatchLayout& layout) const;
   std::int64_t n() const noexcept { return n_; }
 
   // The factorization as kernels outside this file read it (device arrays of n values; z is

@@ -87,17 +87,17 @@ void finalize(CUstream_st*, Op, double*, std::int64_t, double) {
 }
 
 void thomas_batched(CUstream_st*, const double*, const double*, const double*, double*,
-                    const cpu::BatchLayout&, DeviceBuffer&) {
+                    const BatchLayout&, DeviceBuffer&) {
   not_compiled("thomas_batched");
 }
 void cyclic_batched(CUstream_st*, const double*, const double*, const double*, double*,
-                    const cpu::BatchLayout&, DeviceBuffer&) {
+                    const BatchLayout&, DeviceBuffer&) {
   not_compiled("cyclic_batched");
 }
 DeviceTridiag::DeviceTridiag(const cpu::ConstTridiag&) {
   not_compiled("DeviceTridiag");
 }
-void DeviceTridiag::solve(CUstream_st*, double*, const cpu::BatchLayout&) const {
+void DeviceTridiag::solve(CUstream_st*, double*, const BatchLayout&) const {
   not_compiled("DeviceTridiag::solve");
 }
 

@@ -42,34 +42,14 @@ float Event::elapsed_ms(const Event&, const Event&) {
   not_compiled("cuda::Event::elapsed_ms");
 }
 
-DeviceBuffer::DeviceBuffer(std::size_t bytes) {
-  if (bytes != 0)
-    not_compiled("GPU memory");
+void* DeviceAllocator::allocate(std::size_t) {
+  not_compiled("GPU memory");
 }
-DeviceBuffer::~DeviceBuffer() = default;
-DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
-  std::swap(p_, o.p_);
-  std::swap(bytes_, o.bytes_);
-  return *this;
+void DeviceAllocator::release(void*) noexcept {}
+void* PinnedAllocator::allocate(std::size_t) {
+  not_compiled("pinned host memory");
 }
-void DeviceBuffer::reserve(std::size_t bytes) {
-  if (bytes > bytes_)
-    not_compiled("GPU memory");
-}
-PinnedBuffer::PinnedBuffer(std::size_t bytes) {
-  if (bytes != 0)
-    not_compiled("pinned host memory");
-}
-PinnedBuffer::~PinnedBuffer() = default;
-PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& o) noexcept {
-  std::swap(p_, o.p_);
-  std::swap(bytes_, o.bytes_);
-  return *this;
-}
-void PinnedBuffer::reserve(std::size_t bytes) {
-  if (bytes > bytes_)
-    not_compiled("pinned host memory");
-}
+void PinnedAllocator::release(void*) noexcept {}
 void copy(void*, const void*, std::size_t bytes) {
   if (bytes != 0)
     not_compiled("cuda::copy");

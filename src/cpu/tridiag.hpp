@@ -4,19 +4,8 @@
 // (cuda/tridiag.*) implements the same layout and the same operation sequence, so both backends
 // give the same bits (tessera builds with -ffp-contract=off / --fmad=false).
 //
-// ## Memory layout (BatchLayout)
-//
-// Element i (0 <= i < n) of system s (0 <= s < count) lives at
-//
-//     x[s * system_stride + i * element_stride]
-//
-// Two layouts matter:
-//   rows         system_stride = ld >= n, element_stride = 1: each system is one contiguous row
-//                of a row-major matrix (what ADI solves: full lines after a transpose).
-//   interleaved  system_stride = 1, element_stride = ld >= count: element i of consecutive
-//                systems is contiguous (coalesced on a GPU, one SIMD lane per system on a CPU).
-// Coefficient arrays of the general solvers (a, b, c) use the same layout as the right-hand
-// side. Systems must not overlap. Solutions overwrite the right-hand side in place.
+// Memory layout: core/batch_layout.hpp. Coefficient arrays of the general solvers (a, b, c)
+// use the same layout as the right-hand side. Solutions overwrite the right-hand side in place.
 //
 // ## Equations
 //
@@ -53,27 +42,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/batch_layout.hpp"
+
 namespace tessera::cpu {
-
-struct BatchLayout {
-  std::int64_t n = 0;     // unknowns per system
-  std::int64_t count = 0; // number of systems
-  std::int64_t system_stride = 0;
-  std::int64_t element_stride = 1;
-
-  // Each system one contiguous row of a row-major count × ld matrix.
-  static BatchLayout rows(std::int64_t n, std::int64_t count, std::int64_t ld) {
-    return {n, count, ld, 1};
-  }
-  static BatchLayout rows(std::int64_t n, std::int64_t count) { return {n, count, n, 1}; }
-  // Element i of system s at x[i*ld + s]: systems are the columns of a row-major n × ld matrix.
-  static BatchLayout interleaved(std::int64_t n, std::int64_t count, std::int64_t ld) {
-    return {n, count, 1, ld};
-  }
-  static BatchLayout interleaved(std::int64_t n, std::int64_t count) {
-    return {n, count, 1, count};
-  }
-};
 
 // General coefficients, one matrix per system (a, b, c laid out as d). d is overwritten with the
 // solution. No pivoting: meant for diagonally dominant systems (ADI matrices are). Opens an

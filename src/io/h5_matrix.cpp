@@ -8,12 +8,11 @@
 
 #include "core/check.hpp"
 #include "core/throw.hpp"
+#include "io/h5_box.hpp"
 #include "io/h5_error.hpp"
 #include "io/h5_path.hpp"
 #include "io/h5_turns.hpp"
 #include "io/h5_type.hpp"
-#include "mpi/agreement.hpp"
-#include "mpi/collectives.hpp"
 
 namespace tessera::io {
 
@@ -24,18 +23,6 @@ std::atomic<bool> last_collective{true};
 // HDF5 caps a chunk at 4 GiB; a chunk of about 1 MiB reads and compresses well.
 constexpr std::int64_t max_chunk_bytes = (std::int64_t{1} << 32) - 1;
 constexpr std::int64_t default_chunk_bytes = std::int64_t{1} << 20;
-
-void check_path(const std::string& path) {
-  if (path.size() < 2 || path.front() != '/' || path.back() == '/')
-    TESSERA_THROW(InputError, "'{}' is not a dataset path (expected /name or /group/name)", path);
-}
-
-unique_hid open_dataset(hid_t file, const std::string& file_name, const std::string& path) {
-  check_path(path);
-  if (!detail::path_exists(file, path))
-    TESSERA_THROW(InputError, "no dataset {} in '{}'", path, file_name);
-  return detail::open_dataset_object(file, file_name, path);
-}
 
 DatasetInfo describe(hid_t dset, const std::string& file_name, const std::string& path) {
   const unique_hid space = checked_hid(H5Dget_space(dset), "H5Dget_space");
@@ -73,79 +60,17 @@ void check_transfer(const DatasetInfo& info, const Hyperslab& s, DType dtype,
     TESSERA_THROW(InternalError, "null buffer for a {}x{} block of {}", s.rows, s.cols, path);
 }
 
-// Whether the rectangle `s` touches an HDF5 chunk that was never written (h5py and netCDF write
-// chunks only where data went; the rest read as the fill value). HDF5 1.10's collective reads
-// cannot take such chunks: their undefined address ends up in the MPI file view (MPI_ERR_TYPE
-// in H5FD__mpio_read, "addr overflow" for filtered data), on the ranks whose rows hold them
-// only, while the others wait inside the collective read. Independent reads fill them.
-bool touches_unwritten_chunk(hid_t dset, const Hyperslab& s) {
-  if (s.empty())
-    return false;
-  const unique_hid dcpl = checked_hid(H5Dget_create_plist(dset), "H5Dget_create_plist");
-  const H5D_layout_t layout = H5Pget_layout(dcpl.get());
-  CHECK_HDF5(layout);
-  if (layout != H5D_CHUNKED)
-    return false;
-  hsize_t chunk[2] = {1, 1};
-  CHECK_HDF5(H5Pget_chunk(dcpl.get(), 2, chunk));
-  const auto first = [](std::int64_t at, hsize_t c) { return static_cast<hsize_t>(at) / c; };
-  for (hsize_t i = first(s.row0, chunk[0]); i <= first(s.row0 + s.rows - 1, chunk[0]); ++i)
-    for (hsize_t j = first(s.col0, chunk[1]); j <= first(s.col0 + s.cols - 1, chunk[1]); ++j) {
-      const hsize_t offset[2] = {i * chunk[0], j * chunk[1]};
-      unsigned mask = 0;
-      haddr_t addr = HADDR_UNDEF;
-      hsize_t size = 0;
-      CHECK_HDF5(H5Dget_chunk_info_by_coord(dset, offset, &mask, &addr, &size));
-      if (addr == HADDR_UNDEF)
-        return true;
-    }
-  return false;
+Box box_of(const Hyperslab& s) {
+  return {{static_cast<hsize_t>(s.row0), static_cast<hsize_t>(s.col0)},
+          {static_cast<hsize_t>(s.rows), static_cast<hsize_t>(s.cols)}};
 }
 
-enum class Direction { Read, Write };
-
-// Collective: one H5Dread/H5Dwrite on every rank of a parallel file. Independent: a parallel
-// file, each rank on its own. Alone: a file this rank opened with the default driver.
-enum class Mode { Collective, Independent, Alone };
-
-void transfer(hid_t dset, const Hyperslab& s, DType dtype, void* buf, Direction dir, Mode mode) {
-  const unique_hid file_space = checked_hid(H5Dget_space(dset), "H5Dget_space");
-  // A simple dataspace of at least one element: a rank with nothing to move selects none but
-  // keeps a simple space, which collective I/O requires.
-  const hsize_t n = static_cast<hsize_t>(std::max<std::int64_t>(s.size(), 1));
-  const unique_hid mem_space = checked_hid(H5Screate_simple(1, &n, nullptr), "H5Screate_simple");
-  if (s.empty()) {
-    CHECK_HDF5(H5Sselect_none(file_space.get()));
-    CHECK_HDF5(H5Sselect_none(mem_space.get()));
-  } else {
-    const hsize_t start[2] = {static_cast<hsize_t>(s.row0), static_cast<hsize_t>(s.col0)};
-    const hsize_t count[2] = {static_cast<hsize_t>(s.rows), static_cast<hsize_t>(s.cols)};
-    CHECK_HDF5(
-        H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr));
-  }
-  const unique_hid dxpl = checked_hid(H5Pcreate(H5P_DATASET_XFER), "H5Pcreate(H5P_DATASET_XFER)");
-#ifdef H5_HAVE_PARALLEL
-  if (mode != Mode::Alone)
-    CHECK_HDF5(H5Pset_dxpl_mpio(dxpl.get(), mode == Mode::Collective ? H5FD_MPIO_COLLECTIVE
-                                                                     : H5FD_MPIO_INDEPENDENT));
-#endif
-  const unique_hid mem_type = h5_memory_type(dtype);
-  // HDF5 rejects a null buffer even when nothing is selected.
-  static char dummy[16];
-  void* ptr = s.empty() ? dummy : buf;
-  if (dir == Direction::Read)
-    CHECK_HDF5(H5Dread(dset, mem_type.get(), mem_space.get(), file_space.get(), dxpl.get(), ptr));
-  else
-    CHECK_HDF5(H5Dwrite(dset, mem_type.get(), mem_space.get(), file_space.get(), dxpl.get(), ptr));
-  bool was_collective = mode != Mode::Independent;
-#ifdef H5_HAVE_PARALLEL
-  if (mode == Mode::Collective) {
-    std::uint32_t local = 0, global = 0;
-    CHECK_HDF5(H5Pget_mpio_no_collective_cause(dxpl.get(), &local, &global));
-    was_collective = local == H5D_MPIO_COLLECTIVE && global == H5D_MPIO_COLLECTIVE;
-  }
-#endif
-  last_collective = was_collective;
+// The checks every rank makes on the open dataset before a transfer of `mine`.
+detail::BoxCheck checks(const H5File& f, const std::string& path, const Hyperslab& mine,
+                        DType dtype, const void* buf) {
+  return [&f, &path, &mine, dtype, buf](hid_t dset) {
+    check_transfer(describe(dset, f.path(), path), mine, dtype, f.path(), path, buf);
+  };
 }
 
 // The chunk shape of a dataset written with `o`; empty for the contiguous layout.
@@ -214,7 +139,7 @@ Shape chunk_dims(Shape shape, DType dtype, const WriteOptions& o) {
 DatasetInfo inspect_dataset(const H5File& f, const std::string& path) {
   DatasetInfo info{};
   detail::read_metadata(f, [&](hid_t file) {
-    const unique_hid dset = open_dataset(file, f.path(), path);
+    const unique_hid dset = detail::open_dataset(file, f.path(), path);
     info = describe(dset.get(), f.path(), path);
   });
   return info;
@@ -223,7 +148,7 @@ DatasetInfo inspect_dataset(const H5File& f, const std::string& path) {
 bool has_dataset(const H5File& f, const std::string& path) {
   bool found = false;
   detail::read_metadata(f, [&](hid_t file) {
-    check_path(path);
+    detail::check_dataset_path(path);
     if (!detail::path_exists(file, path))
       return;
     const unique_hid obj = detail::open_object(file, f.path(), path);
@@ -234,27 +159,9 @@ bool has_dataset(const H5File& f, const std::string& path) {
 
 void read_block(const H5File& f, const std::string& path, const Hyperslab& mine, DType dtype,
                 void* buf) {
-  if (f.parallel()) {
-    unique_hid dset;
-    bool unwritten = false;
-    mpi::collectively(f.comm(), [&] {
-      dset = open_dataset(f.id(), f.path(), path);
-      check_transfer(describe(dset.get(), f.path(), path), mine, dtype, f.path(), path, buf);
-      unwritten = touches_unwritten_chunk(dset.get(), mine);
-    });
-    // Every rank must make the same choice: a rank alone in a collective read waits forever.
-    const Mode mode = mpi::any_rank(f.comm(), unwritten) ? Mode::Independent : Mode::Collective;
-    detail::collective_transfer(
-        f, [&] { transfer(dset.get(), mine, dtype, buf, Direction::Read, mode); });
-    return;
-  }
-  // Serial mode: readers do not disturb each other, so every rank reads at once.
-  mpi::collectively(f.comm(), [&] {
-    const unique_hid file = detail::open_file_alone(f.disk_path(), false);
-    const unique_hid dset = open_dataset(file.get(), f.path(), path);
-    check_transfer(describe(dset.get(), f.path(), path), mine, dtype, f.path(), path, buf);
-    transfer(dset.get(), mine, dtype, buf, Direction::Read, Mode::Alone);
-  });
+  const unique_hid mem_type = h5_memory_type(dtype);
+  last_collective = detail::read_box(f, path, box_of(mine), mem_type.get(), buf,
+                                     checks(f, path, mine, dtype, buf));
 }
 
 void read_rows(const H5File& f, const std::string& path, const BlockDistribution& dist, int rank,
@@ -272,55 +179,21 @@ void create_dataset(H5File& f, const std::string& path, Shape shape, DType dtype
                                      static_cast<hsize_t>(std::max<std::int64_t>(shape.cols, 0))};
   const std::vector<hsize_t> chunk = chunk_of(shape, dtype, opts);
   detail::change_metadata(f, [&](hid_t file) {
-    check_path(path);
+    detail::check_dataset_path(path);
     check_options(path, shape, opts);
-    if (detail::path_exists(file, path))
-      TESSERA_THROW(InputError, "{} exists already in '{}'", path, f.path());
-    const unique_hid lcpl = checked_hid(H5Pcreate(H5P_LINK_CREATE), "H5Pcreate(H5P_LINK_CREATE)");
-    CHECK_HDF5(H5Pset_create_intermediate_group(lcpl.get(), 1));
+    detail::require_new(file, f.path(), path);
     const unique_hid dcpl = dataset_creation(chunk, dtype, opts);
-    const unique_hid space =
-        checked_hid(H5Screate_simple(2, dims.data(), nullptr), "H5Screate_simple");
     const unique_hid type = h5_file_type(dtype);
-    const hid_t dset = H5Dcreate2(file, path.c_str(), type.get(), space.get(), lcpl.get(),
-                                  dcpl.get(), H5P_DEFAULT);
-    if (dset < 0)
-      TESSERA_THROW(IoError, "cannot create dataset {} in '{}': {}", path, f.path(),
-                    detail::take_hdf5_error());
-    CHECK_HDF5(H5Dclose(dset));
+    detail::create_dataset_object(file, f.path(), path, type.get(), dims, {}, dcpl.get());
   });
   f.note_dataset(path, dims, chunk, dtype_size(dtype), opts.deflate > 0);
 }
 
 void write_block(H5File& f, const std::string& path, const Hyperslab& mine, DType dtype,
                  const void* buf) {
-  if (!f.writable())
-    TESSERA_THROW(InternalError, "'{}' was opened for reading, not writing {}", f.path(), path);
-  void* data = const_cast<void*>(buf); // one transfer routine for both directions
-  if (f.parallel()) {
-    unique_hid dset;
-    mpi::collectively(f.comm(), [&] {
-      dset = open_dataset(f.id(), f.path(), path);
-      check_transfer(describe(dset.get(), f.path(), path), mine, dtype, f.path(), path, buf);
-    });
-    f.reserve_space();
-    detail::collective_transfer(
-        f, [&] { transfer(dset.get(), mine, dtype, data, Direction::Write, Mode::Collective); });
-    // Closing a dataset of a parallel file is collective; every rank reaches it here.
-    dset.reset();
-    return;
-  }
-  detail::take_turns(f.comm(), [&] {
-    f.reserve_in_turn();
-    unique_hid file = detail::open_file_alone(f.disk_path(), true);
-    {
-      const unique_hid dset = open_dataset(file.get(), f.path(), path);
-      check_transfer(describe(dset.get(), f.path(), path), mine, dtype, f.path(), path, buf);
-      transfer(dset.get(), mine, dtype, data, Direction::Write, Mode::Alone);
-    }
-    // Closing flushes this rank's part before the next rank opens the file.
-    CHECK_HDF5(H5Fclose(file.release()));
-  });
+  const unique_hid mem_type = h5_memory_type(dtype);
+  last_collective = detail::write_box(f, path, box_of(mine), mem_type.get(), buf,
+                                      checks(f, path, mine, dtype, buf));
 }
 
 void write_rows(H5File& f, const std::string& path, const BlockDistribution& dist, int rank,

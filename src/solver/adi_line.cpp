@@ -46,7 +46,7 @@ void AdiLine::apply_explicit(const double* src, double* dst, std::int64_t rows) 
 }
 
 void AdiLine::solve(double* lines, std::int64_t rows, double* explicit_out) const {
-  const cpu::BatchLayout layout = cpu::BatchLayout::rows(n_, rows);
+  const BatchLayout layout = BatchLayout::rows(n_, rows);
   const bool dirichlet = boundary_ == Boundary::Dirichlet && g_ != 0.0;
   const double hg = h_ * g_;
   const std::int64_t tasks = (rows + kLinesPerTask - 1) / kLinesPerTask;
@@ -72,7 +72,7 @@ void AdiLine::solve_columns(double* x, std::int64_t lines, double* explicit_out)
   // core's cache between the sweeps, and the explicit half vectorises along the row.
   constexpr std::int64_t kPanel = 64;
   const std::int64_t n = n_;
-  const cpu::BatchLayout layout = cpu::BatchLayout::interleaved(n, lines);
+  const BatchLayout layout = BatchLayout::interleaved(n, lines);
   const bool dirichlet = boundary_ == Boundary::Dirichlet && g_ != 0.0;
   const bool periodic = boundary_ == Boundary::Periodic;
   const double hg = h_ * g_, h = h_;

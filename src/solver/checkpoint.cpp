@@ -4,10 +4,10 @@
 #include <fmt/format.h>
 
 #include "core/throw.hpp"
+#include "io/h5_array.hpp"
 #include "io/h5_attribute.hpp"
 #include "io/h5_matrix.hpp"
 #include "mpi/communicator.hpp"
-#include "solver/h5_array.hpp"
 
 namespace tessera::heat2d {
 
@@ -68,27 +68,27 @@ void check_problem_attributes(const io::H5File& f, const Config& c, const Initia
 }
 
 void write_diagnostics(io::H5File& f, const DiagnosticsSeries& s, bool with_error) {
-  h5::write_vector(f, "/diagnostics/step", s.step);
-  h5::write_vector(f, "/diagnostics/time", s.time);
-  h5::write_vector(f, "/diagnostics/total", s.total);
-  h5::write_vector(f, "/diagnostics/min", s.min);
-  h5::write_vector(f, "/diagnostics/max", s.max);
+  io::nd::write_vector(f, "/diagnostics/step", s.step);
+  io::nd::write_vector(f, "/diagnostics/time", s.time);
+  io::nd::write_vector(f, "/diagnostics/total", s.total);
+  io::nd::write_vector(f, "/diagnostics/min", s.min);
+  io::nd::write_vector(f, "/diagnostics/max", s.max);
   if (with_error) {
-    h5::write_vector(f, "/diagnostics/l2_error", s.l2_error);
-    h5::write_vector(f, "/diagnostics/linf_error", s.linf_error);
+    io::nd::write_vector(f, "/diagnostics/l2_error", s.l2_error);
+    io::nd::write_vector(f, "/diagnostics/linf_error", s.linf_error);
   }
 }
 
 DiagnosticsSeries read_diagnostics(const io::H5File& f) {
   DiagnosticsSeries s;
-  s.step = h5::read_i64_vector(f, "/diagnostics/step");
-  s.time = h5::read_f64_vector(f, "/diagnostics/time");
-  s.total = h5::read_f64_vector(f, "/diagnostics/total");
-  s.min = h5::read_f64_vector(f, "/diagnostics/min");
-  s.max = h5::read_f64_vector(f, "/diagnostics/max");
-  if (h5::exists(f, "/diagnostics/l2_error")) {
-    s.l2_error = h5::read_f64_vector(f, "/diagnostics/l2_error");
-    s.linf_error = h5::read_f64_vector(f, "/diagnostics/linf_error");
+  s.step = io::nd::read_i64_vector(f, "/diagnostics/step");
+  s.time = io::nd::read_f64_vector(f, "/diagnostics/time");
+  s.total = io::nd::read_f64_vector(f, "/diagnostics/total");
+  s.min = io::nd::read_f64_vector(f, "/diagnostics/min");
+  s.max = io::nd::read_f64_vector(f, "/diagnostics/max");
+  if (io::nd::exists(f, "/diagnostics/l2_error")) {
+    s.l2_error = io::nd::read_f64_vector(f, "/diagnostics/l2_error");
+    s.linf_error = io::nd::read_f64_vector(f, "/diagnostics/linf_error");
   } else {
     s.l2_error.assign(s.step.size(), std::numeric_limits<double>::quiet_NaN());
     s.linf_error = s.l2_error;

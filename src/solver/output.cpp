@@ -8,12 +8,12 @@
 
 #include "core/log.hpp"
 #include "core/throw.hpp"
+#include "io/h5_array.hpp"
 #include "io/h5_attribute.hpp"
 #include "io/h5_dimension_scales.hpp"
 #include "io/xdmf_sidecar.hpp"
 #include "mpi/agreement.hpp"
 #include "solver/checkpoint.hpp"
-#include "solver/h5_array.hpp"
 
 namespace tessera::heat2d {
 
@@ -53,12 +53,12 @@ Output::Output(io::IoThread& io, const Solver& solver, const Initial& init, Outp
     io::write_attribute(f, "/", "run_id", settings_.run_id);
     io::write_attribute(f, "/", "restarted_from", settings_.restarted_from);
     write_problem_attributes(f, config_, init);
-    h5::write_vector(f, "/grid/x", coordinates(config_.lx, config_.nx, config_.boundary));
-    h5::write_vector(f, "/grid/y", coordinates(config_.ly, config_.ny, config_.boundary));
+    io::nd::write_vector(f, "/grid/x", coordinates(config_.lx, config_.nx, config_.boundary));
+    io::nd::write_vector(f, "/grid/y", coordinates(config_.ly, config_.ny, config_.boundary));
     const auto ny = static_cast<hsize_t>(config_.ny), nx = static_cast<hsize_t>(config_.nx);
     const hsize_t chunk_rows = std::clamp<hsize_t>(kChunkBytes / (8 * nx), 1, ny);
-    h5::create(f, "/fields/u", h5::Elem::f64, {0, ny, nx},
-               {.max_dims = {H5S_UNLIMITED, ny, nx}, .chunk = {1, chunk_rows, nx}});
+    io::nd::create(f, "/fields/u", io::nd::Elem::f64, {0, ny, nx},
+                   {.max_dims = {H5S_UNLIMITED, ny, nx}, .chunk = {1, chunk_rows, nx}});
     // netCDF-4 and xarray look for a variable's dimensions in its own group and above: the
     // coordinates get second names beside /fields/u.
     io::link_object(f, "/grid/x", "/fields/x");
@@ -110,10 +110,10 @@ void Output::write_snapshot() {
   try {
     const auto ny = static_cast<hsize_t>(config_.ny), nx = static_cast<hsize_t>(config_.nx);
     const auto k = static_cast<hsize_t>(s->index);
-    h5::extend(*file_, "/fields/u", {k + 1, ny, nx});
-    const h5::Box mine{{k, static_cast<hsize_t>(dist_x_.begin(rank_)), 0},
-                       {1, static_cast<hsize_t>(dist_x_.rows(rank_)), nx}};
-    h5::write(*file_, "/fields/u", h5::Elem::f64, mine, s->field_x.data());
+    io::nd::extend(*file_, "/fields/u", {k + 1, ny, nx});
+    const io::nd::Box mine{{k, static_cast<hsize_t>(dist_x_.begin(rank_)), 0},
+                           {1, static_cast<hsize_t>(dist_x_.rows(rank_)), nx}};
+    io::nd::write(*file_, "/fields/u", io::nd::Elem::f64, mine, s->field_x.data());
   } catch (...) {
     queue_.abort(std::current_exception());
     throw;
@@ -156,20 +156,20 @@ std::int64_t Output::carry_over(const std::string& previous, std::int64_t last_s
       if (!done || *done != last_step)
         TESSERA_THROW(InputError, "'{}' ends at step {}, the checkpoint is at step {}", previous,
                       done ? *done : -1, last_step);
-      const auto steps = h5::read_i64_vector(old, "/fields/step");
-      const auto times = h5::read_f64_vector(old, "/fields/time");
+      const auto steps = io::nd::read_i64_vector(old, "/fields/step");
+      const auto times = io::nd::read_f64_vector(old, "/fields/time");
       const auto ny = static_cast<hsize_t>(config_.ny), nx = static_cast<hsize_t>(config_.nx);
-      const h5::Dims d = h5::dims(old, "/fields/u");
+      const io::nd::Dims d = io::nd::dims(old, "/fields/u");
       if (d.size() != 3 || d[1] != ny || d[2] != nx || d[0] < steps.size() ||
           times.size() != steps.size())
         TESSERA_THROW(InputError, "'{}' has snapshots of another shape", previous);
       std::vector<double> buf(static_cast<std::size_t>(dist_x_.local_size(rank_)));
       for (std::size_t k = 0; k < steps.size() && steps[k] <= last_step; ++k) {
-        const h5::Box mine{{k, static_cast<hsize_t>(dist_x_.begin(rank_)), 0},
-                           {1, static_cast<hsize_t>(dist_x_.rows(rank_)), nx}};
-        h5::read(old, "/fields/u", h5::Elem::f64, mine, buf.data());
-        h5::extend(*file_, "/fields/u", {k + 1, ny, nx});
-        h5::write(*file_, "/fields/u", h5::Elem::f64, mine, buf.data());
+        const io::nd::Box mine{{k, static_cast<hsize_t>(dist_x_.begin(rank_)), 0},
+                               {1, static_cast<hsize_t>(dist_x_.rows(rank_)), nx}};
+        io::nd::read(old, "/fields/u", io::nd::Elem::f64, mine, buf.data());
+        io::nd::extend(*file_, "/fields/u", {k + 1, ny, nx});
+        io::nd::write(*file_, "/fields/u", io::nd::Elem::f64, mine, buf.data());
         c.steps.push_back(steps[k]);
         c.times.push_back(times[k]);
       }
@@ -197,8 +197,8 @@ void Output::finish(const DiagnosticsSeries& diagnostics, bool finished, std::in
   auto done = io_.submit([&] {
     if (const auto e = queue_.error())
       std::rethrow_exception(e); // a snapshot failed: never commit a file with a hole
-    h5::write_vector(*file_, "/fields/time", times_);
-    h5::write_vector(*file_, "/fields/step", steps_);
+    io::nd::write_vector(*file_, "/fields/time", times_);
+    io::nd::write_vector(*file_, "/fields/step", steps_);
     io::attach_dimension_scale(*file_, "/fields/u", 0, "/fields/time", "time");
     write_diagnostics(*file_, diagnostics, with_error_);
     io::write_attribute(*file_, "/", "steps_done", static_cast<long long>(steps_done));

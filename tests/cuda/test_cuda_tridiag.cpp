@@ -16,7 +16,7 @@ struct Batch {
 };
 
 // Diagonally dominant systems stored in `layout` (strides may leave gaps, filled with noise).
-Batch random_batch(const cpu::BatchLayout& L, std::size_t size, std::uint64_t seed) {
+Batch random_batch(const BatchLayout& L, std::size_t size, std::uint64_t seed) {
   test::Rng r{seed};
   Batch x{std::vector<double>(size), std::vector<double>(size), std::vector<double>(size),
           std::vector<double>(size)};
@@ -29,13 +29,12 @@ Batch random_batch(const cpu::BatchLayout& L, std::size_t size, std::uint64_t se
   return x;
 }
 
-std::vector<cpu::BatchLayout> layouts(std::int64_t n, std::int64_t count) {
-  return {cpu::BatchLayout::rows(n, count), cpu::BatchLayout::rows(n, count, n + 3),
-          cpu::BatchLayout::interleaved(n, count),
-          cpu::BatchLayout::interleaved(n, count, count + 5)};
+std::vector<BatchLayout> layouts(std::int64_t n, std::int64_t count) {
+  return {BatchLayout::rows(n, count), BatchLayout::rows(n, count, n + 3),
+          BatchLayout::interleaved(n, count), BatchLayout::interleaved(n, count, count + 5)};
 }
 
-std::size_t extent(const cpu::BatchLayout& L) {
+std::size_t extent(const BatchLayout& L) {
   if (L.n == 0 || L.count == 0)
     return 1;
   return static_cast<std::size_t>((L.count - 1) * L.system_stride + (L.n - 1) * L.element_stride +

@@ -105,7 +105,7 @@ TEST(DistributedTridiag, MatchesThomasOnRandomDiagonallyDominantSystems) {
             B[k] = b[static_cast<std::size_t>(i)];
             C[k] = c[static_cast<std::size_t>(i)];
           }
-        const auto layout = tessera::cpu::BatchLayout::rows(n, lines);
+        const auto layout = tessera::BatchLayout::rows(n, lines);
         if (periodic)
           tessera::cpu::cyclic_batched(A.data(), B.data(), C.data(), ref.data(), layout);
         else

@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "io/h5_array.hpp"
 #include "io/h5_attribute.hpp"
 #include "io/h5_file.hpp"
 #include "io/h5_matrix.hpp"
-#include "solver/h5_array.hpp"
 #include "solver/run.hpp"
 #include "solver/solver.hpp"
 #include "solver/stop_signal.hpp"
@@ -29,7 +29,7 @@ namespace {
 using namespace tessera::heat2d;
 using heat2d_test::rank_of;
 using heat2d_test::size_of;
-namespace h5 = tessera::heat2d::h5;
+namespace h5 = tessera::io::nd;
 namespace io = tessera::io;
 
 RunSettings base_settings(const std::string& output, Boundary b, const char* initial) {

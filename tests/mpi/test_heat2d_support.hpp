@@ -72,8 +72,8 @@ inline void reference_step(const tessera::heat2d::Config& c, std::vector<double>
           at(u, j, i) + hy * ((at(u, j - 1, i) + at(u, j + 1, i)) - 2.0 * at(u, j, i));
   auto solve = [&](std::vector<double>& d, std::int64_t n, std::int64_t count, double h,
                    bool along_x) {
-    const auto layout = along_x ? tessera::cpu::BatchLayout::rows(n, count)
-                                : tessera::cpu::BatchLayout::interleaved(n, count);
+    const auto layout = along_x ? tessera::BatchLayout::rows(n, count)
+                                : tessera::BatchLayout::interleaved(n, count);
     std::vector<double> a(d.size(), -h), b(d.size(), 1.0 + 2.0 * h), cc(d.size(), -h);
     if (!periodic)
       for (std::int64_t s = 0; s < count; ++s) {

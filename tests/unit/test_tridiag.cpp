@@ -16,7 +16,7 @@
 
 namespace {
 
-using tessera::cpu::BatchLayout;
+using tessera::BatchLayout;
 using tessera::cpu::ConstTridiag;
 
 unsigned fresh_seed() {

@@ -1,5 +1,5 @@
 // Shared pieces of the `tessera bench --backend cuda` drivers (see bench_cuda_util.hpp).
-#include "app/bench_cuda_util.hpp"
+#include "app/bench/bench_cuda_util.hpp"
 
 #include <fmt/format.h>
 #include <omp.h>
@@ -87,82 +87,20 @@ Sample check_transposed(DType t, const void* out, std::int64_t row0, std::int64_
   });
 }
 
-std::string check_reduction(const BenchArgs& args, const std::vector<std::vector<double>>& got) {
-  int rank = 0;
-  MPI_Comm_rank(args.comm, &rank);
-  const std::size_t n = static_cast<std::size_t>(args.rows) * static_cast<std::size_t>(args.cols);
-  if (n * dtype_size(args.dtype) > (std::size_t{1} << 30))
-    return "no (matrix above 1 GiB)";
-  // 2: bit-identical; 1: equal within 1e-12 relative (ops outside the Sum family may round
-  // differently on the GPU); 0: mismatch.
-  int verdict = 2;
-  if (rank == 0) {
-    dispatch_real_dtype(args.dtype, [&](auto tag) {
-      using T = decltype(tag);
-      std::vector<T> a(n);
-#pragma omp parallel for schedule(static)
-      for (std::int64_t i = 0; i < args.rows; ++i)
-        for (std::int64_t j = 0; j < args.cols; ++j)
-          a[static_cast<std::size_t>(i * args.cols + j)] = value<T>(i, j);
-      for (std::size_t k = 0; k < args.ops.size(); ++k) {
-        const auto want = reference::reduce(args.ops[k], args.axis, a.data(), args.rows, args.cols);
-        if (want.size() != got[k].size()) {
-          verdict = 0;
-          continue;
-        }
-        if (std::memcmp(want.data(), got[k].data(), want.size() * sizeof(double)) == 0)
-          continue;
-        for (std::size_t i = 0; i < want.size(); ++i)
-          if (!(std::abs(want[i] - got[k][i]) <= 1e-12 * std::abs(want[i])) &&
-              !(want[i] == got[k][i]))
-            verdict = 0;
-        verdict = std::min(verdict, 1);
-      }
-    });
-  }
-  MPI_Bcast(&verdict, 1, MPI_INT, 0, args.comm);
-  return verdict == 2   ? "yes (bit-identical to the serial reference)"
-         : verdict == 1 ? "yes (within 1e-12 of the serial reference)"
-                        : "MISMATCH";
-}
-
-BenchReport base_report(const BenchArgs& args, int nranks) {
-  BenchReport r;
-  r.backend = "cuda";
-  r.threads = omp_get_max_threads();
+std::string device_description(const BenchArgs& args, int nranks) {
   const int index = cuda::current_device();
   std::string name = fmt::format("GPU {}", index);
   for (const auto& d : cuda::devices())
     if (d.index == index)
       name = fmt::format("{} (GPU {})", d.name, index);
-  if (nranks == 1) {
-    r.device = name;
-  } else {
-    // Ranks of a node share its GPUs round-robin when there are more ranks than GPUs.
-    const mpi::Communicator comm(args.comm);
-    const int local = comm.node_local_size();
-    const int gpus = std::min(local, std::max(1, cuda::device_count()));
-    r.device = fmt::format("{} rank{} on {} GPU{} of rank 0's node; rank 0: {}", local,
-                           local == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s", name);
-  }
-  r.rows = args.rows;
-  r.cols = args.cols;
-  r.dtype = args.dtype;
-  r.ranks = nranks;
-  r.repeat = args.repeat;
-  r.warmup = args.warmup;
-  r.memory = args.memory == Memory::Device ? "device" : "host";
-  return r;
-}
-
-void finish_rates(BenchReport& r, const std::vector<double>& kernel,
-                  const std::vector<double>& reference, double reference_bytes) {
-  r.time = summarize(kernel);
-  r.gbps = r.time.median > 0 ? r.bytes_total / r.time.median * 1e-9 : 0.0;
-  r.gbps_per_rank = r.gbps / r.ranks;
-  const double ref_median = summarize(reference).median;
-  r.reference_gbps = ref_median > 0 ? reference_bytes / ref_median * 1e-9 : 0.0;
-  r.fraction = r.reference_gbps > 0 ? r.gbps / r.reference_gbps : 0.0;
+  if (nranks == 1)
+    return name;
+  // Ranks of a node share its GPUs round-robin when there are more ranks than GPUs.
+  const mpi::Communicator comm(args.comm);
+  const int local = comm.node_local_size();
+  const int gpus = std::min(local, std::max(1, cuda::device_count()));
+  return fmt::format("{} rank{} on {} GPU{} of rank 0's node; rank 0: {}", local,
+                     local == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s", name);
 }
 
 } // namespace tessera::app::bench_cuda

@@ -1,6 +1,6 @@
 // `tessera bench`: what a benchmark is asked to do (BenchArgs) and what it measured
-// (BenchReport). cmd_bench.cpp parses the command line and prints reports; the drivers live in
-// bench_cpu.cpp (OpenMP kernels and the MPI plans on host memory) and bench_cuda.cpp.
+// (BenchReport). cmd_bench.cpp parses the command line and prints reports; bench_run.cpp picks
+// the driver (bench_drivers.hpp): one per operation, taking the backend from the arguments.
 //
 // Conventions every driver follows:
 //  - GB/s = (bytes read + bytes written) / median time over the timed repeats (1 GB = 1e9 B);

@@ -1,10 +1,8 @@
-// `tessera bench --backend cuda`: the CUDA kernels (one rank, device-resident data), host data
-// staged through the GPU (one rank, --memory host), and the distributed plans with the CUDA
-// backend (several ranks, or `exchange`), each beside a ceiling measured in the same run: a
+// `tessera bench --backend cuda` on one rank: the CUDA kernels (device-resident data) and host
+// data staged through the GPU (--memory host), each beside a ceiling measured in the same run: a
 // device-to-device copy of the same bytes, cuBLAS geam (loaded on first use), the textbook tile
 // transpose, cub::DeviceReduce::Sum, or the slowest stage of the host pipeline run alone. Timing
-// uses CUDA events on one rank; with several ranks, the wall clock after a barrier and a device
-// synchronisation, slowest rank's time.
+// uses CUDA events. The distributed plans: bench_transpose.cpp and bench_reduce.cpp.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "app/bench.hpp"
-#include "app/bench_cuda_util.hpp"
+#include "app/bench/bench_cuda_util.hpp"
+#include "app/bench/bench_drivers.hpp"
 #include "core/block_distribution.hpp"
 #include "core/throw.hpp"
 #include "cuda/bench_reference.hpp"
@@ -29,11 +27,11 @@
 #include "cuda/transpose.hpp"
 #include "mpi/agreement.hpp"
 
-namespace tessera::app {
-
-namespace {
+namespace tessera::app::bench {
 
 using namespace bench_cuda;
+
+namespace {
 
 // ---- transpose, one rank, device memory: the kernel beside a D2D copy, cuBLAS geam and the
 // textbook tile, all in the same process and alternating ----------------------------------------
@@ -43,6 +41,8 @@ double rate(const std::vector<double>& seconds, double bytes) {
   const double m = summarize(seconds).median;
   return m > 0 ? bytes / m * 1e-9 : 0.0;
 }
+
+} // namespace
 
 BenchReport local_transpose_device(const BenchArgs& args) {
   BenchReport r = base_report(args, 1);
@@ -273,28 +273,4 @@ BenchReport local_reduce_device(const BenchArgs& args) {
   return r;
 }
 
-} // namespace
-
-BenchReport run_cuda_bench(const BenchArgs& args) {
-  if (!cuda::compiled())
-    TESSERA_THROW(NotCompiled, "the CUDA benchmark is not available in this build (built "
-                               "without CUDA)");
-  int nranks = 1;
-  MPI_Comm_size(args.comm, &nranks);
-  mpi::collectively(args.comm, [] { cuda::ensure_device_bound(); });
-  switch (args.kind) {
-  case BenchKind::Transpose:
-    if (nranks > 1)
-      return bench_cuda::distributed_transpose_cuda(args);
-    return args.memory == Memory::Device ? local_transpose_device(args)
-                                         : local_transpose_staged(args);
-  case BenchKind::Exchange:
-    return bench_cuda::distributed_transpose_cuda(args);
-  case BenchKind::Reduce:
-    break;
-  }
-  return nranks == 1 && args.memory == Memory::Device ? local_reduce_device(args)
-                                                      : bench_cuda::distributed_reduce_cuda(args);
-}
-
-} // namespace tessera::app
+} // namespace tessera::app::bench

@@ -1,6 +1,6 @@
-// Pieces shared by the `tessera bench --backend cuda` drivers (bench_cuda.cpp for one rank,
-// bench_cuda_dist.cpp for the distributed plans): the benchmark matrix, uploads, sampled checks
-// of a transpose wherever it lives, reduction checks, timing helpers and report assembly.
+// Pieces of the `tessera bench --backend cuda` drivers (bench_cuda.cpp for one rank, the
+// distributed drivers of bench_transpose.cpp and bench_reduce.cpp): uploads of the benchmark
+// matrix, sampled checks of a transpose wherever it lives, CUDA-event timing, the device name.
 #pragma once
 
 #include <mpi.h>
@@ -12,8 +12,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "app/bench.hpp"
-#include "app/bench_common.hpp"
+#include "app/bench/bench.hpp"
+#include "app/bench/bench_common.hpp"
 #include "core/timers.hpp"
 #include "cuda/stream.hpp"
 
@@ -22,6 +22,9 @@ struct CUstream_st;
 namespace tessera::app::bench_cuda {
 
 using bench::all_ranks;
+using bench::base_report;
+using bench::check_reduction;
+using bench::finish_rates;
 using bench::gather_phases;
 using bench::max_over_ranks;
 using bench::op_list;
@@ -52,10 +55,6 @@ struct Sample {
 Sample check_transposed(DType t, const void* out, std::int64_t row0, std::int64_t nrows,
                         std::int64_t out_cols);
 
-// Compares reduction results (one vector per op) with the serial reference on the whole matrix,
-// regenerated on rank 0 when it fits in 1 GiB; every rank gets the verdict.
-std::string check_reduction(const BenchArgs& args, const std::vector<std::vector<double>>& got);
-
 // Seconds of the work `f` queues on `s`, from CUDA events around it.
 class EventTimer {
 public:
@@ -72,14 +71,7 @@ private:
   cuda::Event start_, stop_;
 };
 
-// Backend, device name, shape and repeat counts filled in.
-BenchReport base_report(const BenchArgs& args, int nranks);
-// Median, GB/s, reference GB/s (reference_bytes per reference run) and the fraction.
-void finish_rates(BenchReport& r, const std::vector<double>& kernel,
-                  const std::vector<double>& reference, double reference_bytes);
-
-// Several ranks (or `exchange`): the distributed plans with the CUDA backend (bench_cuda_dist.cpp).
-BenchReport distributed_transpose_cuda(const BenchArgs& args);
-BenchReport distributed_reduce_cuda(const BenchArgs& args);
+// "NAME (GPU i)" of this rank's GPU; with several ranks, how rank 0's node shares its GPUs.
+std::string device_description(const BenchArgs& args, int nranks);
 
 } // namespace tessera::app::bench_cuda

@@ -1,0 +1,142 @@
+// Op and type dispatch, argument checks and launch sizes of the reduction kernels, and one
+// launcher per kernel (row values, column-group partials, combine, finish). Included by
+// cuda/reduce.cu only.
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <type_traits>
+
+#include "cuda/reduce_cols.cuh"
+#include "cuda/reduce_fused.cuh"
+#include "cuda/reduce_kernels.cuh"
+
+namespace tessera::cuda::detail {
+
+template <class G>
+decltype(auto) dispatch_fn(Op op, G&& g) {
+  switch (op) {
+  case Op::Sum:
+  case Op::Mean:
+    return g(std::integral_constant<Fn, Fn::Sum>{});
+  case Op::Norm1:
+    return g(std::integral_constant<Fn, Fn::Abs>{});
+  case Op::Norm2:
+    return g(std::integral_constant<Fn, Fn::Sq>{});
+  case Op::Min:
+    return g(std::integral_constant<Fn, Fn::Min>{});
+  case Op::Max:
+    return g(std::integral_constant<Fn, Fn::Max>{});
+  case Op::NormInf:
+    break;
+  }
+  return g(std::integral_constant<Fn, Fn::AbsMax>{});
+}
+
+template <class G>
+decltype(auto) dispatch_type(DType t, G&& g) {
+  if (t == DType::f32)
+    return g(float{});
+  TESSERA_CUDA_REQUIRE(t == DType::f64,
+                       "cuda reductions take f32 or f64 data, not " + std::string(dtype_name(t)));
+  return g(double{});
+}
+
+inline int finish_code(Op op) {
+  return op == Op::Mean ? 1 : op == Op::Norm2 ? 2 : 0;
+}
+
+inline void check_block(const char* what, DType t, const void* a, i64 rows, i64 cols, i64 ld) {
+  const std::string w = std::string("cuda::") + what + " of a " + shape_str(rows, cols) + " " +
+                        std::string(dtype_name(t)) + " block: ";
+  TESSERA_CUDA_REQUIRE(rows >= 0 && cols >= 0, w + "negative shape");
+  TESSERA_CUDA_REQUIRE(rows == 0 || cols == 0 || ld >= cols,
+                       w + "ld " + std::to_string(ld) + " < cols");
+  TESSERA_CUDA_REQUIRE(rows == 0 || cols == 0 || a != nullptr, w + "null data pointer");
+  TESSERA_CUDA_REQUIRE(aligned_to(a, dtype_size(t)), w + "data pointer not aligned to its type");
+}
+
+// Blocks that fill the device once for a grid-striding kernel.
+template <class K>
+unsigned resident_blocks(K kernel, int threads) {
+  int per_sm = 0;
+  CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
+  return static_cast<unsigned>(std::max(1, per_sm) * sm_count());
+}
+
+inline unsigned blocks_for(i64 n, int threads, i64 cap = 1 << 20) {
+  return static_cast<unsigned>(std::max<i64>(1, std::min<i64>((n + threads - 1) / threads, cap)));
+}
+
+// 128-lane chunks in flight per warp: 64 (f32) or 128 (f64) bytes per thread.
+template <class T>
+constexpr int row_unroll() {
+  return 4;
+}
+
+// Threads per row: rows of at most 32 columns go eight threads to a row, four rows to a warp.
+constexpr int kNarrowCols = 32;
+
+// Launches a row kernel (row_values_kernel or fused_row_values_kernel, the TPR argument last)
+// with as many blocks as the device holds at once, or fewer for few rows.
+template <class K>
+void launch_row_kernel(cudaStream_t s, K kernel, i64 rows, int rows_per_warp, auto... args) {
+  static const unsigned resident = resident_blocks(kernel, 256);
+  const i64 warps = (rows + rows_per_warp - 1) / rows_per_warp;
+  const unsigned grid = std::min<unsigned>(resident, static_cast<unsigned>((warps + 7) / 8));
+  kernel<<<grid, 256, 0, s>>>(args...);
+  CHECK_CUDA_LAUNCH();
+}
+
+template <class T, Fn F>
+void launch_rows(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 ld, double* rowvals, int code,
+                 double count) {
+  if (cols <= kNarrowCols)
+    launch_row_kernel(s, row_values_kernel<T, F, row_unroll<T>(), 8>, rows, warp_rows<8>(), a, rows,
+                      cols, ld, rowvals, code, count);
+  else
+    launch_row_kernel(s, row_values_kernel<T, F, row_unroll<T>(), 32>, rows, 1, a, rows, cols, ld,
+                      rowvals, code, count);
+}
+
+// Blocks for the column partials: one thread per (group, vector of columns).
+inline unsigned col_group_blocks(i64 rows, i64 cols, int v) {
+  const i64 items = ((rows + 63) / 64) * ((cols + v - 1) / v);
+  return static_cast<unsigned>(std::min<i64>((items + 255) / 256, 1LL << 30));
+}
+
+template <class T, Fn F>
+void launch_col_groups(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 ld, double* out) {
+  constexpr int V = 16 / sizeof(T);
+  const bool vec = aligned_to(a, 16) && (rows == 1 || ld % V == 0);
+  const unsigned grid = col_group_blocks(rows, cols, vec ? V : 1);
+  if (vec)
+    col_groups_kernel<T, F, true><<<grid, 256, 0, s>>>(a, rows, cols, ld, out);
+  else
+    col_groups_kernel<T, F, false><<<grid, 256, 0, s>>>(a, rows, cols, ld, out);
+  CHECK_CUDA_LAUNCH();
+}
+
+template <Fn F>
+void launch_combine(cudaStream_t s, const double* groups, i64 ngroups, i64 cols, double* acc,
+                    bool accumulate, int code, double count) {
+  // Few columns of many groups: a thread per column would leave the device nearly idle while
+  // it waits for each batch of its sequential fold, so a warp takes each column.
+  if (ngroups > 1024 && cols < 16384)
+    combine_groups_warp_kernel<F>
+        <<<blocks_for(cols, 8), 256, 0, s>>>(groups, ngroups, cols, acc, accumulate, code, count);
+  else
+    combine_groups_kernel<F>
+        <<<blocks_for(cols, 128), 128, 0, s>>>(groups, ngroups, cols, acc, accumulate, code, count);
+  CHECK_CUDA_LAUNCH();
+}
+
+template <Fn F>
+void launch_finish(cudaStream_t s, double* v, i64 n, bool from_identity, int code, double count) {
+  if (n == 0)
+    return;
+  finish_kernel<F><<<blocks_for(n, 256), 256, 0, s>>>(v, n, from_identity, code, count);
+  CHECK_CUDA_LAUNCH();
+}
+
+} // namespace tessera::cuda::detail

@@ -1,0 +1,161 @@
+// `tessera bench reduce` on the CPU kernels (one rank) and the distributed ReducePlan with either
+// backend (several ranks), each beside a ceiling of the same bytes measured in the same run: a
+// streaming read on the CPU, a device copy with CUDA. The CUDA single-rank driver lives in
+// bench_cuda.cpp.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "app/bench/bench_common.hpp"
+#include "app/bench/bench_cuda_util.hpp"
+#include "app/bench/bench_drivers.hpp"
+#include "core/block_distribution.hpp"
+#include "core/timers.hpp"
+#include "cpu/reduce.hpp"
+#include "cpu/transpose.hpp"
+#include "cuda/buffer.hpp"
+#include "cuda/stream.hpp"
+#include "mpi/agreement.hpp"
+#include "mpi/communicator.hpp"
+#include "mpi/reduce_plan.hpp"
+
+namespace tessera::app::bench {
+
+namespace {
+
+// Whole finalized result of op over a rows x cols matrix from the local kernels; `scratch`
+// holds max(rows, groups * cols) doubles.
+template <class T>
+std::vector<double> local_reduce(Op op, Axis axis, const T* a, std::int64_t rows, std::int64_t cols,
+                                 std::vector<double>& scratch) {
+  const std::int64_t groups = (rows + kReduceBlockRows - 1) / kReduceBlockRows;
+  if (axis == Axis::Rows) {
+    std::vector<double> v(static_cast<std::size_t>(rows));
+    cpu::reduce_rows(op, a, rows, cols, v.data());
+    for (auto& x : v)
+      x = cpu::finalize(op, x, static_cast<double>(cols));
+    return v;
+  }
+  if (axis == Axis::All) {
+    cpu::reduce_rows(op, a, rows, cols, scratch.data());
+    double total = cpu::identity(op);
+    for (std::int64_t g = 0; g < groups; ++g) {
+      double p = cpu::identity(op);
+      for (std::int64_t i = g * kReduceBlockRows; i < std::min(rows, (g + 1) * kReduceBlockRows);
+           ++i)
+        p = cpu::combine(op, p, scratch[static_cast<std::size_t>(i)]);
+      total = cpu::combine(op, total, p);
+    }
+    return {cpu::finalize(op, total, static_cast<double>(rows) * static_cast<double>(cols))};
+  }
+  cpu::reduce_col_groups(op, a, rows, cols, scratch.data());
+  std::vector<double> v(static_cast<std::size_t>(cols), cpu::identity(op));
+  for (std::int64_t g = 0; g < groups; ++g)
+    for (std::int64_t j = 0; j < cols; ++j)
+      v[j] = cpu::combine(op, v[j], scratch[static_cast<std::size_t>(g * cols + j)]);
+  for (auto& x : v)
+    x = cpu::finalize(op, x, static_cast<double>(rows));
+  return v;
+}
+
+} // namespace
+
+BenchReport local_reduce_cpu(const BenchArgs& args) {
+  BenchReport r = base_report(args, 1);
+  r.what =
+      fmt::format("reduce {} over {} (local kernels)", op_list(args.ops), axis_name(args.axis));
+  const std::size_t n = static_cast<std::size_t>(args.rows) * static_cast<std::size_t>(args.cols);
+  const std::size_t bytes = n * dtype_size(args.dtype);
+  Block in;
+  mpi::collectively(args.comm, [&] { in = allocate(args, bytes); });
+  const std::int64_t groups = (args.rows + kReduceBlockRows - 1) / kReduceBlockRows;
+  std::vector<double> scratch(static_cast<std::size_t>(std::max(args.rows, groups * args.cols)));
+  r.bytes_per_rank = r.bytes_total = static_cast<double>(bytes) * args.ops.size();
+  std::uint64_t sink = 0;
+  dispatch_real_dtype(args.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T* a = static_cast<const T*>(in.data());
+    fill_rows(static_cast<T*>(in.data()), 0, args.rows, args.cols);
+    std::vector<std::vector<double>> results(args.ops.size());
+    const auto t = time_pair(
+        args, args.warmup,
+        [&] {
+          for (std::size_t k = 0; k < args.ops.size(); ++k)
+            results[k] = local_reduce(args.ops[k], args.axis, a, args.rows, args.cols, scratch);
+        },
+        [&] {
+          for (std::size_t k = 0; k < args.ops.size(); ++k)
+            sink += cpu::parallel_read(in.data(), bytes);
+        },
+        [] {});
+    r.reference = "read";
+    finish_rates(r, t.kernel, t.reference, r.bytes_total);
+    r.checked = args.check ? check_reduction(args, results) : "no (skipped)";
+  });
+  if (sink == 42) // keeps the reference reads observable
+    r.notes.push_back("");
+  return r;
+}
+
+BenchReport distributed_reduce(const BenchArgs& args) {
+  const bool gpu = args.backend == Backend::Cuda;
+  const int rank = mpi::comm_rank(args.comm);
+  const int nranks = mpi::comm_size(args.comm);
+  BenchReport r = base_report(args, nranks);
+  r.what = fmt::format("reduce {} over {} (distributed)", op_list(args.ops), axis_name(args.axis));
+  const BlockDistribution dist({args.rows, args.cols}, nranks);
+  const std::size_t bytes =
+      static_cast<std::size_t>(dist.local_size(rank)) * dtype_size(args.dtype);
+  PhaseTimers timers;
+  ReduceOptions options;
+  if (gpu)
+    options.memory = args.memory;
+  options.timers = &timers;
+  ReducePlan plan(dist, args.dtype, args.comm, args.backend, args.ops, args.axis, options);
+  Block in;
+  cuda::DeviceBuffer scratch; // the GPU ceiling's copy target
+  mpi::collectively(args.comm, [&] {
+    in = allocate(args, bytes);
+    if (gpu)
+      scratch = cuda::DeviceBuffer(bytes);
+  });
+  dispatch_real_dtype(args.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if (gpu)
+      bench_cuda::upload_rows<T>(in.data(), dist.begin(rank), dist.rows(rank), args.cols);
+    else
+      fill_rows(static_cast<T*>(in.data()), dist.begin(rank), dist.rows(rank), args.cols);
+  });
+  r.bytes_per_rank = max_over_ranks(args.comm, plan.bytes_read());
+  r.bytes_total = sum_over_ranks(args.comm, plan.bytes_read());
+  const cuda::unique_stream stream = gpu ? cuda::make_stream() : cuda::unique_stream{};
+  CUstream_st* s = stream.get();
+  ReduceResult result;
+  std::uint64_t sink = 0;
+  // The ceiling: every rank streams its own block once, at the same time (on the GPU a copy,
+  // device to device or host to device for --memory host).
+  const auto t = time_pair(
+      args, args.warmup, [&] { result = plan.execute(in.data()); },
+      [&] {
+        if (!gpu)
+          sink += cpu::parallel_read(in.data(), bytes);
+        else if (bytes > 0)
+          cuda::copy_async(s, scratch.data(), in.data(), bytes);
+      },
+      [&] { timers.clear(); });
+  r.reference = gpu ? "copy" : "read";
+  // A copy reads and writes each byte; the reductions only read.
+  finish_rates(r, t.kernel, t.reference,
+               sum_over_ranks(args.comm, (gpu ? 2.0 : 1.0) * static_cast<double>(bytes)));
+  r.phases = gather_phases(args.comm, timers, args.repeat);
+  if (args.check && gpu)
+    result = plan.execute(in.data());
+  r.checked = args.check ? check_reduction(args, result.values) : "no (skipped)";
+  if (sink == 42) // keeps the reference reads observable
+    r.notes.push_back("");
+  return r;
+}
+
+} // namespace tessera::app::bench

@@ -701,8 +701,11 @@ def virtual_display(env):
         yield
         return
     rfd, wfd = os.pipe()
-    server = subprocess.Popen([xvfb, "-displayfd", str(wfd), "-nolisten", "tcp", "-screen",
-                               "0", "640x480x24"], pass_fds=(wfd,),
+    # -noreset: by default the server resets when its last client leaves, and pvbatch may
+    # connect more than once (a probe, then its window); a connection during a reset can be
+    # refused, the likelier the more loaded the machine.
+    server = subprocess.Popen([xvfb, "-displayfd", str(wfd), "-nolisten", "tcp", "-noreset",
+                               "-screen", "0", "640x480x24"], pass_fds=(wfd,),
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.close(wfd)
     try:

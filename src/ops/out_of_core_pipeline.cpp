@@ -165,6 +165,17 @@ double phase_bytes(const PhaseTimers& t, const char* name) {
 
 } // namespace
 
+WatchedInput open_watched_input(PipelineContext& ctx, const DatasetRef& in) {
+  const MPI_Comm comm = ctx.io->comm();
+  const double t0 = wall_seconds();
+  std::optional<InputWatch> watch;
+  mpi::collectively(comm, [&] { watch.emplace(in.file); });
+  H5File file = H5File::open_read(in.file, comm);
+  const DatasetInfo info = inspect_dataset(file, in.path);
+  ctx.io_timers.add("open", wall_seconds() - t0);
+  return {std::move(watch), std::move(file), info};
+}
+
 void finish_report(PipelineContext& ctx, OutOfCoreReport& report, const BufferRing& reads,
                    const BufferRing* results) {
   report.seconds = wall_seconds() - ctx.start;

@@ -28,6 +28,10 @@
 #include "core/format_bytes.hpp"
 #include "core/progress.hpp"
 #include "core/timers.hpp"
+#include "io/dataset_ref.hpp"
+#include "io/h5_file.hpp"
+#include "io/h5_matrix.hpp"
+#include "io/input_watch.hpp"
 #include "io/io_thread.hpp"
 #include "io/staging_queue.hpp"
 #include "mpi/communicator.hpp"
@@ -124,6 +128,16 @@ void with_context(const std::string& what, const std::function<void()>& io);
 void run_sides(IoThread& io, const std::function<void()>& io_side,
                const std::function<void()>& compute_side,
                const std::function<void(std::exception_ptr)>& abort_all);
+
+// The input of a run, opened on the I/O thread: watched from before the open, so that whatever
+// changes the file after it is seen by watch->check between chunks; then opened and inspected
+// (timed as "open").
+struct WatchedInput {
+  std::optional<InputWatch> watch;
+  H5File file;
+  DatasetInfo info;
+};
+WatchedInput open_watched_input(PipelineContext& ctx, const DatasetRef& in);
 
 // Fills the report's totals and waits (read from the queues: compute consumes `reads`, whose
 // buffers the I/O thread fills, and produces `results`, which the I/O thread drains) and adds

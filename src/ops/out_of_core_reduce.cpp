@@ -33,7 +33,6 @@
 #include "core/throw.hpp"
 #include "cpu/reduce.hpp"
 #include "io/h5_file.hpp"
-#include "io/input_watch.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/backend_select.hpp"
 #include "mpi/collectives.hpp"
@@ -88,14 +87,10 @@ void io_side(Shared& s) {
   detail::PipelineContext& ctx = s.ctx;
   const MPI_Comm comm = ctx.io->comm();
   const int rank = ctx.io->rank();
-  double t0 = wall_seconds();
-  // Before the open: whatever changes the file after this is seen by a check between chunks.
-  std::optional<detail::InputWatch> watch;
-  mpi::collectively(comm, [&] { watch.emplace(s.in.file); });
-  H5File fin = H5File::open_read(s.in.file, comm);
-  const DatasetInfo info = inspect_dataset(fin, s.in.path);
-  ctx.io_timers.add("open", wall_seconds() - t0);
-  mpi::collectively(comm, [&] { s.info.push(info); });
+  detail::WatchedInput input = detail::open_watched_input(ctx, s.in);
+  auto& watch = input.watch;
+  const H5File& fin = input.file;
+  mpi::collectively(comm, [&] { s.info.push(input.info); });
   Geometry g;
   mpi::collectively(comm, [&] { g = *s.go.pop(); });
 
@@ -122,7 +117,7 @@ void io_side(Shared& s) {
       detail::inject_fault(ctx.fault, FaultSite::Read, rank, c);
     });
     const Hyperslab h = g.read_slab(c, rank);
-    t0 = wall_seconds();
+    const double t0 = wall_seconds();
     detail::with_context("reading " + what_read(c),
                          [&] { read_block(fin, s.in.path, h, g.dtype, slot.buffer->data()); });
     detail::delay_ms(ctx.io_delay_ms);

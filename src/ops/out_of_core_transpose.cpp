@@ -22,7 +22,6 @@
 #include "core/throw.hpp"
 #include "io/h5_attribute.hpp"
 #include "io/h5_file.hpp"
-#include "io/input_watch.hpp"
 #include "io/same_file.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/transpose_layout.hpp"
@@ -78,18 +77,14 @@ void io_side(Shared& s) {
   const MPI_Comm comm = io.comm();
   const int rank = io.rank();
 
-  double t0 = wall_seconds();
-  // Before the open: whatever changes the file after this is seen by a check between chunks.
-  std::optional<detail::InputWatch> watch;
-  mpi::collectively(comm, [&] { watch.emplace(s.in.file); });
-  H5File fin = H5File::open_read(s.in.file, comm);
-  const DatasetInfo info = inspect_dataset(fin, s.in.path);
-  ctx.io_timers.add("open", wall_seconds() - t0);
-  mpi::collectively(comm, [&] { s.info.push(info); });
+  detail::WatchedInput input = detail::open_watched_input(ctx, s.in);
+  auto& watch = input.watch;
+  const H5File& fin = input.file;
+  mpi::collectively(comm, [&] { s.info.push(input.info); });
   Geometry g;
   mpi::collectively(comm, [&] { g = *s.go.pop(); });
 
-  t0 = wall_seconds();
+  double t0 = wall_seconds();
   H5File fout = H5File::create(s.out.file, comm);
   create_dataset(fout, s.out.path, g.shape.transposed(), g.dtype, output_layout(g, ctx.options));
   ctx.io_timers.add("create", wall_seconds() - t0);

@@ -84,16 +84,18 @@ CanonicalChain::run(ReduceEngine& engine, const std::vector<Op>& ops, const void
   // 1. Without waiting for anyone: the partials of the blocks that begin on this rank (body
   //    blocks, tail) and, for All, the row values the head will add.
   const std::int64_t nb = c.body_blocks();
-  std::vector<std::vector<double>> rowv(static_cast<std::size_t>(K));
+  // For All: the caller's row values, or this rank's computed here (own).
+  std::vector<std::vector<double>> own;
+  const std::vector<std::vector<double>>& rowv = row_values ? *row_values : own;
   if (axis_ == Axis::All) {
     if (row_values) {
       TESSERA_REQUIRE(row_values->size() == ops.size(), InternalError,
                       "reduction chain: {} row value lists for {} ops", row_values->size(),
                       ops.size());
-      rowv = *row_values;
     } else {
+      own.resize(static_cast<std::size_t>(K));
       std::vector<double*> out;
-      for (auto& r : rowv) {
+      for (auto& r : own) {
         r.resize(static_cast<std::size_t>(c.rows));
         out.push_back(r.data());
       }

@@ -21,9 +21,11 @@
 #elif defined(__GNUC__)
 #pragma GCC push_options
 #pragma GCC target("avx512f")
-// GCC 12 reports its own intrinsics' undefined-vector placeholders as maybe-uninitialized.
+// GCC 12 reports its own intrinsics' undefined-vector placeholders as maybe-uninitialized
+// (as uninitialized at -O1 with the sanitizers).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
 #include "cpu/transpose_band.hpp"

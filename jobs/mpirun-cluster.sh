@@ -90,7 +90,7 @@ ranks=$((nodes * ranks_per_node))
 
 export OMP_NUM_THREADS=$threads OMP_PLACES=cores OMP_PROC_BIND=close
 cmd=("$MPIRUN" -np "$ranks")
-if "$MPIRUN" --version 2>&1 | grep -q "Open MPI"; then
+if [[ $("$MPIRUN" --version 2>&1) == *"Open MPI"* ]]; then
   # Open MPI: ppr = ranks per node; PE = cores per rank, so each rank is bound to its own
   # block of cores and OMP_PLACES/OMP_PROC_BIND place the threads inside that block.
   [[ -n $HOSTFILE ]] && cmd+=(--hostfile "$HOSTFILE")

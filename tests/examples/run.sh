@@ -10,7 +10,7 @@ prefix=$work/prefix
 
 cmake --install "$build" --prefix "$prefix" >/dev/null
 # Nothing internal is installed: the headers are include/tessera/ and nothing else.
-if find "$prefix/include" -name '*.hpp' -path '*/core/*' | grep -q .; then
+if [[ -n $(find "$prefix/include" -name '*.hpp' -path '*/core/*') ]]; then
   echo "internal headers were installed" >&2
   exit 1
 fi
@@ -18,7 +18,8 @@ test -f "$prefix/lib/cmake/tessera/tesseraConfig.cmake"
 test -f "$prefix/lib/cmake/tessera/tesseraConfigVersion.cmake"
 test -f "$prefix/lib/pkgconfig/tessera.pc"
 # The installed command line runs on the installed library, found beside it (its RUNPATH).
-if ! ldd "$prefix/bin/tessera" | grep -q "=> $prefix/bin/../lib/libtessera\.so"; then
+# (Matched on ldd's whole output: `ldd | grep -q` fails under pipefail when grep stops early.)
+if [[ $(ldd "$prefix/bin/tessera") != *"=> $prefix/bin/../lib/libtessera.so"* ]]; then
   echo "the installed tessera does not load $prefix/lib/libtessera.so:" >&2
   ldd "$prefix/bin/tessera" >&2
   exit 1

@@ -1,7 +1,8 @@
-# tessera_add_mpi_test(NAME SOURCES s… RANKS 1 2 3 4 LABELS mpi;io [TIMEOUT s])
+# tessera_add_mpi_test(NAME SOURCES s… RANKS 1 2 3 4 LABELS mpi;io [TIMEOUT s] [BASE lib])
 # Builds one GoogleTest binary with the shared MPI test main and registers it once per rank
 # count as NAME.npN. Settings that let OpenMPI run as root and oversubscribe are set here so
 # ctest works the same for users, CI and containers.
+# BASE: the tessera library it links (default tessera_all, everything).
 # odls_base_sigkill_timeout=0: when a rank exits with an error, mpiexec ends the job at once;
 # by default it lingers about two seconds first, which the many tests of bad input (each a
 # failing job) would add up to minutes.
@@ -33,7 +34,8 @@ endfunction()
 # The MPI test main is compiled once, and carries the precompiled header every test reuses.
 function(tessera_test_main)
   add_library(tessera_mpi_test_main OBJECT ${PROJECT_SOURCE_DIR}/tests/mpi_main.cpp)
-  target_link_libraries(tessera_mpi_test_main PUBLIC tessera_all GTest::gtest tessera_warnings
+  # The lowest library with MPI, so that the threading tests' build (below) stops there.
+  target_link_libraries(tessera_mpi_test_main PUBLIC tessera_ops GTest::gtest tessera_warnings
                                                      tessera_sanitizers tessera_test_options)
   if(TESSERA_PCH)
     target_precompile_headers(tessera_mpi_test_main PRIVATE ${TESSERA_PCH_HEADERS}
@@ -51,7 +53,10 @@ function(tessera_test_pch target)
 endfunction()
 
 function(tessera_add_mpi_test name)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;RANKS;LABELS;LINKS" ${ARGN})
+  cmake_parse_arguments(ARG "" "TIMEOUT;BASE" "SOURCES;RANKS;LABELS;LINKS" ${ARGN})
+  if(NOT ARG_BASE)
+    set(ARG_BASE tessera_all)
+  endif()
   if(NOT ARG_RANKS)
     set(ARG_RANKS 1 2 3 4)
   endif()
@@ -63,7 +68,7 @@ function(tessera_add_mpi_test name)
     tessera_test_main()
   endif()
   add_executable(${name} ${ARG_SOURCES} $<TARGET_OBJECTS:tessera_mpi_test_main>)
-  target_link_libraries(${name} PRIVATE tessera_all GTest::gtest tessera_warnings tessera_sanitizers
+  target_link_libraries(${name} PRIVATE ${ARG_BASE} GTest::gtest tessera_warnings tessera_sanitizers
                                         ${ARG_LINKS})
   tessera_test_setup(${name})
   foreach(np IN LISTS ARG_RANKS)

@@ -31,7 +31,7 @@ endfunction()
 # unity builds.
 set(TESSERA_UNITY_SKIP
     src/ops/out_of_core_transpose.cpp src/io/h5_file.cpp src/solver/fields.cpp mpi/reduce_plan.cpp
-    src/app/bench/bench_cuda.cpp cuda/stub/runtime_stub.cpp
+    src/app/bench/bench_cuda.cpp
     # Compiled for one instruction set each (a target pragma over the whole file).
     src/cpu/transpose_avx2.cpp src/cpu/transpose_avx512.cpp)
 

@@ -112,7 +112,7 @@ struct Geam::Impl {
   cublasHandle_t handle = nullptr;
 };
 
-Geam::Geam(CUstream_st* stream) : impl_(std::make_unique<Impl>()) {
+Geam::Geam(CUstream_st* stream) : impl_(std::make_shared<Impl>()) {
   const Cublas& c = cublas();
   if (!c.error.empty())
     throw CudaError(c.error + "; the geam baseline needs it", __FILE__, __LINE__);
@@ -205,7 +205,7 @@ struct CubSum::Impl {
   }
 };
 
-CubSum::CubSum(CUstream_st* stream, DType t, std::int64_t n) : impl_(std::make_unique<Impl>()) {
+CubSum::CubSum(CUstream_st* stream, DType t, std::int64_t n) : impl_(std::make_shared<Impl>()) {
   if (t != DType::f32 && t != DType::f64)
     throw InputError("cub::DeviceReduce::Sum baseline: f32 or f64 only", __FILE__, __LINE__);
   impl_->stream = stream;

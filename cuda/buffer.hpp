@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <utility>
 
+#include "core/backend_fn.hpp"
+
 struct CUstream_st;
 
 namespace tessera::cuda {
@@ -13,12 +15,12 @@ namespace tessera::cuda {
 // Allocation policies of Buffer: allocate(bytes > 0) throws ResourceError naming the size when
 // the memory is not there (NotCompiled without CUDA); release() never throws (it logs).
 struct DeviceAllocator { // cudaMalloc'd bytes on the current device
-  static void* allocate(std::size_t bytes);
-  static void release(void* p) noexcept;
+  TESSERA_CUDA_FN(static void* allocate(std::size_t bytes));
+  TESSERA_CUDA_FN_OR(, static void release(void* p) noexcept);
 };
 struct PinnedAllocator { // cudaMallocHost'd page-locked host memory
-  static void* allocate(std::size_t bytes);
-  static void release(void* p) noexcept;
+  TESSERA_CUDA_FN(static void* allocate(std::size_t bytes));
+  TESSERA_CUDA_FN_OR(, static void release(void* p) noexcept);
 };
 
 // Owning bytes from `Allocator`. Move-only; size 0 holds no allocation.
@@ -67,19 +69,21 @@ using PinnedBuffer = Buffer<PinnedAllocator>;
 
 // Copies between any host/device pointers (the runtime infers the direction). copy() returns
 // when the bytes have arrived, so work queued afterwards on any stream sees them.
-void copy(void* dst, const void* src, std::size_t bytes);
-void copy_async(CUstream_st* s, void* dst, const void* src, std::size_t bytes);
+TESSERA_CUDA_FN_OR(bytes == 0 ? void() : ::tessera::detail::cuda_not_compiled(__func__),
+                   void copy(void* dst, const void* src, std::size_t bytes));
+TESSERA_CUDA_FN_OR(bytes == 0 ? void() : ::tessera::detail::cuda_not_compiled(__func__),
+                   void copy_async(CUstream_st* s, void* dst, const void* src, std::size_t bytes));
 // 2-D copy: `height` rows of `width` bytes, rows `dpitch` / `spitch` bytes apart.
-void copy_2d_async(CUstream_st* s, void* dst, std::size_t dpitch, const void* src,
-                   std::size_t spitch, std::size_t width, std::size_t height);
-void memset_async(CUstream_st* s, void* dst, int byte, std::size_t bytes);
+TESSERA_CUDA_FN(void copy_2d_async(CUstream_st* s, void* dst, std::size_t dpitch, const void* src,
+                                   std::size_t spitch, std::size_t width, std::size_t height));
+TESSERA_CUDA_FN(void memset_async(CUstream_st* s, void* dst, int byte, std::size_t bytes));
 
 // True when `p` is device (or managed) memory that kernels on the current device can read.
-bool is_device_pointer(const void* p);
+TESSERA_CUDA_FN_OR(false, bool is_device_pointer(const void* p));
 // True when `p` is page-locked host memory (cudaMallocHost or cudaHostRegister).
-bool is_pinned_host_pointer(const void* p);
+TESSERA_CUDA_FN_OR(false, bool is_pinned_host_pointer(const void* p));
 // The address at which kernels on the current device reach the pinned host memory at `p`
 // (the same address under unified addressing); null when `p` is not mapped into the device.
-void* device_view_of_host(void* p);
+TESSERA_CUDA_FN_OR(nullptr, void* device_view_of_host(void* p));
 
 } // namespace tessera::cuda

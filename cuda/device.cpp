@@ -16,18 +16,13 @@
 namespace tessera::cuda {
 
 namespace {
-std::atomic<long long> g_queries{0}; // runtime_queries()
 void count_query() noexcept {
-  g_queries.fetch_add(1, std::memory_order_relaxed);
+  detail::runtime_query_count.fetch_add(1, std::memory_order_relaxed);
 }
 } // namespace
 
 bool compiled() noexcept {
   return true;
-}
-
-long long runtime_queries() noexcept {
-  return g_queries.load(std::memory_order_relaxed);
 }
 
 int device_count() noexcept {

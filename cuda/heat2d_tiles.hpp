@@ -20,6 +20,7 @@
 
 #include <cstdint>
 
+#include "core/backend_fn.hpp"
 #include "cpu/tridiag_partition.hpp"
 #include "cuda/buffer.hpp"
 #include "cuda/heat2d_tiles_math.hpp"
@@ -32,7 +33,8 @@ class TiledHeat2d {
 public:
   TiledHeat2d() = default;
   // hx, hy = alpha dt / (2 spacing^2); g the Dirichlet boundary value. Needs fits(nx, ny).
-  TiledHeat2d(std::int64_t nx, std::int64_t ny, double hx, double hy, bool periodic, double g);
+  TESSERA_CUDA_FN(TiledHeat2d(std::int64_t nx, std::int64_t ny, double hx, double hy, bool periodic,
+                              double g));
 
   // Both directions have at least three tiles.
   static bool fits(std::int64_t nx, std::int64_t ny) {
@@ -40,17 +42,17 @@ public:
   }
 
   // The x reduced inputs of u (row-major ny × nx): before the first step from a state.
-  void prepare(CUstream_st* stream, const double* u);
+  TESSERA_CUDA_FN(void prepare(CUstream_st* stream, const double* u));
   // One step u → u_next (distinct buffers), after prepare() or a previous step, in two parts:
   // half() queues the reduced x and the half kernel, full() the reduced y and the full kernel.
-  void half(CUstream_st* stream, const double* u);
-  void full(CUstream_st* stream, const double* u, double* u_next);
+  TESSERA_CUDA_FN(void half(CUstream_st* stream, const double* u));
+  TESSERA_CUDA_FN(void full(CUstream_st* stream, const double* u, double* u_next));
 
   // Field traffic in bytes of prepare(), half() and full() (the kernels' reads and writes as
   // counted above).
-  double bytes_prepare() const noexcept;
-  double bytes_half() const noexcept;
-  double bytes_full() const noexcept;
+  TESSERA_CUDA_FN_OR(0.0, double bytes_prepare() const noexcept);
+  TESSERA_CUDA_FN_OR(0.0, double bytes_half() const noexcept);
+  TESSERA_CUDA_FN_OR(0.0, double bytes_full() const noexcept);
 
 private:
   tiles::Step base_;

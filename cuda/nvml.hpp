@@ -15,14 +15,16 @@
 #include <string>
 #include <thread>
 
+#include "core/backend_fn.hpp"
+
 namespace tessera::cuda::nvml {
 
 // True when NVML was loaded and initialised (tried once per process).
-bool available();
+TESSERA_CUDA_FN_OR(false, bool available());
 // Why available() is false ("" when it is true).
-std::string unavailable_reason();
+TESSERA_CUDA_FN_OR("this build of tessera has no CUDA backend", std::string unavailable_reason());
 // The NVIDIA driver version ("580.159.04"), "" when NVML is unavailable.
-std::string driver_version();
+TESSERA_CUDA_FN_OR("", std::string driver_version());
 
 struct Memory {
   std::size_t total = 0;
@@ -30,9 +32,9 @@ struct Memory {
 };
 // For the CUDA device index `cuda_device` (mapped to NVML by PCI bus id, so
 // CUDA_VISIBLE_DEVICES is honoured). Empty when NVML or the device is unavailable.
-std::optional<Memory> memory(int cuda_device);
+TESSERA_CUDA_FN_OR(std::nullopt, std::optional<Memory> memory(int cuda_device));
 // Percent of the last sample period during which a kernel ran.
-std::optional<unsigned> utilization(int cuda_device);
+TESSERA_CUDA_FN_OR(std::nullopt, std::optional<unsigned> utilization(int cuda_device));
 
 struct Summary {
   bool valid = false; // false when NVML was unavailable or no sample was taken
@@ -45,22 +47,22 @@ struct Summary {
 // Samples utilisation and memory of one device every `period` until stop() or destruction.
 class Sampler {
 public:
-  explicit Sampler(int cuda_device,
-                   std::chrono::milliseconds period = std::chrono::milliseconds(20));
-  ~Sampler();
+  TESSERA_CUDA_FN_OR(, explicit Sampler(int cuda_device, std::chrono::milliseconds period =
+                                                             std::chrono::milliseconds(20)));
+  TESSERA_CUDA_FN_OR(, ~Sampler());
   Sampler(const Sampler&) = delete;
   Sampler& operator=(const Sampler&) = delete;
 
   // Stops sampling (idempotent) and returns what was seen; takes one last sample so that even a
   // short region has one.
-  Summary stop();
+  TESSERA_CUDA_FN_OR(summary_, Summary stop());
 
 private:
-  void sample();
-  void run();
+  TESSERA_CUDA_FN_OR(, void sample());
+  TESSERA_CUDA_FN_OR(, void run());
 
-  int device_;
-  std::chrono::milliseconds period_;
+  int device_ = -1;
+  std::chrono::milliseconds period_{0};
   std::mutex mutex_;
   std::condition_variable cv_;
   bool stopping_ = false;

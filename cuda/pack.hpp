@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "core/backend_fn.hpp"
 #include "core/dtype.hpp"
 
 struct CUstream_st;
@@ -17,9 +18,11 @@ struct CUstream_st;
 namespace tessera::cuda {
 
 // `d_splits`: P + 1 ascending offsets in device memory. Device pointers; asynchronous.
-void pack_columns(CUstream_st* stream, DType t, const void* in, std::int64_t rows,
-                  std::int64_t ld_in, const std::int64_t* d_splits, int pieces, void* packed);
-void unpack_columns(CUstream_st* stream, DType t, const void* packed, std::int64_t rows,
-                    const std::int64_t* d_splits, int pieces, void* out, std::int64_t ld_out);
+TESSERA_CUDA_FN(void pack_columns(CUstream_st* stream, DType t, const void* in, std::int64_t rows,
+                                  std::int64_t ld_in, const std::int64_t* d_splits, int pieces,
+                                  void* packed));
+TESSERA_CUDA_FN(void unpack_columns(CUstream_st* stream, DType t, const void* packed,
+                                    std::int64_t rows, const std::int64_t* d_splits, int pieces,
+                                    void* out, std::int64_t ld_out));
 
 } // namespace tessera::cuda

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/backend_fn.hpp"
 #include "core/dtype.hpp"
 #include "core/reduction.hpp"
 #include "cuda/buffer.hpp"
@@ -26,13 +27,14 @@ class ReduceWorkspace {
 public:
   // Makes room for a rows × cols reduction along `axis`, of `ops` ops fused by reduce_fused()
   // (allocates and zero-fills on growth; the memset is queued on `stream`).
-  void reserve(CUstream_st* stream, Axis axis, std::int64_t rows, std::int64_t cols, int ops = 1);
+  TESSERA_CUDA_FN(void reserve(CUstream_st* stream, Axis axis, std::int64_t rows, std::int64_t cols,
+                               int ops = 1));
   void* data() const noexcept { return buf_.data(); }
   std::size_t bytes() const noexcept { return buf_.bytes(); }
   // Per-block counters (All axis) the workspace holds; their place is fixed at allocation.
   std::int64_t counter_capacity() const noexcept { return counters_; }
   // Bytes of doubles (row values, partials) after the counters.
-  std::size_t double_capacity() const noexcept;
+  TESSERA_CUDA_FN_OR(0, std::size_t double_capacity() const noexcept);
 
 private:
   DeviceBuffer buf_;
@@ -42,41 +44,46 @@ private:
 // The finalized result of op along axis, as reference::reduce without the Norm2 rescue (the
 // ordinary pass: f64 norms that overflow are inf here): out has 1 (All), rows (Rows) or cols
 // (Cols) doubles.
-void reduce(CUstream_st* stream, Op op, Axis axis, DType t, const void* a, std::int64_t rows,
-            std::int64_t cols, std::int64_t ld, double* out, ReduceWorkspace& ws);
+TESSERA_CUDA_FN(void reduce(CUstream_st* stream, Op op, Axis axis, DType t, const void* a,
+                            std::int64_t rows, std::int64_t cols, std::int64_t ld, double* out,
+                            ReduceWorkspace& ws));
 
 // reduce() of every op of `ops` from ONE pass over the data: out[k] (device) gets what
 // reduce(ops[k], …) gives, bit for bit. Reserve the workspace with ops.size().
-void reduce_fused(CUstream_st* stream, const std::vector<Op>& ops, Axis axis, DType t,
-                  const void* a, std::int64_t rows, std::int64_t cols, std::int64_t ld,
-                  double* const* out, ReduceWorkspace& ws);
+TESSERA_CUDA_FN(void reduce_fused(CUstream_st* stream, const std::vector<Op>& ops, Axis axis,
+                                  DType t, const void* a, std::int64_t rows, std::int64_t cols,
+                                  std::int64_t ld, double* const* out, ReduceWorkspace& ws));
 
 // out[i] = un-finalized row value r(i) (lane-tree sum for the Sum family), 0 <= i < rows.
-void reduce_rows(CUstream_st* stream, Op op, DType t, const void* a, std::int64_t rows,
-                 std::int64_t cols, std::int64_t ld, double* out);
+TESSERA_CUDA_FN(void reduce_rows(CUstream_st* stream, Op op, DType t, const void* a,
+                                 std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                                 double* out));
 // Column partials of consecutive kReduceBlockRows-row groups from row 0 (the last may be
 // shorter): out[g*cols + j] = ascending fold of f(a[i][j]) over group g's rows.
-void reduce_col_groups(CUstream_st* stream, Op op, DType t, const void* a, std::int64_t rows,
-                       std::int64_t cols, std::int64_t ld, double* out);
+TESSERA_CUDA_FN(void reduce_col_groups(CUstream_st* stream, Op op, DType t, const void* a,
+                                       std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                                       double* out));
 // acc[j] = acc[j] ⊕ f(a[i][j]) for i = 0 … rows-1 in order (continues a column fold).
-void fold_rows(CUstream_st* stream, Op op, DType t, const void* a, std::int64_t rows,
-               std::int64_t cols, std::int64_t ld, double* acc);
+TESSERA_CUDA_FN(void fold_rows(CUstream_st* stream, Op op, DType t, const void* a,
+                               std::int64_t rows, std::int64_t cols, std::int64_t ld, double* acc));
 // acc[j] = acc[j] ⊕ groups[g*cols + j] for g = 0 … ngroups-1 in order.
-void combine_col_groups(CUstream_st* stream, Op op, const double* groups, std::int64_t ngroups,
-                        std::int64_t cols, double* acc);
+TESSERA_CUDA_FN(void combine_col_groups(CUstream_st* stream, Op op, const double* groups,
+                                        std::int64_t ngroups, std::int64_t cols, double* acc));
 
 // *acc = *acc ⊕ p[0] ⊕ p[1] ⊕ … where p[b] is the ascending fold of the row values of rows
 // [64b, 64b + 64) (blocks from row 0): the All axis of a block that starts on a block boundary.
 // Same bits as reduce_rows followed by those folds, in one pass.
-void reduce_all(CUstream_st* stream, Op op, DType t, const void* a, std::int64_t rows,
-                std::int64_t cols, std::int64_t ld, double* acc, ReduceWorkspace& ws);
+TESSERA_CUDA_FN(void reduce_all(CUstream_st* stream, Op op, DType t, const void* a,
+                                std::int64_t rows, std::int64_t cols, std::int64_t ld, double* acc,
+                                ReduceWorkspace& ws));
 // acc[j] = acc[j] ⊕ p[0][j] ⊕ p[1][j] ⊕ …: reduce_col_groups then combine_col_groups.
-void reduce_cols(CUstream_st* stream, Op op, DType t, const void* a, std::int64_t rows,
-                 std::int64_t cols, std::int64_t ld, double* acc, ReduceWorkspace& ws);
+TESSERA_CUDA_FN(void reduce_cols(CUstream_st* stream, Op op, DType t, const void* a,
+                                 std::int64_t rows, std::int64_t cols, std::int64_t ld, double* acc,
+                                 ReduceWorkspace& ws));
 
 // v[i] = identity of op (0, +inf for Min, -inf for Max) for 0 <= i < n.
-void fill_identity(CUstream_st* stream, Op op, double* v, std::int64_t n);
+TESSERA_CUDA_FN(void fill_identity(CUstream_st* stream, Op op, double* v, std::int64_t n));
 // In place: Mean divides by count, Norm2 takes the square root, other ops are unchanged.
-void finalize(CUstream_st* stream, Op op, double* v, std::int64_t n, double count);
+TESSERA_CUDA_FN(void finalize(CUstream_st* stream, Op op, double* v, std::int64_t n, double count));
 
 } // namespace tessera::cuda

@@ -10,7 +10,7 @@
 namespace tessera::cuda {
 
 StagedTranspose::StagedTranspose(StreamPool& pool, std::size_t chunk_bytes, StagedOutput output)
-    : pool_(pool), chunk_bytes_(std::max<std::size_t>(chunk_bytes, 1)), output_(output) {}
+    : pool_(&pool), chunk_bytes_(std::max<std::size_t>(chunk_bytes, 1)), output_(output) {}
 
 StagedTranspose::Plan StagedTranspose::prepare(DType t, void* host_out, std::int64_t rows,
                                                std::int64_t cols) {
@@ -29,7 +29,7 @@ StagedTranspose::Plan StagedTranspose::prepare(DType t, void* host_out, std::int
       output_ != StagedOutput::Direct || p.direct_out != nullptr || p.chunks == 0, InputError,
       "staged transpose: direct output needs pinned host memory mapped into the device");
   const std::size_t slot = static_cast<std::size_t>(p.panel_rows) * row_bytes;
-  const std::size_t slots = static_cast<std::size_t>(pool_.size());
+  const std::size_t slots = static_cast<std::size_t>(pool_->size());
   if (slot > slot_bytes_ || !in_.data()) {
     in_ = DeviceBuffer(slot * slots);
     out_ = DeviceBuffer();
@@ -77,23 +77,23 @@ StagedTimes StagedTranspose::run(DType t, const void* host_in, void* host_out, s
   times.chunks = static_cast<int>(p.chunks);
   times.direct = p.direct_out != nullptr;
   Event start, stop;
-  start.record(pool_[0]);
+  start.record((*pool_)[0]);
   // Every stream starts after `start`, so the total covers the whole pipeline.
-  for (int i = 1; i < pool_.size(); ++i)
-    start.wait_on(pool_[i]);
+  for (int i = 1; i < pool_->size(); ++i)
+    start.wait_on((*pool_)[i]);
   for (std::int64_t k = 0; k < p.chunks; ++k) {
-    const int slot = static_cast<int>(k % pool_.size());
-    CUstream_st* s = pool_[slot];
+    const int slot = static_cast<int>(k % pool_->size());
+    CUstream_st* s = (*pool_)[slot];
     h2d(slot, p, host_in, k, rows, cols, s);
     kernel(slot, p, t, k, rows, cols, s);
     d2h(slot, p, host_out, k, rows, cols, s);
   }
-  std::vector<Event> done(static_cast<std::size_t>(pool_.size()));
-  for (int i = 1; i < pool_.size(); ++i) {
-    done[i].record(pool_[i]);
-    done[i].wait_on(pool_[0]);
+  std::vector<Event> done(static_cast<std::size_t>(pool_->size()));
+  for (int i = 1; i < pool_->size(); ++i) {
+    done[i].record((*pool_)[i]);
+    done[i].wait_on((*pool_)[0]);
   }
-  stop.record(pool_[0]);
+  stop.record((*pool_)[0]);
   stop.synchronize();
   times.total = Event::elapsed_ms(start, stop) * 1e-3;
   return times;
@@ -105,11 +105,11 @@ StagedTimes StagedTranspose::phases(DType t, const void* host_in, void* host_out
   StagedTimes times;
   times.chunks = static_cast<int>(p.chunks);
   times.direct = p.direct_out != nullptr;
-  CUstream_st* s = pool_[0];
+  CUstream_st* s = (*pool_)[0];
   Event e0, e1, e2, e3;
   // One slot per chunk would need the whole matrix on the device: each phase reuses the slots,
   // which is the same traffic and the same kernel work.
-  auto slot_of = [&](std::int64_t k) { return static_cast<int>(k % pool_.size()); };
+  auto slot_of = [&](std::int64_t k) { return static_cast<int>(k % pool_->size()); };
   e0.record(s);
   for (std::int64_t k = 0; k < p.chunks; ++k)
     h2d(slot_of(k), p, host_in, k, rows, cols, s);

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/backend_fn.hpp"
 #include "core/dtype.hpp"
 #include "cuda/buffer.hpp"
 #include "cuda/stream.hpp"
@@ -41,17 +42,18 @@ struct StagedTimes {
 class StagedTranspose {
 public:
   // `chunk_bytes`: input bytes per chunk (row panels of the input, at least one row).
-  explicit StagedTranspose(StreamPool& pool, std::size_t chunk_bytes = std::size_t{64} << 20,
-                           StagedOutput output = StagedOutput::Copy);
+  TESSERA_CUDA_FN(explicit StagedTranspose(StreamPool& pool,
+                                           std::size_t chunk_bytes = std::size_t{64} << 20,
+                                           StagedOutput output = StagedOutput::Copy));
 
   // host_out (cols × rows) = host_in (rows × cols)ᵀ. Returns when the result is in host_out.
-  StagedTimes run(DType t, const void* host_in, void* host_out, std::int64_t rows,
-                  std::int64_t cols);
+  TESSERA_CUDA_FN(StagedTimes run(DType t, const void* host_in, void* host_out, std::int64_t rows,
+                                  std::int64_t cols));
   // The same chunks, each phase run alone over all chunks (every H2D, then every kernel, then
   // every D2H), for the ceiling that the pipelined run is compared with. Panels share the
   // per-stream slots, so host_out receives unspecified contents.
-  StagedTimes phases(DType t, const void* host_in, void* host_out, std::int64_t rows,
-                     std::int64_t cols);
+  TESSERA_CUDA_FN(StagedTimes phases(DType t, const void* host_in, void* host_out,
+                                     std::int64_t rows, std::int64_t cols));
 
 private:
   struct Plan {
@@ -67,7 +69,7 @@ private:
   void d2h(int slot, const Plan& p, void* host_out, std::int64_t k, std::int64_t rows,
            std::int64_t cols, CUstream_st* s);
 
-  StreamPool& pool_;
+  StreamPool* pool_ = nullptr; // not a reference: the stub constructor has no initialiser list
   std::size_t chunk_bytes_;
   StagedOutput output_;
   DeviceBuffer in_, out_; // one input and one output panel per stream

@@ -23,14 +23,16 @@
 #include <cstdint>
 #include <string>
 
+#include "core/backend_fn.hpp"
 #include "core/dtype.hpp"
 
 struct CUstream_st;
 
 namespace tessera::cuda {
 
-void transpose(CUstream_st* stream, DType t, const void* in, void* out, std::int64_t rows,
-               std::int64_t cols, std::int64_t ld_in, std::int64_t ld_out);
+TESSERA_CUDA_FN(void transpose(CUstream_st* stream, DType t, const void* in, void* out,
+                               std::int64_t rows, std::int64_t cols, std::int64_t ld_in,
+                               std::int64_t ld_out));
 
 inline void transpose(CUstream_st* stream, DType t, const void* in, void* out, std::int64_t rows,
                       std::int64_t cols) {
@@ -50,14 +52,15 @@ void transpose(CUstream_st* stream, const T* in, T* out, std::int64_t rows, std:
 // The kernels compiled for each element size, for benchmarks and tests that compare them.
 // Variant 0 is the automatic choice (what transpose() uses); the others force one kernel
 // (a kernel that cannot take the layout falls back to the first tile variant).
-int transpose_variant_count();
+TESSERA_CUDA_FN_OR(0, int transpose_variant_count());
 // "auto", "tile 64x64/256/mb4", "wide 128x128", "skinny".
-std::string transpose_variant_name(DType t, int variant);
-void transpose_variant(CUstream_st* stream, DType t, int variant, const void* in, void* out,
-                       std::int64_t rows, std::int64_t cols, std::int64_t ld_in,
-                       std::int64_t ld_out);
+TESSERA_CUDA_FN_OR("?", std::string transpose_variant_name(DType t, int variant));
+TESSERA_CUDA_FN(void transpose_variant(CUstream_st* stream, DType t, int variant, const void* in,
+                                       void* out, std::int64_t rows, std::int64_t cols,
+                                       std::int64_t ld_in, std::int64_t ld_out));
 // The variant transpose() picks for this shape and layout (never 0).
-int transpose_choice(DType t, const void* in, const void* out, std::int64_t rows, std::int64_t cols,
-                     std::int64_t ld_in, std::int64_t ld_out);
+TESSERA_CUDA_FN_OR(0, int transpose_choice(DType t, const void* in, const void* out,
+                                           std::int64_t rows, std::int64_t cols, std::int64_t ld_in,
+                                           std::int64_t ld_out));
 
 } // namespace tessera::cuda

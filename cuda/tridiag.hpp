@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "core/backend_fn.hpp"
 #include "core/batch_layout.hpp"
 #include "cuda/buffer.hpp"
 
@@ -22,20 +23,22 @@ namespace tessera::cuda {
 
 // General coefficients, one matrix per system (a, b, c laid out as d): Thomas, as
 // cpu::thomas_batched. `scratch` grows to n * count doubles.
-void thomas_batched(CUstream_st* stream, const double* a, const double* b, const double* c,
-                    double* d, const BatchLayout& layout, DeviceBuffer& scratch);
+TESSERA_CUDA_FN(void thomas_batched(CUstream_st* stream, const double* a, const double* b,
+                                    const double* c, double* d, const BatchLayout& layout,
+                                    DeviceBuffer& scratch));
 // Wrapping indices, as cpu::cyclic_batched. `scratch` grows to 3 * n * count doubles.
-void cyclic_batched(CUstream_st* stream, const double* a, const double* b, const double* c,
-                    double* d, const BatchLayout& layout, DeviceBuffer& scratch);
+TESSERA_CUDA_FN(void cyclic_batched(CUstream_st* stream, const double* a, const double* b,
+                                    const double* c, double* d, const BatchLayout& layout,
+                                    DeviceBuffer& scratch));
 
 // A cpu::ConstTridiag factorization copied to the current device, applied to many systems.
 class DeviceTridiag {
 public:
   DeviceTridiag() = default;
-  explicit DeviceTridiag(const cpu::ConstTridiag& f);
+  TESSERA_CUDA_FN(explicit DeviceTridiag(const cpu::ConstTridiag& f));
 
   // As cpu::ConstTridiag::solve; layout.n must equal n().
-  void solve(CUstream_st* stream, double* x, const BatchLayout& layout) const;
+  TESSERA_CUDA_FN(void solve(CUstream_st* stream, double* x, const BatchLayout& layout) const);
   std::int64_t n() const noexcept { return n_; }
 
   // The factorization as kernels outside this file read it (device arrays of n values; z is

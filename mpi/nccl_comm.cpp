@@ -1,5 +1,6 @@
 // NcclComm and the one-GPU-per-rank check. The only file of mpi/ that includes NCCL's (and so
-// CUDA's) headers, and only when the build has NCCL; otherwise the stubs at the end throw.
+// CUDA's) headers, and only when the build has NCCL; without it, nccl_comm.hpp's declarations
+// give the stubs (core/backend_fn.hpp).
 #include "mpi/nccl_comm.hpp"
 
 #include <algorithm>
@@ -139,27 +140,6 @@ void NcclComm::exchange(const void* send, const std::vector<std::int64_t>& send_
     throw;
   }
   CHECK_NCCL(ncclGroupEnd());
-}
-
-#else // no NCCL in this build
-
-std::string nccl_unavailable(MPI_Comm) {
-  return "this build of tessera has no NCCL (configure with TESSERA_ENABLE_NCCL=ON where nccl.h "
-         "and libnccl are installed)";
-}
-
-NcclComm::NcclComm(MPI_Comm) {
-  TESSERA_THROW(NotCompiled, "{}", nccl_unavailable(MPI_COMM_NULL));
-}
-
-void NcclComm::release() noexcept {
-  comm_ = nullptr;
-}
-
-void NcclComm::exchange(const void*, const std::vector<std::int64_t>&,
-                        const std::vector<std::int64_t>&, void*, const std::vector<std::int64_t>&,
-                        const std::vector<std::int64_t>&, std::size_t, CUstream_st*) {
-  TESSERA_THROW(NotCompiled, "{}", nccl_unavailable(MPI_COMM_NULL));
 }
 
 #endif

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/backend_fn.hpp"
+
 struct CUstream_st;
 struct ncclComm;
 
@@ -23,14 +25,16 @@ bool nccl_compiled() noexcept;
 // Collective over comm: "" when an NCCL communicator can be built over comm on each rank's
 // current device, else why not (the same text on every rank). NCCL needs one distinct GPU per
 // rank: ranks that share a device (more ranks than GPUs on a node) make it unavailable.
-std::string nccl_unavailable(MPI_Comm comm);
+TESSERA_NCCL_FN_OR("this build of tessera has no NCCL (configure with TESSERA_ENABLE_NCCL=ON where "
+                   "nccl.h and libnccl are installed)",
+                   std::string nccl_unavailable(MPI_Comm comm));
 
 class NcclComm {
 public:
   NcclComm() = default;
   // Collective over comm: rank 0 makes the unique id, every rank joins on its current device.
   // Check nccl_unavailable() first: NCCL cannot report a failure on one rank to the others.
-  explicit NcclComm(MPI_Comm comm);
+  TESSERA_NCCL_FN(explicit NcclComm(MPI_Comm comm));
   ~NcclComm(); // ncclCommDestroy: local, so safe while an exception unwinds
   NcclComm(NcclComm&& o) noexcept
       : comm_(std::exchange(o.comm_, nullptr)), rank_(o.rank_), size_(o.size_) {}
@@ -45,14 +49,14 @@ public:
   // Queues on `stream` one grouped send and receive per peer of the segments given in elements
   // of `element_size` bytes (counts and offsets per rank, 64-bit; empty segments and this
   // rank's own are skipped). Device pointers; returns once queued, not done.
-  void exchange(const void* send, const std::vector<std::int64_t>& send_counts,
-                const std::vector<std::int64_t>& send_offsets, void* recv,
-                const std::vector<std::int64_t>& recv_counts,
-                const std::vector<std::int64_t>& recv_offsets, std::size_t element_size,
-                CUstream_st* stream);
+  TESSERA_NCCL_FN(void exchange(const void* send, const std::vector<std::int64_t>& send_counts,
+                                const std::vector<std::int64_t>& send_offsets, void* recv,
+                                const std::vector<std::int64_t>& recv_counts,
+                                const std::vector<std::int64_t>& recv_offsets,
+                                std::size_t element_size, CUstream_st* stream));
 
 private:
-  void release() noexcept;
+  TESSERA_NCCL_FN_OR(, void release() noexcept);
   ncclComm* comm_ = nullptr;
   int rank_ = 0;
   int size_ = 1;

@@ -57,11 +57,21 @@ vals = collections.defaultdict(list)
 for line in open(sys.argv[1]):
     f = line.split()
     # "local SHAPE tessera X memcpy Y" / "local SHAPE hptt X" / "dist SHAPE compare_fftw tessera X fftw Y"
-    for k in range(2, len(f) - 1, 2):
+    # / "dist SHAPE bench tessera X": each number follows its name.
+    if len(f) < 4 or f[0] not in ("local", "dist"):
+        continue
+    tag = f[2] if f[2] in ("compare_fftw", "bench") else ""
+    got = {}
+    for k in range(2, len(f) - 1):
         try:
-            vals[(f[0], f[1], f[2] if f[2] == "compare_fftw" or f[2] == "bench" else "", f[k])].append(float(f[k + 1]))
+            got[f[k]] = float(f[k + 1])
         except ValueError:
             pass
+    for name, x in got.items():
+        vals[(f[0], f[1], tag, name, "GB/s")].append(x)
+    if "fftw" in got and got["fftw"] > 0:
+        vals[(f[0], f[1], tag, "tessera/fftw", "x")].append(got["tessera"] / got["fftw"])
 for key, v in vals.items():
-    print(f"{' '.join(x for x in key if x):45s} {statistics.median(v):8.2f} GB/s  spread {max(v) / min(v):.2f}  ({len(v)} rounds)")
+    print(f"{' '.join(x for x in key[:-1] if x):45s} {statistics.median(v):8.2f} {key[-1]:4s}"
+          f"  spread {max(v) / min(v):.2f}  ({len(v)} rounds)")
 PY

@@ -51,8 +51,10 @@ done
 }
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-launch=(mpirun -np "$ranks" --oversubscribe --bind-to core)
-((ranks > $(nproc))) && launch=(mpirun -np "$ranks" --oversubscribe --bind-to none)
+# Each rank bound to OMP_NUM_THREADS cores of its own (a plain --bind-to core would put all of
+# a rank's threads on one core), unbound when the ranks' threads outnumber the cores.
+launch=(mpirun -np "$ranks" --oversubscribe --map-by "slot:PE=$OMP_NUM_THREADS" --bind-to core)
+((ranks * OMP_NUM_THREADS > $(nproc))) && launch=(mpirun -np "$ranks" --oversubscribe --bind-to none)
 
 echo "== heat2d ${size}x${size}, $ranks rank(s) x $OMP_NUM_THREADS thread(s), backend $backend," \
   "line solve $line_solve," \

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 // CLI11 is heavy to compile: the files that build subcommands include it themselves.
 namespace CLI {
@@ -45,5 +46,8 @@ Command add_reduce(CLI::App& app, const Context& ctx);
 Command add_bench(CLI::App& app, const Context& ctx);
 Command add_selftest(CLI::App& app, const Context& ctx);
 Command add_deck(CLI::App& app, const Context& ctx);
+
+// The --set KEY=VALUE option of the commands that read a deck (run, check), repeatable.
+void add_deck_overrides(CLI::App* sub, std::vector<std::string>& sets);
 
 } // namespace tessera::app

@@ -21,10 +21,7 @@ Command add_check(CLI::App& app, const Context& ctx) {
   Command c;
   c.sub = app.add_subcommand("check", "Validate a deck and print its effective settings");
   c.sub->add_option("deck", args->deck, "TOML job deck ('-' or none: the embedded default)");
-  c.sub->add_option("--set", args->sets, "Override a deck key: --set matrix.rows=2000")
-      ->type_name("KEY=VALUE")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  add_deck_overrides(c.sub, args->sets);
   c.run = [args, &ctx]() -> int {
     std::optional<Deck> deck;
     const bool embedded = args->deck.empty() || args->deck == "-";

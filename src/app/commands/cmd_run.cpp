@@ -32,10 +32,7 @@ Command add_run(CLI::App& app, const Context& ctx) {
   Command c;
   c.sub = app.add_subcommand("run", "Run a job deck (no deck: the embedded default job)");
   c.sub->add_option("deck", args->deck, "TOML job deck (docs/decks.md)");
-  c.sub->add_option("--set", args->sets, "Override a deck key: --set matrix.rows=2000")
-      ->type_name("KEY=VALUE")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  add_deck_overrides(c.sub, args->sets);
   c.sub->add_option("--backend", args->backend, "Same as --set job.backend=…")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   c.sub

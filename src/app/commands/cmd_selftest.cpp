@@ -167,32 +167,30 @@ Command add_selftest(CLI::App& app, const Context& ctx) {
     double done = 0;
     PhaseTimers timers;
     std::vector<Row> rows;
+    // One row of the table: `cases` runs the checks of one test, backend and element type.
+    const auto run_row = [&](Backend b, const char* test, DType t, const auto& cases) {
+      Row row;
+      row.backend = std::string(backend_name(b));
+      row.test = test;
+      row.dtype = std::string(dtype_name(t));
+      const double t0 = wall_seconds();
+      cases(row);
+      row.seconds = wall_seconds() - t0;
+      rows.push_back(std::move(row));
+    };
     for (const Backend b : backends) {
-      const std::string bn(backend_name(b));
-      for (const DType t : {DType::f32, DType::f64, DType::c64, DType::c128}) {
-        Row row;
-        row.backend = bn;
-        row.test = "transpose";
-        row.dtype = std::string(dtype_name(t));
-        const double t0 = wall_seconds();
-        dispatch_dtype(t, [&](auto tag) {
-          transpose_cases<decltype(tag)>(b, ctx, seed, row, progress, done, timers);
+      for (const DType t : {DType::f32, DType::f64, DType::c64, DType::c128})
+        run_row(b, "transpose", t, [&](Row& row) {
+          dispatch_dtype(t, [&](auto tag) {
+            transpose_cases<decltype(tag)>(b, ctx, seed, row, progress, done, timers);
+          });
         });
-        row.seconds = wall_seconds() - t0;
-        rows.push_back(std::move(row));
-      }
-      for (const DType t : {DType::f32, DType::f64}) {
-        Row row;
-        row.backend = bn;
-        row.test = "reduce";
-        row.dtype = std::string(dtype_name(t));
-        const double t0 = wall_seconds();
-        dispatch_real_dtype(t, [&](auto tag) {
-          reduce_cases<decltype(tag)>(b, ctx, seed, row, progress, done, timers);
+      for (const DType t : {DType::f32, DType::f64})
+        run_row(b, "reduce", t, [&](Row& row) {
+          dispatch_real_dtype(t, [&](auto tag) {
+            reduce_cases<decltype(tag)>(b, ctx, seed, row, progress, done, timers);
+          });
         });
-        row.seconds = wall_seconds() - t0;
-        rows.push_back(std::move(row));
-      }
     }
     progress.finish();
 

@@ -108,16 +108,9 @@ void fused_impl(cudaStream_t s, const std::vector<Op>& ops, Axis axis, DType t, 
     const i64 stride = groups * cols;
     dispatch_type(t, [&](auto tag) {
       using T = decltype(tag);
-      constexpr int V = 16 / sizeof(T);
-      const bool vec = aligned_to(a, 16) && (rows == 1 || ld % V == 0);
-      const unsigned grid = col_group_blocks(rows, cols, vec ? V : 1);
       const T* data = static_cast<const T*>(a);
-      if (vec)
-        fused_col_groups_kernel<T, true>
-            <<<grid, 256, 0, s>>>(data, rows, cols, ld, l.doubles, stride, mask);
-      else
-        fused_col_groups_kernel<T, false>
-            <<<grid, 256, 0, s>>>(data, rows, cols, ld, l.doubles, stride, mask);
+      fused_col_groups_kernel<T><<<col_group_blocks(rows, cols, 16 / sizeof(T)), 256, 0, s>>>(
+          data, rows, cols, ld, (rows - 1) * ld + cols, vec_phase(data), l.doubles, stride, mask);
       CHECK_CUDA_LAUNCH();
     });
     for (std::size_t k = 0; k < ops.size(); ++k)
@@ -199,13 +192,11 @@ void reduce(CUstream_st* stream, Op op, Axis axis, DType t, const void* a, std::
   }
   if (rows == 0)
     return;
-  detail::dispatch_fn(op, [&](auto fn) {
+  detail::dispatch_fn_type(op, t, [&](auto fn, auto tag) {
     constexpr detail::Fn F = decltype(fn)::value;
-    detail::dispatch_type(t, [&](auto tag) {
-      using T = decltype(tag);
-      detail::launch_rows<T, F>(stream, static_cast<const T*>(a), rows, cols, ld, out, code,
-                                static_cast<double>(cols));
-    });
+    using T = decltype(tag);
+    detail::launch_rows<T, F>(stream, static_cast<const T*>(a), rows, cols, ld, out, code,
+                              static_cast<double>(cols));
   });
 }
 
@@ -226,12 +217,10 @@ void reduce_rows(CUstream_st* stream, Op op, DType t, const void* a, std::int64_
   detail::check_block("reduce_rows", t, a, rows, cols, ld);
   if (rows == 0)
     return;
-  detail::dispatch_fn(op, [&](auto fn) {
+  detail::dispatch_fn_type(op, t, [&](auto fn, auto tag) {
     constexpr detail::Fn F = decltype(fn)::value;
-    detail::dispatch_type(t, [&](auto tag) {
-      using T = decltype(tag);
-      detail::launch_rows<T, F>(stream, static_cast<const T*>(a), rows, cols, ld, out, 0, 1.0);
-    });
+    using T = decltype(tag);
+    detail::launch_rows<T, F>(stream, static_cast<const T*>(a), rows, cols, ld, out, 0, 1.0);
   });
 }
 
@@ -240,12 +229,10 @@ void reduce_col_groups(CUstream_st* stream, Op op, DType t, const void* a, std::
   detail::check_block("reduce_col_groups", t, a, rows, cols, ld);
   if (rows == 0 || cols == 0)
     return;
-  detail::dispatch_fn(op, [&](auto fn) {
+  detail::dispatch_fn_type(op, t, [&](auto fn, auto tag) {
     constexpr detail::Fn F = decltype(fn)::value;
-    detail::dispatch_type(t, [&](auto tag) {
-      using T = decltype(tag);
-      detail::launch_col_groups<T, F>(stream, static_cast<const T*>(a), rows, cols, ld, out);
-    });
+    using T = decltype(tag);
+    detail::launch_col_groups<T, F>(stream, static_cast<const T*>(a), rows, cols, ld, out);
   });
 }
 
@@ -254,14 +241,12 @@ void fold_rows(CUstream_st* stream, Op op, DType t, const void* a, std::int64_t 
   detail::check_block("fold_rows", t, a, rows, cols, ld);
   if (rows == 0 || cols == 0)
     return;
-  detail::dispatch_fn(op, [&](auto fn) {
+  detail::dispatch_fn_type(op, t, [&](auto fn, auto tag) {
     constexpr detail::Fn F = decltype(fn)::value;
-    detail::dispatch_type(t, [&](auto tag) {
-      using T = decltype(tag);
-      detail::fold_rows_kernel<T, F><<<detail::blocks_for(cols, 128), 128, 0, stream>>>(
-          static_cast<const T*>(a), rows, cols, ld, acc);
-      CHECK_CUDA_LAUNCH();
-    });
+    using T = decltype(tag);
+    detail::fold_rows_kernel<T, F><<<detail::blocks_for(cols, 128), 128, 0, stream>>>(
+        static_cast<const T*>(a), rows, cols, ld, acc);
+    CHECK_CUDA_LAUNCH();
   });
 }
 

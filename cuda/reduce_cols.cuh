@@ -4,45 +4,92 @@
 // warp per column. Every add is a separately rounded double add.
 #pragma once
 
+#include <cstdint>
+
 #include "cuda/reduce_kernels.cuh"
 
 namespace tessera::cuda::detail {
 
-// Column partials of 64-row groups: one thread per (group, V columns) (16-byte loads when
-// kVec), consecutive threads along the columns of a group, then the next group, so that narrow
-// matrices keep every thread busy too.
-template <class T, Fn F, bool kVec>
+// x = the 16-byte vector that starts at element p of `a` (p + phase on a vector boundary);
+// elements outside a's memory span [0, span) are not read (zero), and a vector that reaches
+// outside the span is read element by element.
+template <class T>
+__device__ __forceinline__ void load_span_vec(const T* a, i64 p, i64 span, T* x) {
+  constexpr int V = 16 / sizeof(T);
+  if (p >= 0 && p + V <= span) {
+    Vec16<T>::load(a + p, x);
+  } else {
+#pragma unroll
+    for (int k = 0; k < V; ++k)
+      x[k] = p + k >= 0 && p + k < span ? __ldcs(a + p + k) : T(0);
+  }
+}
+
+// x[r] = columns [j, j + V) of row i + r, for the R rows from i that lie below i1 (j a multiple
+// of V; columns past the row's end hold other data, which the caller drops). Rows need not
+// start on 16 bytes (odd leading dimensions, offset blocks): the V columns are cut from the
+// one or two aligned vectors that hold them. The cut (the row's phase) is the same for every
+// thread of a row, so its selects are uniform across a warp.
+template <class T, int R>
+__device__ __forceinline__ void load_group_rows(const T* __restrict__ a, i64 ld, i64 span,
+                                                int phase, i64 i, i64 i1, i64 j,
+                                                T (&x)[R][16 / sizeof(T)]) {
+  constexpr int V = 16 / sizeof(T);
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    if (i + r >= i1)
+      continue;
+    const i64 off = (i + r) * ld + j;
+    const int m = static_cast<int>((phase + off) & (V - 1));
+    if (m == 0) {
+      load_span_vec(a, off, span, x[r]);
+      continue;
+    }
+    T lo[V], hi[V];
+    load_span_vec(a, off - m, span, lo);
+    load_span_vec(a, off - m + V, span, hi);
+#pragma unroll
+    for (int k = 0; k < V; ++k) {
+      T v = lo[k];
+#pragma unroll
+      for (int s = 1; s < V; ++s)
+        if (m == s)
+          v = k + s < V ? lo[k + s] : hi[k + s - V];
+      x[r][k] = v;
+    }
+  }
+}
+
+// Element 0 of `a` within its 16-byte vector.
+template <class T>
+__host__ __device__ inline int vec_phase(const T* a) {
+  return static_cast<int>(reinterpret_cast<std::uintptr_t>(a) / sizeof(T) % (16 / sizeof(T)));
+}
+
+// Column partials of 64-row groups: one thread per (group, 16-byte vector of columns),
+// consecutive threads along the columns of a group, then the next group, so that narrow
+// matrices keep every thread busy too. `span`: elements from a[0] to one past the matrix's
+// last; `phase`: vec_phase(a).
+template <class T, Fn F>
 __global__ void __launch_bounds__(256)
-    col_groups_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* out) {
+    col_groups_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, i64 span, int phase,
+                      double* out) {
   using P = Policy<F>;
-  constexpr int V = kVec ? 16 / sizeof(T) : 1;
-  constexpr int R = !kVec ? 8 : sizeof(T) == 8 ? 16 : 8; // rows in flight per thread
+  constexpr int V = 16 / sizeof(T);
+  constexpr int R = sizeof(T) == 8 ? 16 : 8; // rows in flight per thread
   const i64 groups = (rows + 63) / 64, ncv = (cols + V - 1) / V;
   for (i64 w = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; w < groups * ncv;
        w += static_cast<i64>(gridDim.x) * blockDim.x) {
     const i64 g = w / ncv;
     const i64 j = (w - g * ncv) * V;
     const i64 i0 = g * 64, i1 = min(rows, i0 + 64);
-    const bool whole = j + V <= cols;
     double p[V];
 #pragma unroll
     for (int k = 0; k < V; ++k)
       p[k] = P::identity();
     for (i64 i = i0; i < i1; i += R) {
       T x[R][V];
-#pragma unroll
-      for (int r = 0; r < R; ++r) {
-        if (i + r < i1) {
-          const T* src = a + (i + r) * ld + j;
-          if (kVec && whole) {
-            Vec16<T>::load(src, x[r]);
-          } else {
-#pragma unroll
-            for (int k = 0; k < V; ++k)
-              x[r][k] = j + k < cols ? __ldcs(src + k) : T(0);
-          }
-        }
-      }
+      load_group_rows<T, R>(a, ld, span, phase, i, i1, j, x);
 #pragma unroll
       for (int r = 0; r < R; ++r)
         if (i + r < i1)

@@ -4,7 +4,7 @@
 // values) or out[k*stride + g*cols + j] (column partials of 64-row groups).
 #pragma once
 
-#include "cuda/reduce_kernels.cuh"
+#include "cuda/reduce_cols.cuh"
 
 namespace tessera::cuda::detail {
 
@@ -109,37 +109,29 @@ __global__ void __launch_bounds__(256)
       });
     }
   } else {
-    constexpr int G = 32 / TPR;
-    const int sl = lane % TPR, sub = lane / TPR;
-    for (i64 base = w0 * warp_rows<TPR>(); base < rows; base += warps * warp_rows<TPR>()) {
-      T x[kNarrowBatch][4];
-#pragma unroll
-      for (int b = 0; b < kNarrowBatch; ++b)
-        load_narrow(a, base + b * G + sub, rows, cols, ld, sl, x[b]);
-#pragma unroll
-      for (int b = 0; b < kNarrowBatch; ++b) {
-        FusedAcc<T> acc;
-        acc.mask = mask;
-        acc.init();
-        acc.add(x[b], 4 * sl, cols);
-        const i64 r = base + b * G + sub;
-        each_fn(mask, [&](auto fc) {
-          constexpr Fn F = decltype(fc)::value;
-          const double v = lane_tree<Policy<F>, TPR>(acc.template of<F>().v, sl);
-          if (sl == 0 && r < rows)
-            rowvals[fn_slot(mask, F) * stride + r] = v;
+    narrow_row_batches<T, TPR>(
+        a, rows, cols, ld, lane, w0, warps, [&](const T(&x)[4], i64 r, int sl) {
+          FusedAcc<T> acc;
+          acc.mask = mask;
+          acc.init();
+          acc.add(x, 4 * sl, cols);
+          each_fn(mask, [&](auto fc) {
+            constexpr Fn F = decltype(fc)::value;
+            const double v = lane_tree<Policy<F>, TPR>(acc.template of<F>().v, sl);
+            if (sl == 0 && r < rows)
+              rowvals[fn_slot(mask, F) * stride + r] = v;
+          });
         });
-      }
-    }
   }
 }
 
-// Column partials of 64-row groups for every op of the mask (threads as col_groups_kernel).
-template <class T, bool kVec>
+// Column partials of 64-row groups for every op of the mask (threads and loads as
+// col_groups_kernel).
+template <class T>
 __global__ void __launch_bounds__(256)
-    fused_col_groups_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* out,
-                            i64 stride, unsigned mask) {
-  constexpr int V = kVec ? 16 / sizeof(T) : 1;
+    fused_col_groups_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, i64 span,
+                            int phase, double* out, i64 stride, unsigned mask) {
+  constexpr int V = 16 / sizeof(T);
   constexpr int R = 8; // rows in flight per thread
   const i64 groups = (rows + 63) / 64, ncv = (cols + V - 1) / V;
   for (i64 w = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; w < groups * ncv;
@@ -147,7 +139,6 @@ __global__ void __launch_bounds__(256)
     const i64 g = w / ncv;
     const i64 j = (w - g * ncv) * V;
     const i64 i0 = g * 64, i1 = min(rows, i0 + 64);
-    const bool whole = j + V <= cols;
     double ps[3][V]; // the Sum family (Fn 0 … 2) in double
     T pm[3][V];      // Min, Max, NormInf (Fn 3 … 5) in the data's type
     each_fn(mask, [&](auto fc) {
@@ -163,19 +154,7 @@ __global__ void __launch_bounds__(256)
     });
     for (i64 i = i0; i < i1; i += R) {
       T x[R][V];
-#pragma unroll
-      for (int r = 0; r < R; ++r) {
-        if (i + r < i1) {
-          const T* src = a + (i + r) * ld + j;
-          if (kVec && whole) {
-            Vec16<T>::load(src, x[r]);
-          } else {
-#pragma unroll
-            for (int k = 0; k < V; ++k)
-              x[r][k] = j + k < cols ? __ldcs(src + k) : T(0);
-          }
-        }
-      }
+      load_group_rows<T, R>(a, ld, span, phase, i, i1, j, x);
 #pragma unroll
       for (int r = 0; r < R; ++r)
         if (i + r < i1)

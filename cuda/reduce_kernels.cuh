@@ -284,6 +284,26 @@ __device__ __forceinline__ void load_narrow(const T* a, i64 r, i64 rows, i64 col
   }
 }
 
+// The rows of narrow-row warps (TPR threads to a row, 32 / TPR rows side by side): each
+// thread's group of rows loaded kNarrowBatch at a time (their loads fly together), then
+// g(x, r, sl) per loaded row r (r may be past the last row: g checks) with sl the thread's
+// place in its row.
+template <class T, int TPR, class G>
+__device__ __forceinline__ void narrow_row_batches(const T* __restrict__ a, i64 rows, i64 cols,
+                                                   i64 ld, int lane, i64 w0, i64 warps, G&& g) {
+  constexpr int NG = 32 / TPR;
+  const int sl = lane % TPR, sub = lane / TPR;
+  for (i64 base = w0 * warp_rows<TPR>(); base < rows; base += warps * warp_rows<TPR>()) {
+    T x[kNarrowBatch][4];
+#pragma unroll
+    for (int b = 0; b < kNarrowBatch; ++b)
+      load_narrow(a, base + b * NG + sub, rows, cols, ld, sl, x[b]);
+#pragma unroll
+    for (int b = 0; b < kNarrowBatch; ++b)
+      g(x[b], base + b * NG + sub, sl);
+  }
+}
+
 // Row values of rows [0, rows), warps grid-striding over rows (finished: Mean divides,
 // Norm2 takes the root, when finish_code says so).
 template <class T, Fn F, int U, int TPR>
@@ -301,24 +321,15 @@ __global__ void __launch_bounds__(256)
         rowvals[r] = finish(finish_code, v, count);
     }
   } else {
-    constexpr int G = 32 / TPR; // rows side by side
-    const int sl = lane % TPR, sub = lane / TPR;
-    for (i64 base = w0 * warp_rows<TPR>(); base < rows; base += warps * warp_rows<TPR>()) {
-      T x[kNarrowBatch][4];
-#pragma unroll
-      for (int b = 0; b < kNarrowBatch; ++b)
-        load_narrow(a, base + b * G + sub, rows, cols, ld, sl, x[b]);
-#pragma unroll
-      for (int b = 0; b < kNarrowBatch; ++b) {
-        LaneAcc<P> acc;
-        acc.init();
-        acc.add(x[b], 4 * sl, cols);
-        const double v = lane_tree<P, TPR>(acc.v, sl);
-        const i64 r = base + b * G + sub;
-        if (sl == 0 && r < rows)
-          rowvals[r] = finish(finish_code, v, count);
-      }
-    }
+    narrow_row_batches<T, TPR>(a, rows, cols, ld, lane, w0, warps,
+                               [&](const T(&x)[4], i64 r, int sl) {
+                                 LaneAcc<P> acc;
+                                 acc.init();
+                                 acc.add(x, 4 * sl, cols);
+                                 const double v = lane_tree<P, TPR>(acc.v, sl);
+                                 if (sl == 0 && r < rows)
+                                   rowvals[r] = finish(finish_code, v, count);
+                               });
   }
 }
 

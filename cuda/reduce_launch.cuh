@@ -42,6 +42,12 @@ decltype(auto) dispatch_type(DType t, G&& g) {
   return g(double{});
 }
 
+// g(fn, tag): both dispatches at once, for a kernel templated on the op and the data type.
+template <class G>
+void dispatch_fn_type(Op op, DType t, G&& g) {
+  dispatch_fn(op, [&](auto fn) { dispatch_type(t, [&](auto tag) { g(fn, tag); }); });
+}
+
 inline int finish_code(Op op) {
   return op == Op::Mean ? 1 : op == Op::Norm2 ? 2 : 0;
 }
@@ -107,13 +113,9 @@ inline unsigned col_group_blocks(i64 rows, i64 cols, int v) {
 
 template <class T, Fn F>
 void launch_col_groups(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 ld, double* out) {
-  constexpr int V = 16 / sizeof(T);
-  const bool vec = aligned_to(a, 16) && (rows == 1 || ld % V == 0);
-  const unsigned grid = col_group_blocks(rows, cols, vec ? V : 1);
-  if (vec)
-    col_groups_kernel<T, F, true><<<grid, 256, 0, s>>>(a, rows, cols, ld, out);
-  else
-    col_groups_kernel<T, F, false><<<grid, 256, 0, s>>>(a, rows, cols, ld, out);
+  const unsigned grid = col_group_blocks(rows, cols, 16 / sizeof(T));
+  col_groups_kernel<T, F>
+      <<<grid, 256, 0, s>>>(a, rows, cols, ld, (rows - 1) * ld + cols, vec_phase(a), out);
   CHECK_CUDA_LAUNCH();
 }
 

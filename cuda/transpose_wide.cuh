@@ -60,16 +60,22 @@ struct WideTile {
     const int warp = static_cast<int>(threadIdx.x >> 5), lane = static_cast<int>(threadIdx.x & 31);
     {
       const int sub = lane / LI, ln = lane % LI;
+      // Tile row r of batch row b, its first element's offset and its phase.
+      const auto row_of = [&](int g0, int b, int& r, i64& f0, int& m) {
+        r = ((g0 + b) * NW + warp) * (32 / LI) + sub;
+        f0 = (i0 + r) * ld_in + j0;
+        m = VW > 1 ? static_cast<int>((phase_in + f0) & (VW - 1)) : 0;
+      };
 #pragma unroll
       for (int g0 = 0; g0 < GI; g0 += kBatch) {
         V buf[kBatch][QI];
 #pragma unroll
         for (int b = 0; b < kBatch; ++b) {
-          const int r = ((g0 + b) * NW + warp) * (32 / LI) + sub;
+          int r, m;
+          i64 f0;
+          row_of(g0, b, r, f0, m);
           if (r >= nr)
             continue;
-          const i64 f0 = (i0 + r) * ld_in + j0;
-          const int m = VW > 1 ? static_cast<int>((phase_in + f0) & (VW - 1)) : 0;
 #pragma unroll
           for (int q = 0; q < QI; ++q) {
             const int c0 = (ln + q * LI) * VW - m;
@@ -88,11 +94,11 @@ struct WideTile {
         }
 #pragma unroll
         for (int b = 0; b < kBatch; ++b) {
-          const int r = ((g0 + b) * NW + warp) * (32 / LI) + sub;
+          int r, m;
+          i64 f0;
+          row_of(g0, b, r, f0, m);
           if (r >= nr)
             continue;
-          const i64 f0 = (i0 + r) * ld_in + j0;
-          const int m = VW > 1 ? static_cast<int>((phase_in + f0) & (VW - 1)) : 0;
 #pragma unroll
           for (int q = 0; q < QI; ++q) {
             const int c0 = (ln + q * LI) * VW - m;

@@ -42,6 +42,8 @@
 #include "solver/adi_line.hpp"
 #include "solver/heat2d_config.hpp"
 
+struct CUstream_st; // cudaStream_t, without the CUDA headers
+
 namespace tessera::heat2d {
 
 // The phase names of one step in the timers: the two transposes, and the line work.
@@ -105,6 +107,7 @@ private:
   void device_init();
   void device_step();
   void tiled_step();
+  void finish_device_step(CUstream_st* s);
   void device_set_field_x(const double* block_x);
   void device_get_field_x(double* block_x);
   void device_upload();                           // u_ → device state (after mutable_field_y)

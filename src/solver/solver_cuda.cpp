@@ -253,11 +253,15 @@ void Solver::device_step() {
                   cuda::heat2d_solve_columns_bytes(periodic, true) * cells_y);
     cuda::heat2d_solve_columns(s, d.tri_y, u, work, rows_y, line_y_.h(), periodic, g, true);
   }
-  // One wait per step, after all of it is queued (no gaps between its kernels): callers time
-  // step() on the host (the run loop's time per step), which must then be the device's time.
+  finish_device_step(s); // one wait, after all of the step is queued: no gaps between kernels
+}
+
+// After a device step is queued: one wait for all of it (callers time step() on the host, the
+// run loop's time per step, which must then be the device's time), and the state's flags.
+void Solver::finish_device_step(CUstream_st* s) {
   cuda::synchronize(s);
   device_collect_times(false);
-  d.field_fresh = false;
+  dev_->field_fresh = false;
   explicit_ready_ = true;
   host_stale_ = true;
   ++steps_;
@@ -282,12 +286,7 @@ void Solver::tiled_step() {
     t.full(s, d.u.as<double>(), d.work.as<double>());
   }
   std::swap(d.u, d.work);
-  cuda::synchronize(s);
-  device_collect_times(false);
-  d.field_fresh = false;
-  explicit_ready_ = true;
-  host_stale_ = true;
-  ++steps_;
+  finish_device_step(s);
 }
 
 double Solver::device_bytes_per_step() const noexcept {

@@ -26,28 +26,50 @@ __device__ __forceinline__ void load_span_vec(const T* a, i64 p, i64 span, T* x)
 }
 
 // x[r] = columns [j, j + V) of row i + r, for the R rows from i that lie below i1 (j a multiple
-// of V; columns past the row's end hold other data, which the caller drops). Rows need not
-// start on 16 bytes (odd leading dimensions, offset blocks): the V columns are cut from the
-// one or two aligned vectors that hold them. The cut (the row's phase) is the same for every
-// thread of a row, so its selects are uniform across a warp.
-template <class T, int R>
+// of V; columns past the row's end hold other data or zero, which the caller drops).
+// kAligned: every row starts on 16 bytes, and a vector is read whole when it lies inside the
+// row. Otherwise (odd leading dimensions, offset blocks) the V columns are cut from the two
+// aligned vectors that hold them, at the row's phase; inside the matrix's memory both vectors
+// are read without checks, so the R rows' loads fly together, and only at the ends of the
+// matrix are they checked.
+template <class T, bool kAligned, int R>
 __device__ __forceinline__ void load_group_rows(const T* __restrict__ a, i64 ld, i64 span,
-                                                int phase, i64 i, i64 i1, i64 j,
+                                                int phase, i64 i, i64 i1, i64 j, i64 cols,
                                                 T (&x)[R][16 / sizeof(T)]) {
   constexpr int V = 16 / sizeof(T);
+  if constexpr (kAligned) {
+    const bool whole = j + V <= cols;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      if (i + r >= i1)
+        continue;
+      const T* src = a + (i + r) * ld + j;
+      if (whole) {
+        Vec16<T>::load(src, x[r]);
+      } else {
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+          x[r][k] = j + k < cols ? __ldcs(src + k) : T(0);
+      }
+    }
+    return;
+  }
+  const i64 last = min(i + R, i1) - 1;
+  const bool inside = i * ld + j >= V && last * ld + j + 2 * V <= span;
 #pragma unroll
   for (int r = 0; r < R; ++r) {
     if (i + r >= i1)
       continue;
     const i64 off = (i + r) * ld + j;
     const int m = static_cast<int>((phase + off) & (V - 1));
-    if (m == 0) {
-      load_span_vec(a, off, span, x[r]);
-      continue;
-    }
     T lo[V], hi[V];
-    load_span_vec(a, off - m, span, lo);
-    load_span_vec(a, off - m + V, span, hi);
+    if (inside) {
+      Vec16<T>::load(a + off - m, lo);
+      Vec16<T>::load(a + off - m + V, hi);
+    } else {
+      load_span_vec(a, off - m, span, lo);
+      load_span_vec(a, off - m + V, span, hi);
+    }
 #pragma unroll
     for (int k = 0; k < V; ++k) {
       T v = lo[k];
@@ -60,6 +82,12 @@ __device__ __forceinline__ void load_group_rows(const T* __restrict__ a, i64 ld,
   }
 }
 
+// Whether every row of a block starts on 16 bytes (load_group_rows<kAligned>).
+template <class T>
+inline bool rows_aligned(const T* a, i64 rows, i64 ld) {
+  return aligned_to(a, 16) && (rows == 1 || ld % (16 / static_cast<i64>(sizeof(T))) == 0);
+}
+
 // Element 0 of `a` within its 16-byte vector.
 template <class T>
 __host__ __device__ inline int vec_phase(const T* a) {
@@ -70,7 +98,7 @@ __host__ __device__ inline int vec_phase(const T* a) {
 // consecutive threads along the columns of a group, then the next group, so that narrow
 // matrices keep every thread busy too. `span`: elements from a[0] to one past the matrix's
 // last; `phase`: vec_phase(a).
-template <class T, Fn F>
+template <class T, Fn F, bool kAligned>
 __global__ void __launch_bounds__(256)
     col_groups_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, i64 span, int phase,
                       double* out) {
@@ -89,7 +117,7 @@ __global__ void __launch_bounds__(256)
       p[k] = P::identity();
     for (i64 i = i0; i < i1; i += R) {
       T x[R][V];
-      load_group_rows<T, R>(a, ld, span, phase, i, i1, j, x);
+      load_group_rows<T, kAligned, R>(a, ld, span, phase, i, i1, j, cols, x);
 #pragma unroll
       for (int r = 0; r < R; ++r)
         if (i + r < i1)

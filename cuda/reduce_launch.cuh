@@ -114,8 +114,11 @@ inline unsigned col_group_blocks(i64 rows, i64 cols, int v) {
 template <class T, Fn F>
 void launch_col_groups(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 ld, double* out) {
   const unsigned grid = col_group_blocks(rows, cols, 16 / sizeof(T));
-  col_groups_kernel<T, F>
-      <<<grid, 256, 0, s>>>(a, rows, cols, ld, (rows - 1) * ld + cols, vec_phase(a), out);
+  const i64 span = (rows - 1) * ld + cols;
+  if (rows_aligned(a, rows, ld))
+    col_groups_kernel<T, F, true><<<grid, 256, 0, s>>>(a, rows, cols, ld, span, 0, out);
+  else
+    col_groups_kernel<T, F, false><<<grid, 256, 0, s>>>(a, rows, cols, ld, span, vec_phase(a), out);
   CHECK_CUDA_LAUNCH();
 }
 

@@ -2,6 +2,7 @@
 #include "cuda/staged.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "core/throw.hpp"
@@ -12,23 +13,36 @@ namespace tessera::cuda {
 StagedTranspose::StagedTranspose(StreamPool& pool, std::size_t chunk_bytes, StagedOutput output)
     : pool_(&pool), chunk_bytes_(std::max<std::size_t>(chunk_bytes, 1)), output_(output) {}
 
+// Tiles of about chunk_bytes: square (the same number of bytes in both copies' row segments),
+// or whole rows (columns) when the matrix is narrower (shorter) than a square tile.
 StagedTranspose::Plan StagedTranspose::prepare(DType t, void* host_out, std::int64_t rows,
                                                std::int64_t cols) {
   TESSERA_REQUIRE(rows >= 0 && cols >= 0, InputError, "staged transpose: negative shape {}x{}",
                   rows, cols);
   Plan p{};
   p.elem = dtype_size(t);
-  const std::size_t row_bytes = static_cast<std::size_t>(std::max<std::int64_t>(cols, 1)) * p.elem;
-  p.panel_rows = std::max<std::int64_t>(
-      1, std::min<std::int64_t>(rows, static_cast<std::int64_t>(chunk_bytes_ / row_bytes)));
-  p.chunks = rows == 0 || cols == 0 ? 0 : (rows + p.panel_rows - 1) / p.panel_rows;
+  const auto elems = static_cast<std::int64_t>(std::max<std::size_t>(chunk_bytes_ / p.elem, 1));
+  const auto side = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::sqrt(elems)));
+  const std::int64_t r = std::max<std::int64_t>(rows, 1), c = std::max<std::int64_t>(cols, 1);
+  if (c <= side) {
+    p.tile_cols = c;
+    p.tile_rows = std::clamp<std::int64_t>(elems / c, 1, r);
+  } else if (r <= side) {
+    p.tile_rows = r;
+    p.tile_cols = std::clamp<std::int64_t>(elems / r, 1, c);
+  } else {
+    p.tile_rows = side;
+    p.tile_cols = side;
+  }
+  p.tiles_x = (c + p.tile_cols - 1) / p.tile_cols;
+  p.chunks = rows == 0 || cols == 0 ? 0 : p.tiles_x * ((r + p.tile_rows - 1) / p.tile_rows);
   p.direct_out = nullptr;
   if (output_ == StagedOutput::Direct)
     p.direct_out = static_cast<unsigned char*>(device_view_of_host(host_out));
   TESSERA_REQUIRE(
       output_ != StagedOutput::Direct || p.direct_out != nullptr || p.chunks == 0, InputError,
       "staged transpose: direct output needs pinned host memory mapped into the device");
-  const std::size_t slot = static_cast<std::size_t>(p.panel_rows) * row_bytes;
+  const std::size_t slot = static_cast<std::size_t>(p.tile_rows * p.tile_cols) * p.elem;
   const std::size_t slots = static_cast<std::size_t>(pool_->size());
   if (slot > slot_bytes_ || !in_.data()) {
     in_ = DeviceBuffer(slot * slots);
@@ -40,34 +54,44 @@ StagedTranspose::Plan StagedTranspose::prepare(DType t, void* host_out, std::int
   return p;
 }
 
+StagedTranspose::Tile StagedTranspose::tile(const Plan& p, std::int64_t k, std::int64_t rows,
+                                            std::int64_t cols) {
+  Tile b{};
+  b.r0 = k / p.tiles_x * p.tile_rows;
+  b.c0 = k % p.tiles_x * p.tile_cols;
+  b.nr = std::min(p.tile_rows, rows - b.r0);
+  b.nc = std::min(p.tile_cols, cols - b.c0);
+  return b;
+}
+
 void StagedTranspose::h2d(int slot, const Plan& p, const void* host_in, std::int64_t k,
                           std::int64_t rows, std::int64_t cols, CUstream_st* s) {
-  const std::int64_t r0 = k * p.panel_rows, n = std::min(p.panel_rows, rows - r0);
-  const auto* src = static_cast<const unsigned char*>(host_in) + r0 * cols * p.elem;
-  copy_async(s, static_cast<unsigned char*>(in_.data()) + slot * slot_bytes_, src,
-             static_cast<std::size_t>(n * cols) * p.elem);
+  const Tile b = tile(p, k, rows, cols);
+  const auto* src = static_cast<const unsigned char*>(host_in) + (b.r0 * cols + b.c0) * p.elem;
+  copy_2d_async(s, static_cast<unsigned char*>(in_.data()) + slot * slot_bytes_, b.nc * p.elem, src,
+                cols * p.elem, b.nc * p.elem, static_cast<std::size_t>(b.nr));
 }
 
 void StagedTranspose::kernel(int slot, const Plan& p, DType t, std::int64_t k, std::int64_t rows,
                              std::int64_t cols, CUstream_st* s) {
-  const std::int64_t r0 = k * p.panel_rows, n = std::min(p.panel_rows, rows - r0);
+  const Tile b = tile(p, k, rows, cols);
   const auto* src = static_cast<const unsigned char*>(in_.data()) + slot * slot_bytes_;
-  if (p.direct_out != nullptr) // columns [r0, r0 + n) of every output row, over the link
-    transpose(s, t, src, p.direct_out + r0 * p.elem, n, cols, cols, rows);
+  if (p.direct_out != nullptr) // the tile's place in the output, over the link
+    transpose(s, t, src, p.direct_out + (b.c0 * rows + b.r0) * p.elem, b.nr, b.nc, b.nc, rows);
   else
-    transpose(s, t, src, static_cast<unsigned char*>(out_.data()) + slot * slot_bytes_, n, cols,
-              cols, n);
+    transpose(s, t, src, static_cast<unsigned char*>(out_.data()) + slot * slot_bytes_, b.nr, b.nc,
+              b.nc, b.nr);
 }
 
 void StagedTranspose::d2h(int slot, const Plan& p, void* host_out, std::int64_t k,
                           std::int64_t rows, std::int64_t cols, CUstream_st* s) {
-  // The panel's transpose is cols × n; it lands in columns [r0, r0 + n) of every output row.
+  // The tile's transpose is nc × nr; it lands in rows [c0, c0 + nc), columns [r0, r0 + nr).
   if (p.direct_out != nullptr)
     return; // the kernel wrote it there
-  const std::int64_t r0 = k * p.panel_rows, n = std::min(p.panel_rows, rows - r0);
-  copy_2d_async(s, static_cast<unsigned char*>(host_out) + r0 * p.elem, rows * p.elem,
-                static_cast<unsigned char*>(out_.data()) + slot * slot_bytes_, n * p.elem,
-                n * p.elem, static_cast<std::size_t>(cols));
+  const Tile b = tile(p, k, rows, cols);
+  copy_2d_async(s, static_cast<unsigned char*>(host_out) + (b.c0 * rows + b.r0) * p.elem,
+                rows * p.elem, static_cast<unsigned char*>(out_.data()) + slot * slot_bytes_,
+                b.nr * p.elem, b.nr * p.elem, static_cast<std::size_t>(b.nc));
 }
 
 StagedTimes StagedTranspose::run(DType t, const void* host_in, void* host_out, std::int64_t rows,

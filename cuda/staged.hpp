@@ -3,14 +3,16 @@
 // H2D copy, the kernel and the D2H copy overlap. Host memory must be pinned (PinnedBuffer or
 // cudaHostRegister) for the copies to overlap; pageable memory works, but each copy then blocks.
 //
-// A transposed row panel is a column block of the output: cols rows of n elements, `rows`
-// elements apart. By default (StagedOutput::Copy) it leaves the device as a 2-D copy. With
-// StagedOutput::Direct, when the output is pinned host memory mapped into the device's address
-// space, the kernel writes the panel straight into place over the link instead: no D2H copy and
-// no device output panel. Measured on an H200 (bench/RESULTS.md), Direct overlaps better (total
-// 1.10 x its slowest phase against 1.54) but is slower overall, because the kernel's writes
-// cross the link at 42 GB/s where the 2-D copies run at 32 GB/s without overlapping the H2D
-// copies and still finish sooner (51 ms against 56 ms for 1 GiB): so Copy is the default.
+// Chunks are tiles of the input of about chunk_bytes, square where the matrix allows. A copy
+// between pinned host memory and the device moves whole 1-D runs fastest; the host side of
+// each tile's copies is 2-D (one run per tile row on the way in, per tile column on the way
+// out), and those copies run near the 1-D rate only when each run is long (on an H200: 48 GB/s
+// with 16 KiB runs, 34 GB/s with 4 KiB, 28 GB/s with 1 KiB, against 55 GB/s for 1-D copies).
+// Square tiles give both directions the same long runs, so both copies run at that rate and
+// overlap each other (bench/RESULTS.md). With StagedOutput::Direct, when the output is pinned
+// host memory mapped into the device's address space, the kernel writes each tile straight into
+// place over the link instead: no D2H copy and no device output tile; on an H200 those writes
+// do not overlap the H2D copies, so Copy is the default.
 #pragma once
 
 #include <cstddef>
@@ -23,9 +25,9 @@
 
 namespace tessera::cuda {
 
-// How transposed panels reach host memory.
+// How transposed tiles reach host memory.
 enum class StagedOutput {
-  Copy,  // the kernel fills a device panel; a 2-D D2H copy moves it into place
+  Copy,  // the kernel fills a device tile; a 2-D D2H copy moves it into place
   Direct // the kernel writes into the mapped host output (InputError unless it is pinned)
 };
 
@@ -36,12 +38,12 @@ struct StagedTimes {
   double kernel = 0.0; // with Direct output: the kernel writing into host memory
   double d2h = 0.0;    // 0 with Direct output
   int chunks = 0;
-  bool direct = false; // whether the panels were written into host memory by the kernel
+  bool direct = false; // whether the tiles were written into host memory by the kernel
 };
 
 class StagedTranspose {
 public:
-  // `chunk_bytes`: input bytes per chunk (row panels of the input, at least one row).
+  // `chunk_bytes`: input bytes per chunk (a tile of the input, at least one element).
   TESSERA_CUDA_FN(explicit StagedTranspose(StreamPool& pool,
                                            std::size_t chunk_bytes = std::size_t{64} << 20,
                                            StagedOutput output = StagedOutput::Copy));
@@ -50,18 +52,22 @@ public:
   TESSERA_CUDA_FN(StagedTimes run(DType t, const void* host_in, void* host_out, std::int64_t rows,
                                   std::int64_t cols));
   // The same chunks, each phase run alone over all chunks (every H2D, then every kernel, then
-  // every D2H), for the ceiling that the pipelined run is compared with. Panels share the
+  // every D2H), for the ceiling that the pipelined run is compared with. Tiles share the
   // per-stream slots, so host_out receives unspecified contents.
   TESSERA_CUDA_FN(StagedTimes phases(DType t, const void* host_in, void* host_out,
                                      std::int64_t rows, std::int64_t cols));
 
 private:
   struct Plan {
-    std::int64_t panel_rows, chunks;
+    std::int64_t tile_rows, tile_cols, tiles_x, chunks;
     std::size_t elem;
     unsigned char* direct_out; // device view of host_out (Direct), else null
   };
+  struct Tile {
+    std::int64_t r0, c0, nr, nc; // input rows [r0, r0 + nr), columns [c0, c0 + nc)
+  };
   Plan prepare(DType t, void* host_out, std::int64_t rows, std::int64_t cols);
+  static Tile tile(const Plan& p, std::int64_t k, std::int64_t rows, std::int64_t cols);
   void h2d(int slot, const Plan& p, const void* host_in, std::int64_t k, std::int64_t rows,
            std::int64_t cols, CUstream_st* s);
   void kernel(int slot, const Plan& p, DType t, std::int64_t k, std::int64_t rows,
@@ -72,7 +78,7 @@ private:
   StreamPool* pool_ = nullptr; // not a reference: the stub constructor has no initialiser list
   std::size_t chunk_bytes_;
   StagedOutput output_;
-  DeviceBuffer in_, out_; // one input and one output panel per stream
+  DeviceBuffer in_, out_; // one input and one output tile per stream
   std::size_t slot_bytes_ = 0;
 };
 

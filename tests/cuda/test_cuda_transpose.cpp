@@ -105,9 +105,10 @@ TYPED_TEST(CudaTranspose, PaddedAndMisalignedLayoutsEveryTileVariant) {
 TYPED_TEST(CudaTranspose, StagedHostPipelineMatchesReference) {
   TESSERA_REQUIRE_GPU();
   cuda::StreamPool pool;
-  const Case shapes[] = {{1, 1}, {1000, 999}, {33, 4097}};
+  const Case shapes[] = {{1, 1}, {1000, 999}, {33, 4097}, {4097, 33}};
   for (const cuda::StagedOutput output : {cuda::StagedOutput::Copy, cuda::StagedOutput::Direct}) {
-    // Small chunks: many panels, several per stream, and a short last one.
+    // Small chunks: many tiles, several per stream, short ones at the right and bottom edges;
+    // square tiles (1000 x 999), whole columns (33 x 4097) and whole rows (4097 x 33).
     cuda::StagedTranspose staged(pool, 7 * 999 * sizeof(TypeParam), output);
     for (const Case& c : shapes) {
       const std::uint64_t seed = test::fresh_seed();

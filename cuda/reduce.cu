@@ -109,14 +109,13 @@ void fused_impl(cudaStream_t s, const std::vector<Op>& ops, Axis axis, DType t, 
     dispatch_type(t, [&](auto tag) {
       using T = decltype(tag);
       const T* data = static_cast<const T*>(a);
-      const unsigned grid = col_group_blocks(rows, cols, 16 / sizeof(T));
-      const i64 span = (rows - 1) * ld + cols;
       if (rows_aligned(data, rows, ld))
         fused_col_groups_kernel<T, true>
-            <<<grid, 256, 0, s>>>(data, rows, cols, ld, span, 0, l.doubles, stride, mask);
+            <<<col_group_blocks(rows, cols, group_cols<T, true>()), 256, 0, s>>>(
+                data, rows, cols, ld, l.doubles, stride, mask);
       else
-        fused_col_groups_kernel<T, false><<<grid, 256, 0, s>>>(
-            data, rows, cols, ld, span, vec_phase(data), l.doubles, stride, mask);
+        fused_col_groups_kernel<T, false><<<col_group_blocks(rows, cols, 1), 256, 0, s>>>(
+            data, rows, cols, ld, l.doubles, stride, mask);
       CHECK_CUDA_LAUNCH();
     });
     for (std::size_t k = 0; k < ops.size(); ++k)

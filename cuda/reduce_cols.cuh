@@ -10,101 +10,53 @@
 
 namespace tessera::cuda::detail {
 
-// x = the 16-byte vector that starts at element p of `a` (p + phase on a vector boundary);
-// elements outside a's memory span [0, span) are not read (zero), and a vector that reaches
-// outside the span is read element by element.
-template <class T>
-__device__ __forceinline__ void load_span_vec(const T* a, i64 p, i64 span, T* x) {
-  constexpr int V = 16 / sizeof(T);
-  if (p >= 0 && p + V <= span) {
-    Vec16<T>::load(a + p, x);
-  } else {
-#pragma unroll
-    for (int k = 0; k < V; ++k)
-      x[k] = p + k >= 0 && p + k < span ? __ldcs(a + p + k) : T(0);
-  }
+// Columns per thread of the column-group kernels: a 16-byte vector where every row starts on
+// 16 bytes (kVec), else one.
+template <class T, bool kVec>
+constexpr int group_cols() {
+  return kVec ? 16 / static_cast<int>(sizeof(T)) : 1;
 }
 
-// x[r] = columns [j, j + V) of row i + r, for the R rows from i that lie below i1 (j a multiple
-// of V; columns past the row's end hold other data or zero, which the caller drops).
-// kAligned: every row starts on 16 bytes, and a vector is read whole when it lies inside the
-// row. Otherwise (odd leading dimensions, offset blocks) the V columns are cut from the two
-// aligned vectors that hold them, at the row's phase; inside the matrix's memory both vectors
-// are read without checks, so the R rows' loads fly together, and only at the ends of the
-// matrix are they checked.
-template <class T, bool kAligned, int R>
-__device__ __forceinline__ void load_group_rows(const T* __restrict__ a, i64 ld, i64 span,
-                                                int phase, i64 i, i64 i1, i64 j, i64 cols,
-                                                T (&x)[R][16 / sizeof(T)]) {
-  constexpr int V = 16 / sizeof(T);
-  if constexpr (kAligned) {
-    const bool whole = j + V <= cols;
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-      if (i + r >= i1)
-        continue;
-      const T* src = a + (i + r) * ld + j;
-      if (whole) {
-        Vec16<T>::load(src, x[r]);
-      } else {
-#pragma unroll
-        for (int k = 0; k < V; ++k)
-          x[r][k] = j + k < cols ? __ldcs(src + k) : T(0);
-      }
-    }
-    return;
-  }
-  const i64 last = min(i + R, i1) - 1;
-  const bool inside = i * ld + j >= V && last * ld + j + 2 * V <= span;
+// x[r] = columns [j, j + V) of row i + r, for the R rows from i that lie below i1 (columns
+// past the row's end read as zero, and the caller drops them). With kVec a vector that lies
+// inside the row is read whole. Rows that do not start on 16 bytes are read one element per
+// thread: cutting each row's columns out of the two aligned vectors that hold them was
+// measured slower on an H200 (f32 and f64, one op or several).
+template <class T, bool kVec, int R>
+__device__ __forceinline__ void load_group_rows(const T* __restrict__ a, i64 ld, i64 i, i64 i1,
+                                                i64 j, i64 cols, T (&x)[R][group_cols<T, kVec>()]) {
+  constexpr int V = group_cols<T, kVec>();
+  const bool whole = j + V <= cols;
 #pragma unroll
   for (int r = 0; r < R; ++r) {
     if (i + r >= i1)
       continue;
-    const i64 off = (i + r) * ld + j;
-    const int m = static_cast<int>((phase + off) & (V - 1));
-    T lo[V], hi[V];
-    if (inside) {
-      Vec16<T>::load(a + off - m, lo);
-      Vec16<T>::load(a + off - m + V, hi);
+    const T* src = a + (i + r) * ld + j;
+    if (kVec && whole) {
+      Vec16<T>::load(src, x[r]);
     } else {
-      load_span_vec(a, off - m, span, lo);
-      load_span_vec(a, off - m + V, span, hi);
-    }
 #pragma unroll
-    for (int k = 0; k < V; ++k) {
-      T v = lo[k];
-#pragma unroll
-      for (int s = 1; s < V; ++s)
-        if (m == s)
-          v = k + s < V ? lo[k + s] : hi[k + s - V];
-      x[r][k] = v;
+      for (int k = 0; k < V; ++k)
+        x[r][k] = j + k < cols ? __ldcs(src + k) : T(0);
     }
   }
 }
 
-// Whether every row of a block starts on 16 bytes (load_group_rows<kAligned>).
+// Whether every row of a block starts on 16 bytes (the kVec kernels).
 template <class T>
 inline bool rows_aligned(const T* a, i64 rows, i64 ld) {
   return aligned_to(a, 16) && (rows == 1 || ld % (16 / static_cast<i64>(sizeof(T))) == 0);
 }
 
-// Element 0 of `a` within its 16-byte vector.
-template <class T>
-__host__ __device__ inline int vec_phase(const T* a) {
-  return static_cast<int>(reinterpret_cast<std::uintptr_t>(a) / sizeof(T) % (16 / sizeof(T)));
-}
-
-// Column partials of 64-row groups: one thread per (group, 16-byte vector of columns),
-// consecutive threads along the columns of a group, then the next group, so that narrow
-// matrices keep every thread busy too. `span`: elements from a[0] to one past the matrix's
-// last; `phase`: vec_phase(a).
-template <class T, Fn F, bool kAligned>
+// Column partials of 64-row groups: one thread per (group, group_cols columns), consecutive
+// threads along the columns of a group, then the next group, so that narrow matrices keep
+// every thread busy too.
+template <class T, Fn F, bool kVec>
 __global__ void __launch_bounds__(256)
-    col_groups_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, i64 span, int phase,
-                      double* out) {
+    col_groups_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* out) {
   using P = Policy<F>;
-  constexpr int V = 16 / sizeof(T);
-  constexpr int R = sizeof(T) == 8 ? 16 : 8; // rows in flight per thread
+  constexpr int V = group_cols<T, kVec>();
+  constexpr int R = !kVec ? 8 : sizeof(T) == 8 ? 16 : 8; // rows in flight per thread
   const i64 groups = (rows + 63) / 64, ncv = (cols + V - 1) / V;
   for (i64 w = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; w < groups * ncv;
        w += static_cast<i64>(gridDim.x) * blockDim.x) {
@@ -117,7 +69,7 @@ __global__ void __launch_bounds__(256)
       p[k] = P::identity();
     for (i64 i = i0; i < i1; i += R) {
       T x[R][V];
-      load_group_rows<T, kAligned, R>(a, ld, span, phase, i, i1, j, cols, x);
+      load_group_rows<T, kVec, R>(a, ld, i, i1, j, cols, x);
 #pragma unroll
       for (int r = 0; r < R; ++r)
         if (i + r < i1)

@@ -127,11 +127,11 @@ __global__ void __launch_bounds__(256)
 
 // Column partials of 64-row groups for every op of the mask (threads and loads as
 // col_groups_kernel).
-template <class T, bool kAligned>
+template <class T, bool kVec>
 __global__ void __launch_bounds__(256)
-    fused_col_groups_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, i64 span,
-                            int phase, double* out, i64 stride, unsigned mask) {
-  constexpr int V = 16 / sizeof(T);
+    fused_col_groups_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* out,
+                            i64 stride, unsigned mask) {
+  constexpr int V = group_cols<T, kVec>();
   constexpr int R = 8; // rows in flight per thread
   const i64 groups = (rows + 63) / 64, ncv = (cols + V - 1) / V;
   for (i64 w = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; w < groups * ncv;
@@ -154,7 +154,7 @@ __global__ void __launch_bounds__(256)
     });
     for (i64 i = i0; i < i1; i += R) {
       T x[R][V];
-      load_group_rows<T, kAligned, R>(a, ld, span, phase, i, i1, j, cols, x);
+      load_group_rows<T, kVec, R>(a, ld, i, i1, j, cols, x);
 #pragma unroll
       for (int r = 0; r < R; ++r)
         if (i + r < i1)

@@ -113,12 +113,13 @@ inline unsigned col_group_blocks(i64 rows, i64 cols, int v) {
 
 template <class T, Fn F>
 void launch_col_groups(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 ld, double* out) {
-  const unsigned grid = col_group_blocks(rows, cols, 16 / sizeof(T));
-  const i64 span = (rows - 1) * ld + cols;
   if (rows_aligned(a, rows, ld))
-    col_groups_kernel<T, F, true><<<grid, 256, 0, s>>>(a, rows, cols, ld, span, 0, out);
+    col_groups_kernel<T, F, true>
+        <<<col_group_blocks(rows, cols, group_cols<T, true>()), 256, 0, s>>>(a, rows, cols, ld,
+                                                                             out);
   else
-    col_groups_kernel<T, F, false><<<grid, 256, 0, s>>>(a, rows, cols, ld, span, vec_phase(a), out);
+    col_groups_kernel<T, F, false>
+        <<<col_group_blocks(rows, cols, 1), 256, 0, s>>>(a, rows, cols, ld, out);
   CHECK_CUDA_LAUNCH();
 }
 

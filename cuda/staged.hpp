@@ -43,9 +43,10 @@ struct StagedTimes {
 
 class StagedTranspose {
 public:
+  static constexpr std::size_t kDefaultChunkBytes = std::size_t{64} << 20;
   // `chunk_bytes`: input bytes per chunk (a tile of the input, at least one element).
   TESSERA_CUDA_FN(explicit StagedTranspose(StreamPool& pool,
-                                           std::size_t chunk_bytes = std::size_t{64} << 20,
+                                           std::size_t chunk_bytes = kDefaultChunkBytes,
                                            StagedOutput output = StagedOutput::Copy));
 
   // host_out (cols × rows) = host_in (rows × cols)ᵀ. Returns when the result is in host_out.

@@ -17,6 +17,7 @@
 
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -48,6 +49,7 @@ struct BenchArgs {
   bool shared_input = false;      // distributed transpose: input in TransposePlan::input_buffer()
   Memory memory = Memory::Host;   // where the data lives (CUDA backend; Cpu: always Host)
   bool variants = false;          // CUDA local transpose: also time every compiled kernel variant
+  std::size_t chunk_bytes = 0;    // host-staged CUDA transpose: bytes per chunk (0: its default)
   MPI_Comm comm = MPI_COMM_WORLD;
 };
 

@@ -160,7 +160,8 @@ BenchReport local_transpose_staged(const BenchArgs& args) {
                  [&](auto tag) { upload_rows<decltype(tag)>(in.data(), 0, args.rows, args.cols); });
   zero_parallel(out.data(), bytes);
   cuda::StreamPool pool;
-  cuda::StagedTranspose staged(pool);
+  cuda::StagedTranspose staged(
+      pool, args.chunk_bytes > 0 ? args.chunk_bytes : cuda::StagedTranspose::kDefaultChunkBytes);
   const auto run = [&] {
     return staged.run(args.dtype, in.data(), out.data(), args.rows, args.cols);
   };

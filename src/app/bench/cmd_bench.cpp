@@ -14,6 +14,7 @@
 #include "app/bench/bench.hpp"
 #include "app/bench/bench_format.hpp"
 #include "app/commands.hpp"
+#include "app/commands/byte_size.hpp"
 #include "core/throw.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/backend_select.hpp"
@@ -37,6 +38,7 @@ struct Options {
   bool no_check = false;
   bool shared_input = false;
   std::string memory; // "" = the backend's default
+  std::string chunk;  // host-staged transpose: bytes per chunk ("" = the default)
   std::string shapes; // "16384x16384,17x1000003"
   std::string preset; // named matrix of shapes and types
   bool variants = false;
@@ -129,6 +131,9 @@ Command add_bench(CLI::App& app, const Context& ctx) {
                   "Where the data lives with --backend cuda: device (default) or host (pinned, "
                   "staged through the GPU)")
       ->check(CLI::IsMember({"host", "device"}));
+  sub->add_option("--chunk", opt->chunk,
+                  "Bytes per chunk of the host-staged transpose (--memory host), e.g. 64MiB "
+                  "(the default)");
   sub->add_option("--shapes", opt->shapes,
                   "Benchmark matrix: comma-separated ROWSxCOLS shapes, each run with every "
                   "--dtype (and --axis) of the comma-separated lists; one table row or JSON line "
@@ -203,6 +208,8 @@ Command add_bench(CLI::App& app, const Context& ctx) {
       a.check = !opt->no_check;
       a.shared_input = opt->shared_input;
       a.variants = opt->variants;
+      if (!opt->chunk.empty())
+        a.chunk_bytes = parse_byte_size(opt->chunk, "bench --chunk");
       a.comm = ctx.comm;
     });
     a.backend = mpi::resolve_backend(parse_backend(opt->backend), ctx.comm);

@@ -4,6 +4,13 @@
 if(TESSERA_SANITIZE)
   return() # the sanitizer builds have no bindings, and their libraries need the runtime first
 endif()
+# library.exports: libtessera.so exports the public API and nothing else
+# (tests/examples/exports.sh).
+add_test(NAME library.exports
+         COMMAND bash ${PROJECT_SOURCE_DIR}/tests/examples/exports.sh $<TARGET_FILE:tessera_shared>
+                 ${PROJECT_SOURCE_DIR}/include/tessera)
+set_tests_properties(library.exports PROPERTIES LABELS "library" TIMEOUT 60)
+
 set(_mpirun ${MPIEXEC_EXECUTABLE})
 if(NOT _mpirun)
   set(_mpirun mpirun)

@@ -1,3 +1,12 @@
+# tessera_library_visibility(TARGET): for objects that go into libtessera.so, which exports only
+# what include/tessera/ marks TESSERA_API (tessera/export.h): hidden by default, C++, CUDA and
+# inline functions alike. In the static libraries and executables this changes nothing.
+function(tessera_library_visibility target)
+  set_target_properties(${target} PROPERTIES CXX_VISIBILITY_PRESET hidden
+                        CUDA_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+  target_compile_definitions(${target} PRIVATE TESSERA_BUILDING_LIBRARY)
+endfunction()
+
 # tessera_glob_library(NAME DIRS d… LINKS l… [NO_MPI]): a static library of every .cpp in DIRS
 # (an INTERFACE library while a folder is still empty), with tessera's flags; NO_MPI for one
 # that does not link MPI (its precompiled header leaves mpi.h out).
@@ -19,6 +28,7 @@ function(tessera_glob_library name)
     # tests' shared precompiled header must match their executables' flags.
     if(TESSERA_BUILD_LIBRARY)
       set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+      tessera_library_visibility(${name})
     endif()
     target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/src
                                                  ${PROJECT_SOURCE_DIR}/include)

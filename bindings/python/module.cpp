@@ -13,9 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "mpi/communicator.hpp"
-#include "mpi/fortran_comm.hpp"
-
 namespace py = pybind11;
 using namespace tessera;
 
@@ -29,8 +26,20 @@ std::string text(const py::object& o) {
   return o.attr("__str__")().cast<std::string>();
 }
 
+// The module is an application of libtessera.so, which exports only the public API (tessera's
+// internal MPI helpers are not in it): the two MPI calls it makes itself are here.
 MPI_Comm comm_of(MPI_Fint handle) {
-  return mpi::comm_from_fortran(handle);
+  const MPI_Comm comm = MPI_Comm_f2c(handle);
+  if (comm == MPI_COMM_NULL)
+    input_error("the communicator handle " + std::to_string(handle) +
+                " is MPI_COMM_NULL, expected a communicator");
+  return comm;
+}
+int rank_of(MPI_Comm comm) {
+  int rank = 0;
+  if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
+    throw MpiError("MPI_Comm_rank failed on the communicator passed in", __FILE__, __LINE__);
+  return rank;
 }
 
 DType dtype_of_object(const py::handle& obj) {
@@ -98,7 +107,7 @@ class PyTransposePlan {
 public:
   PyTransposePlan(const BlockDistribution& dist, const py::object& dtype, MPI_Fint comm,
                   const std::string& backend, const std::string& exchange)
-      : rank_(mpi::comm_rank(comm_of(comm))), dtype_(dtype_of_object(dtype)),
+      : rank_(rank_of(comm_of(comm))), dtype_(dtype_of_object(dtype)),
         plan_(dist, dtype_, comm_of(comm), parse_backend(backend),
               TransposeOptions{.algorithm = parse_exchange(exchange)}) {}
 
@@ -141,8 +150,7 @@ public:
   PyReducePlan(const BlockDistribution& dist, const py::object& dtype, MPI_Fint comm,
                const std::vector<std::string>& ops, const std::string& axis,
                const std::string& backend)
-      : rank_(mpi::comm_rank(comm_of(comm))), dist_(dist), dtype_(dtype_of_object(dtype)),
-        ops_(ops),
+      : rank_(rank_of(comm_of(comm))), dist_(dist), dtype_(dtype_of_object(dtype)), ops_(ops),
         plan_(dist, dtype_, comm_of(comm), parse_backend(backend), ops_of(ops), parse_axis(axis)) {}
 
   py::dict execute(const py::array& block) {
@@ -182,7 +190,7 @@ py::array h5_read_rows(const std::string& file, const std::string& dataset,
                        const BlockDistribution& dist, const py::object& dtype, MPI_Fint comm) {
   const MPI_Comm c = comm_of(comm);
   const DType t = dtype_of_object(dtype);
-  py::array out = new_block(t, dist.rows(mpi::comm_rank(c)), dist.global().cols);
+  py::array out = new_block(t, dist.rows(rank_of(c)), dist.global().cols);
   void* dst = out.mutable_data();
   {
     py::gil_scoped_release release;
@@ -195,7 +203,7 @@ void h5_write_rows(const std::string& file, const std::string& dataset,
                    const BlockDistribution& dist, const py::array& block, MPI_Fint comm) {
   const MPI_Comm c = comm_of(comm);
   const DType t = dtype_of_object(block.dtype());
-  check_block(block, t, dist.rows(mpi::comm_rank(c)), dist.global().cols, "the block");
+  check_block(block, t, dist.rows(rank_of(c)), dist.global().cols, "the block");
   const void* src = block.data();
   py::gil_scoped_release release;
   h5::write_rows(file, dataset, dist, t, src, c);
@@ -216,7 +224,7 @@ OutOfCoreOptions ooc_options(std::size_t memory_limit, const std::string& backen
 class PyHeat2d {
 public:
   PyHeat2d(MPI_Fint comm, const Heat2dSettings& s)
-      : rank_(mpi::comm_rank(comm_of(comm))), solver_(s, comm_of(comm)) {}
+      : rank_(rank_of(comm_of(comm))), solver_(s, comm_of(comm)) {}
   void step(std::int64_t n) {
     py::gil_scoped_release release;
     solver_.step(n);

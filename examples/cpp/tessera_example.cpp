@@ -88,12 +88,21 @@ int run(int rank, int nranks, const std::string& dir) {
     positive = positive && v > 0.0 && v <= d.max;
   check(positive, "heat2d field", rank);
 
-  // Errors are exceptions with a message.
+  // Errors are exceptions with a message, of the kinds in tessera/error.hpp: thrown inside
+  // libtessera.so, caught here by their type.
   try {
     tessera::h5::read_rows(dir + "/missing.h5", "/A", dist, back.data(), MPI_COMM_WORLD);
     check(false, "reading a missing file throws", rank);
-  } catch (const tessera::Error& err) {
+  } catch (const tessera::IoError& err) {
     check(std::string(err.what()).find("missing.h5") != std::string::npos, "error message", rank);
+  } catch (const tessera::Error& err) {
+    check(false, (std::string("a missing file is an I/O error, not a ") + err.kind()).c_str(),
+          rank);
+  }
+  try {
+    (void)tessera::parse_dtype("f16");
+    check(false, "parsing a bad dtype throws", rank);
+  } catch (const tessera::InputError&) {
   }
   return failures;
 }

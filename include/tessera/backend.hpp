@@ -3,6 +3,8 @@
 
 #include <string_view>
 
+#include <tessera/export.h>
+
 namespace tessera {
 
 // Auto: CUDA when the build has it and a GPU is usable, else the OpenMP CPU backend.
@@ -10,8 +12,8 @@ enum class Backend { Auto, Cpu, Cuda };
 // Where a plan's execute() pointers live (the CUDA backend takes either).
 enum class Memory { Host, Device };
 
-std::string_view backend_name(Backend b) noexcept;
+TESSERA_API std::string_view backend_name(Backend b) noexcept;
 // "auto", "cpu", "cuda"; throws InputError otherwise.
-Backend parse_backend(std::string_view s);
+TESSERA_API Backend parse_backend(std::string_view s);
 
 } // namespace tessera

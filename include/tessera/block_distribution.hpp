@@ -4,11 +4,12 @@
 
 #include <cstdint>
 
+#include <tessera/export.h>
 #include <tessera/shape.hpp>
 
 namespace tessera {
 
-class BlockDistribution {
+class TESSERA_API BlockDistribution {
 public:
   BlockDistribution() = default;
   BlockDistribution(Shape global, int nranks);

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <type_traits>
 
+#include <tessera/export.h>
+
 namespace tessera {
 
 enum class DType { f32, f64, c64, c128 };
@@ -31,11 +33,11 @@ struct dtype_traits<std::complex<double>> {
 template <class T>
 inline constexpr DType dtype_of = dtype_traits<std::remove_cv_t<T>>::value;
 
-std::size_t dtype_size(DType t) noexcept;
-std::string_view dtype_name(DType t) noexcept;
-bool dtype_is_real(DType t) noexcept;
+TESSERA_API std::size_t dtype_size(DType t) noexcept;
+TESSERA_API std::string_view dtype_name(DType t) noexcept;
+TESSERA_API bool dtype_is_real(DType t) noexcept;
 // Parses "f32", "f64", "c64", "c128" (also "float", "double", "complex64", "complex128");
 // throws InputError naming the accepted values.
-DType parse_dtype(std::string_view s);
+TESSERA_API DType parse_dtype(std::string_view s);
 
 } // namespace tessera

@@ -6,9 +6,11 @@
 #include <stdexcept>
 #include <string>
 
+#include <tessera/export.h>
+
 namespace tessera {
 
-class Error : public std::runtime_error {
+class TESSERA_API Error : public std::runtime_error {
 public:
   Error(const std::string& message, const char* file, int line)
       : std::runtime_error(message), file_(file), line_(line) {}
@@ -28,7 +30,7 @@ private:
 };
 
 #define TESSERA_DEFINE_ERROR(Name, label)                                                          \
-  class Name : public Error {                                                                      \
+  class TESSERA_API Name : public Error {                                                          \
   public:                                                                                          \
     using Error::Error;                                                                            \
     const char* kind() const noexcept override { return label; }                                   \

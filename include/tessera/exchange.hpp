@@ -4,6 +4,8 @@
 
 #include <string_view>
 
+#include <tessera/export.h>
+
 namespace tessera {
 
 // How the pieces cross ranks:
@@ -20,8 +22,8 @@ namespace tessera {
 //   Auto          the fastest of those available, by a timed trial on the first execute (Nccl
 //                 is a candidate with the CUDA backend when NCCL is usable and P > 1)
 enum class Exchange { Auto, Alltoallv, PairwiseP2P, Pipelined, SharedMemory, Nccl };
-std::string_view exchange_name(Exchange e) noexcept;
+TESSERA_API std::string_view exchange_name(Exchange e) noexcept;
 // "auto", "alltoallv", "pairwise", "pipelined", "shared", "nccl"
-Exchange parse_exchange(std::string_view s);
+TESSERA_API Exchange parse_exchange(std::string_view s);
 
 } // namespace tessera

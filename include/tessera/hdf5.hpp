@@ -22,6 +22,7 @@
 
 #include <tessera/block_distribution.hpp>
 #include <tessera/dtype.hpp>
+#include <tessera/export.h>
 
 namespace tessera::h5 {
 
@@ -33,21 +34,22 @@ struct DatasetInfo {
 struct WriteOptions {
   std::int64_t chunk_rows = 0; // 0: contiguous layout (unless deflate asks for chunks)
   std::int64_t chunk_cols = 0; // 0 with chunk_rows > 0: whole rows
-  int deflate = 0;             // 0: no compression; 1-9: gzip level
+  int deflate = 0; // 0: no compression; 1-9: gzip level (chunks of about 1 MiB of rows are
+                   // chosen when no chunk shape is given)
 };
 
 // Collective. The shape and element type of a 2-D dataset.
-DatasetInfo inspect(const std::string& file, const std::string& dataset, MPI_Comm comm);
+TESSERA_API DatasetInfo inspect(const std::string& file, const std::string& dataset, MPI_Comm comm);
 
 // Collective. Reads this rank's rows [dist.begin(rank), dist.end(rank)) into `block`
 // (dist.rows(rank) × cols elements of `dtype`, row-major; f32 <-> f64 and c64 <-> c128 convert).
 // dist.global() must equal the dataset's shape.
-void read_rows(const std::string& file, const std::string& dataset, const BlockDistribution& dist,
-               DType dtype, void* block, MPI_Comm comm);
+TESSERA_API void read_rows(const std::string& file, const std::string& dataset,
+                           const BlockDistribution& dist, DType dtype, void* block, MPI_Comm comm);
 
 // A file being written: datasets are added one by one; commit() makes it appear under its name.
 // Destroyed without commit(), nothing is left behind.
-class Writer {
+class TESSERA_API Writer {
 public:
   // Collective: creates the file's temporary (and takes its lock).
   Writer(const std::string& file, MPI_Comm comm);
@@ -68,8 +70,9 @@ private:
 };
 
 // Collective: a file holding one dataset (Writer + write_rows + commit).
-void write_rows(const std::string& file, const std::string& dataset, const BlockDistribution& dist,
-                DType dtype, const void* block, MPI_Comm comm, const WriteOptions& options = {});
+TESSERA_API void write_rows(const std::string& file, const std::string& dataset,
+                            const BlockDistribution& dist, DType dtype, const void* block,
+                            MPI_Comm comm, const WriteOptions& options = {});
 
 template <class T>
 void read_rows(const std::string& file, const std::string& dataset, const BlockDistribution& dist,

@@ -21,6 +21,7 @@
 
 #include <tessera/backend.hpp>
 #include <tessera/block_distribution.hpp>
+#include <tessera/export.h>
 
 namespace tessera {
 
@@ -48,7 +49,7 @@ struct Heat2dDiagnostics {
   double linf_error = 0.0; // max |u - exact|; NaN without an exact solution
 };
 
-class Heat2dSolver {
+class TESSERA_API Heat2dSolver {
 public:
   // Collective over comm (which must outlive the solver). Throws InputError naming each
   // setting that is out of range. The field starts at the initial condition, time 0.

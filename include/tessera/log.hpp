@@ -8,19 +8,21 @@
 #include <functional>
 #include <string_view>
 
+#include <tessera/export.h>
+
 namespace tessera {
 
 enum class LogLevel { Off, Error, Warn, Info, Debug };
 
 // Messages at `level` or more severe are passed on (default: Off). With no sink set they go to
 // stderr as "tessera: LEVEL: message", from every rank that logs.
-void set_log_level(LogLevel level);
+TESSERA_API void set_log_level(LogLevel level);
 // Where messages go; an empty function restores stderr. The sink is called on the thread that
 // logs (the caller's, or the I/O thread of an out-of-core operation), one message at a time.
 using LogSink = std::function<void(LogLevel level, std::string_view message)>;
-void set_log_sink(LogSink sink);
+TESSERA_API void set_log_sink(LogSink sink);
 
 // The version of the library, "MAJOR.MINOR.PATCH".
-const char* version() noexcept;
+TESSERA_API const char* version() noexcept;
 
 } // namespace tessera

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include <tessera/backend.hpp>
+#include <tessera/export.h>
 #include <tessera/reduction.hpp>
 #include <tessera/transpose_plan.hpp>
 
@@ -35,14 +36,14 @@ struct OutOfCoreOptions {
 // Collective. Writes the transpose of in_file:in_dataset (M×N, any element type) to
 // out_file:out_dataset (N×M, the same type). out_file is created (an existing one is replaced
 // once the new one is complete) and must not be in_file.
-void transpose_out_of_core(const std::string& in_file, const std::string& in_dataset,
-                           const std::string& out_file, const std::string& out_dataset,
-                           MPI_Comm comm, const OutOfCoreOptions& options = {});
+TESSERA_API void transpose_out_of_core(const std::string& in_file, const std::string& in_dataset,
+                                       const std::string& out_file, const std::string& out_dataset,
+                                       MPI_Comm comm, const OutOfCoreOptions& options = {});
 
 // Collective. The reductions `ops` of file:dataset (f32 or f64) along `axis`; the same values
 // on every rank.
-ReduceResult reduce_out_of_core(const std::string& file, const std::string& dataset,
-                                const std::vector<Op>& ops, Axis axis, MPI_Comm comm,
-                                const OutOfCoreOptions& options = {});
+TESSERA_API ReduceResult reduce_out_of_core(const std::string& file, const std::string& dataset,
+                                            const std::vector<Op>& ops, Axis axis, MPI_Comm comm,
+                                            const OutOfCoreOptions& options = {});
 
 } // namespace tessera

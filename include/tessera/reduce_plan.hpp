@@ -18,6 +18,7 @@
 #include <tessera/backend.hpp>
 #include <tessera/block_distribution.hpp>
 #include <tessera/dtype.hpp>
+#include <tessera/export.h>
 #include <tessera/reduction.hpp>
 
 namespace tessera {
@@ -31,7 +32,7 @@ struct ReduceOptions {
   PhaseTimers* timers = nullptr;
 };
 
-class ReducePlan {
+class TESSERA_API ReducePlan {
 public:
   // Collective over comm.
   ReducePlan(const BlockDistribution& dist, DType dtype, MPI_Comm comm, Backend backend,

@@ -6,23 +6,25 @@
 #include <string_view>
 #include <vector>
 
+#include <tessera/export.h>
+
 namespace tessera {
 
 enum class Op { Sum, Min, Max, Mean, Norm1, Norm2, NormInf };
 // All: one value for the whole matrix; Rows: one per global row; Cols: one per column.
 enum class Axis { All, Rows, Cols };
 
-std::string_view op_name(Op op) noexcept;
-std::string_view axis_name(Axis a) noexcept;
+TESSERA_API std::string_view op_name(Op op) noexcept;
+TESSERA_API std::string_view axis_name(Axis a) noexcept;
 // "sum", "min", "max", "mean", "norm1", "norm2", "norminf"; throws InputError otherwise.
-Op parse_op(std::string_view s);
+TESSERA_API Op parse_op(std::string_view s);
 // Comma-separated list: "sum,norm2,max".
-std::vector<Op> parse_ops(std::string_view list);
+TESSERA_API std::vector<Op> parse_ops(std::string_view list);
 // "all", "rows", "cols"; throws InputError otherwise.
-Axis parse_axis(std::string_view s);
+TESSERA_API Axis parse_axis(std::string_view s);
 
 // One reduction's result: one value (All), one per global row (Rows) or per column (Cols).
-struct ReduceResult {
+struct TESSERA_API ReduceResult {
   Axis axis = Axis::All;
   std::vector<Op> ops;
   std::vector<std::vector<double>> values; // values[k] belongs to ops[k]

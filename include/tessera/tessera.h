@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <tessera/export.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -70,50 +72,57 @@ typedef struct tessera_transpose_plan_s* tessera_transpose_plan;
 typedef struct tessera_reduce_plan_s* tessera_reduce_plan;
 
 /* The message of the last failing call on this thread ("" when none). */
-const char* tessera_last_error(void);
-const char* tessera_version(void);
+TESSERA_API const char* tessera_last_error(void);
+TESSERA_API const char* tessera_version(void);
 /* Messages at `level` or more severe go to stderr (default: TESSERA_LOG_OFF, silent). */
-int tessera_set_log_level(tessera_log_level level);
+TESSERA_API int tessera_set_log_level(tessera_log_level level);
 
 /* The block distribution of `rows` rows over `nranks` ranks: the first row of `rank`, and the
  * number of rows it owns. */
-int64_t tessera_block_begin(int64_t rows, int nranks, int rank);
-int64_t tessera_block_rows(int64_t rows, int nranks, int rank);
+TESSERA_API int64_t tessera_block_begin(int64_t rows, int nranks, int rank);
+TESSERA_API int64_t tessera_block_rows(int64_t rows, int nranks, int rank);
 
 /* Distributed transpose of the M x N matrix whose rows are distributed over comm: execute
  * reads this rank's rows of A (tessera_block_rows(M, P, r) x N, row-major) and writes its rows
  * of A^T (tessera_block_rows(N, P, r) x M). Any MPI thread level suffices. */
-int tessera_transpose_plan_create(tessera_transpose_plan* plan, int64_t rows, int64_t cols,
-                                  tessera_dtype dtype, MPI_Comm comm, tessera_backend backend);
-int tessera_transpose_plan_execute(tessera_transpose_plan plan, const void* in, void* out);
+TESSERA_API int tessera_transpose_plan_create(tessera_transpose_plan* plan, int64_t rows,
+                                              int64_t cols, tessera_dtype dtype, MPI_Comm comm,
+                                              tessera_backend backend);
+TESSERA_API int tessera_transpose_plan_execute(tessera_transpose_plan plan, const void* in,
+                                               void* out);
 /* Collective when the ranks share a node; null is accepted. */
-int tessera_transpose_plan_destroy(tessera_transpose_plan plan);
+TESSERA_API int tessera_transpose_plan_destroy(tessera_transpose_plan plan);
 
 /* Distributed reductions (f32 or f64 data) of the `nops` operations `ops` along `axis`.
  * execute writes nops x count doubles to `values` (op-major: values[k * count + i] is value i
  * of ops[k]), where count = tessera_reduce_plan_count(): 1 (ALL), rows (ROWS) or cols (COLS).
  * The same values on every rank. Any MPI thread level suffices. */
-int tessera_reduce_plan_create(tessera_reduce_plan* plan, int64_t rows, int64_t cols,
-                               tessera_dtype dtype, MPI_Comm comm, tessera_backend backend,
-                               const tessera_op* ops, int nops, tessera_axis axis);
-int64_t tessera_reduce_plan_count(tessera_reduce_plan plan);
-int tessera_reduce_plan_execute(tessera_reduce_plan plan, const void* block, double* values);
-int tessera_reduce_plan_destroy(tessera_reduce_plan plan);
+TESSERA_API int tessera_reduce_plan_create(tessera_reduce_plan* plan, int64_t rows, int64_t cols,
+                                           tessera_dtype dtype, MPI_Comm comm,
+                                           tessera_backend backend, const tessera_op* ops, int nops,
+                                           tessera_axis axis);
+TESSERA_API int64_t tessera_reduce_plan_count(tessera_reduce_plan plan);
+TESSERA_API int tessera_reduce_plan_execute(tessera_reduce_plan plan, const void* block,
+                                            double* values);
+TESSERA_API int tessera_reduce_plan_destroy(tessera_reduce_plan plan);
 
 /* This rank's rows of a 2-D dataset, collectively (see tessera/hdf5.hpp). write creates `file`
  * with the one dataset (replacing an existing file once complete). */
-int tessera_h5_read_rows(const char* file, const char* dataset, int64_t rows, int64_t cols,
-                         tessera_dtype dtype, void* block, MPI_Comm comm);
-int tessera_h5_write_rows(const char* file, const char* dataset, int64_t rows, int64_t cols,
-                          tessera_dtype dtype, const void* block, MPI_Comm comm);
+TESSERA_API int tessera_h5_read_rows(const char* file, const char* dataset, int64_t rows,
+                                     int64_t cols, tessera_dtype dtype, void* block, MPI_Comm comm);
+TESSERA_API int tessera_h5_write_rows(const char* file, const char* dataset, int64_t rows,
+                                      int64_t cols, tessera_dtype dtype, const void* block,
+                                      MPI_Comm comm);
 
 /* Fortran's view: the same calls with a Fortran communicator handle (MPI_Comm_c2f). */
-int tessera_transpose_plan_create_f(tessera_transpose_plan* plan, int64_t rows, int64_t cols,
-                                    int dtype, MPI_Fint comm, int backend);
-int tessera_reduce_plan_create_f(tessera_reduce_plan* plan, int64_t rows, int64_t cols, int dtype,
-                                 MPI_Fint comm, int backend, const int* ops, int nops, int axis);
+TESSERA_API int tessera_transpose_plan_create_f(tessera_transpose_plan* plan, int64_t rows,
+                                                int64_t cols, int dtype, MPI_Fint comm,
+                                                int backend);
+TESSERA_API int tessera_reduce_plan_create_f(tessera_reduce_plan* plan, int64_t rows, int64_t cols,
+                                             int dtype, MPI_Fint comm, int backend, const int* ops,
+                                             int nops, int axis);
 /* Copies the last error message into buf (at most len bytes, NUL-padded); its length. */
-int tessera_last_error_copy(char* buf, int len);
+TESSERA_API int tessera_last_error_copy(char* buf, int len);
 
 #ifdef __cplusplus
 }

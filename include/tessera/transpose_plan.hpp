@@ -21,6 +21,7 @@
 #include <tessera/block_distribution.hpp>
 #include <tessera/dtype.hpp>
 #include <tessera/exchange.hpp>
+#include <tessera/export.h>
 
 namespace tessera {
 
@@ -48,7 +49,7 @@ struct TransposeOptions {
   std::int64_t message_limit = INT_MAX;
 };
 
-class TransposePlan {
+class TESSERA_API TransposePlan {
 public:
   // Collective over comm. Throws on every rank if the plan cannot be built on any rank
   // (Exchange::Nccl without the CUDA backend, without NCCL in the build, or with ranks that

@@ -10,20 +10,9 @@
 
 namespace tessera::h5 {
 
-namespace {
-io::WriteOptions internal(const WriteOptions& o) {
-  io::WriteOptions w;
-  w.chunk_rows = o.chunk_rows;
-  w.chunk_cols = o.chunk_cols;
-  w.deflate = o.deflate;
-  return w;
-}
-} // namespace
-
 DatasetInfo inspect(const std::string& file, const std::string& dataset, MPI_Comm comm) {
   const io::H5File f = io::H5File::open_read(file, comm);
-  const io::DatasetInfo info = io::inspect_dataset(f, dataset);
-  return {info.shape, info.dtype};
+  return io::inspect_dataset(f, dataset);
 }
 
 void read_rows(const std::string& file, const std::string& dataset, const BlockDistribution& dist,
@@ -50,7 +39,7 @@ void Writer::write_rows(const std::string& dataset, const BlockDistribution& dis
                         const void* block, const WriteOptions& options) {
   TESSERA_REQUIRE(impl_ && impl_->file, InputError,
                   "h5::Writer: '{}' cannot be written after commit()", dataset);
-  io::write_rows(*impl_->file, dataset, dist, impl_->rank, dtype, block, internal(options));
+  io::write_rows(*impl_->file, dataset, dist, impl_->rank, dtype, block, io::WriteOptions{options});
 }
 
 void Writer::commit() {

@@ -9,10 +9,7 @@ namespace tessera {
 namespace {
 io::OutOfCoreOptions internal(const OutOfCoreOptions& o) {
   io::OutOfCoreOptions r;
-  r.memory_limit = o.memory_limit;
-  r.staging_depth = o.staging_depth;
-  r.backend = o.backend;
-  r.exchange = o.exchange;
+  static_cast<OutOfCoreOptions&>(r) = o; // the options the library has, as given
   r.progress = false;
   r.io_delay_ms = 0.0;
   r.compute_delay_ms = 0.0;

@@ -13,6 +13,9 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include <tessera/hdf5.hpp>
 
 #include "core/block_distribution.hpp"
 #include "core/dtype.hpp"
@@ -20,18 +23,14 @@
 
 namespace tessera::io {
 
-struct DatasetInfo {
-  Shape shape;
-  DType dtype;
-};
+// A dataset's shape and element type: the library's (tessera/hdf5.hpp).
+using DatasetInfo = h5::DatasetInfo;
 
-struct WriteOptions {
-  std::int64_t chunk_rows = 0; // 0: contiguous layout (unless deflate asks for chunks)
-  std::int64_t chunk_cols = 0; // 0 with chunk_rows > 0: whole rows
-  int deflate = 0;             // 0: no compression; 1–9: gzip level (chunks of about 1 MiB
-                               // rows are chosen when no chunk shape is given)
-  bool shuffle = false;        // the shuffle filter before gzip (byte planes compress better);
-                               // chunked like deflate
+// The library's options (tessera/hdf5.hpp: chunk shape, gzip level), and those of tessera's own
+// tools.
+struct WriteOptions : h5::WriteOptions {
+  bool shuffle = false; // the shuffle filter before gzip (byte planes compress better);
+                        // chunked like deflate
   // The dataset's fill value (what unwritten chunks read as), one element of the dataset's
   // dtype in memory; empty: HDF5's default, 0.
   std::vector<unsigned char> fill_value{};

@@ -24,6 +24,8 @@
 
 #include <mpi.h>
 
+#include <tessera/out_of_core.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -52,14 +54,19 @@ enum class ChunkShape { RowSlabs, ColumnPanels };
 const char* chunk_shape_name(ChunkShape s) noexcept; // "rows", "columns"
 ChunkShape parse_chunk_shape(const std::string& s);  // InputError naming the choices
 
-struct OutOfCoreOptions {
-  // Host memory per rank for the chunk buffers in flight and the transpose's exchange buffers.
-  // 0: kDefaultMemoryLimit. The chunk size follows from it unless chunk_rows (chunk_cols for
-  // a transpose in column panels) or chunk_bytes is set.
-  std::size_t memory_limit = 0;
-  // Chunks in flight per direction besides the one being computed: the read-ahead depth and
-  // the write-behind depth (>= 1). Each extra level costs one chunk buffer per direction.
-  int staging_depth = 1;
+// The library's options (tessera/out_of_core.hpp), and those of tessera's own tools:
+//   memory_limit   host memory per rank for the chunk buffers in flight and the transpose's
+//                  exchange buffers; 0: kDefaultMemoryLimit. The chunk size follows from it
+//                  unless chunk_rows (chunk_cols for a transpose in column panels) or chunk_bytes
+//                  is set.
+//   staging_depth  chunks in flight per direction besides the one being computed: the
+//                  read-ahead and the write-behind depth (>= 1); each extra level costs one chunk
+//                  buffer per direction.
+//   backend        kernels of the transpose and the reductions. Chunks stay in host memory;
+//                  with the CUDA backend each goes through the GPU (host -> device -> host) as it
+//                  is computed.
+//   exchange       the transpose's exchange algorithm.
+struct OutOfCoreOptions : tessera::OutOfCoreOptions {
   // Input rows per chunk (reductions; transposes in row slabs), over all ranks together; 0: as
   // many as memory_limit allows.
   // ResourceError when the chunks this gives do not fit memory_limit.
@@ -74,10 +81,6 @@ struct OutOfCoreOptions {
   // memory_limit allows. ResourceError when such chunks do not fit an explicit memory_limit.
   std::size_t chunk_bytes = 0;
 
-  // Kernels of the transpose and the reductions. Chunks stay in host memory; with the CUDA
-  // backend each goes through the GPU (host -> device -> host) as it is computed.
-  Backend backend = Backend::Auto;
-  Exchange exchange = Exchange::Auto;     // transpose exchange algorithm
   WriteOptions write{};                   // output layout: chunked, deflate
   const Provenance* provenance = nullptr; // written on the output's root when set
   // String attributes of the output dataset (transpose), e.g. {"transpose_of", "a.h5:/A"}.

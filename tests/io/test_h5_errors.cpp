@@ -164,7 +164,7 @@ TEST_P(Errors, BadWrites) {
         {"'B'", "not a dataset path"});
     expect_error<InputError>(
         [&] {
-          create_dataset(f, "/C", {3, 4}, DType::f32, {.deflate = 12});
+          create_dataset(f, "/C", {3, 4}, DType::f32, {{.deflate = 12}});
         },
         {"/C", "deflate", "12"});
     std::vector<float> buf(12);

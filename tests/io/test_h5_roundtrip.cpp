@@ -93,9 +93,9 @@ INSTANTIATE_TEST_SUITE_P(
 class Modes : public testing::TestWithParam<const char*> {};
 
 TEST_P(Modes, ChunkedAndDeflated) {
-  round_trip<double>(GetParam(), {17, 31}, {.chunk_rows = 4, .chunk_cols = 7, .deflate = 4});
-  round_trip<std::complex<float>>(GetParam(), {1000, 999}, {.deflate = 1});
-  round_trip<float>(GetParam(), {3, 5}, {.chunk_rows = 100, .chunk_cols = 0, .deflate = 0});
+  round_trip<double>(GetParam(), {17, 31}, {{.chunk_rows = 4, .chunk_cols = 7, .deflate = 4}});
+  round_trip<std::complex<float>>(GetParam(), {1000, 999}, {{.deflate = 1}});
+  round_trip<float>(GetParam(), {3, 5}, {{.chunk_rows = 100, .chunk_cols = 0, .deflate = 0}});
 }
 
 // f32 in the file, f64 in memory: HDF5 converts (exactly, in this direction).

@@ -151,7 +151,7 @@ TEST(OutOfCoreFaults, ACorruptCompressedChunkStopsEveryRankWithAnIoError) {
   TempDir dir;
   const DatasetRef in{dir.file("z.h5"), "/Z"}, out{dir.file("zt.h5"), "/ZT"};
   write_matrix(in, test::shared_seed(),
-               WriteOptions{.chunk_rows = 10, .chunk_cols = 50, .deflate = 4});
+               WriteOptions{{.chunk_rows = 10, .chunk_cols = 50, .deflate = 4}});
   if (test::rank_of() == 0) {
     haddr_t addr = HADDR_UNDEF;
     hsize_t size = 0;

@@ -157,7 +157,7 @@ Command add_transpose(CLI::App& app, const Context& ctx) {
     mpi::collectively(ctx.comm, [&] { require_nonempty(info, in); });
     const std::shared_ptr<Carried> carried =
         carry(*input.file, in, info,
-              {.chunk_rows = args->chunk_rows, .deflate = args->deflate, .shuffle = args->shuffle},
+              {{.chunk_rows = args->chunk_rows, .deflate = args->deflate}, args->shuffle},
               args->like_input, ctx.rank);
     const StagingChoice choice{limit, args->staging.out_of_core};
     if (stream_out_of_core(choice, input, true, ctx.comm)) {

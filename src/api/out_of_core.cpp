@@ -13,6 +13,7 @@ io::OutOfCoreOptions internal(const OutOfCoreOptions& o) {
   r.progress = false;
   r.io_delay_ms = 0.0;
   r.compute_delay_ms = 0.0;
+  r.fault = "none"; // an application's TESSERA_FAULT is not tessera's to act on
   return r;
 }
 // Dataset paths are absolute inside the file; "A" means "/A" as in h5py.

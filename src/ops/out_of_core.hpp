@@ -95,7 +95,8 @@ struct OutOfCoreOptions : tessera::OutOfCoreOptions {
   double io_delay_ms = -1.0;      // added to the I/O thread's work on each chunk
   double compute_delay_ms = -1.0; // added to compute's work on each chunk
   // Fault injection for tests, "SIDE:rank=R:chunk=C" with SIDE read, write or compute, e.g.
-  // "read:rank=1:chunk=3". Empty: from the environment, TESSERA_FAULT (unset: none).
+  // "read:rank=1:chunk=3". Empty: from the environment, TESSERA_FAULT (unset: none); "none":
+  // none, whatever the environment says (the library's calls).
   std::string fault;
   // Test hook: called on the I/O thread of every rank right after chunk `chunk` of the input
   // has been read, before the input is checked for changes (tests change it here).

@@ -67,6 +67,8 @@ std::optional<FaultSpec> parse_fault(std::string_view spec) {
 }
 
 std::optional<FaultSpec> fault_from(const std::string& option) {
+  if (option == "none")
+    return std::nullopt;
   if (!option.empty())
     return parse_fault(option);
   const char* env = std::getenv("TESSERA_FAULT");

@@ -425,6 +425,9 @@ def deck(r, text):
 
 BAD = {
     # name: (setup(r) -> argv, regex on stderr[, regex stderr must not match])
+    "bench_chunk_without_host_staging": (
+        lambda r: ["bench", "transpose", "--backend", "cpu", "--chunk-size", "16MiB"],
+        r"bench: --chunk-size takes a positive size and applies to the host-staged transpose only"),
     "bench_bad_shape": (lambda r: ["bench", "transpose", "--shapes", "64x64,16x"],
                         r"bench: --shapes takes ROWSxCOLS entries with positive sizes, got '16x'"),
     "bench_reduce_complex_in_list": (lambda r: ["bench", "reduce", "--dtype", "f32,c64"],

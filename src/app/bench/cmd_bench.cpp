@@ -131,9 +131,9 @@ Command add_bench(CLI::App& app, const Context& ctx) {
                   "Where the data lives with --backend cuda: device (default) or host (pinned, "
                   "staged through the GPU)")
       ->check(CLI::IsMember({"host", "device"}));
-  sub->add_option("--chunk", opt->chunk,
-                  "Bytes per chunk of the host-staged transpose (--memory host), e.g. 64MiB "
-                  "(the default)");
+  sub->add_option("--chunk-size", opt->chunk,
+                  "Input bytes per chunk of the host-staged transpose (--memory host; default "
+                  "64MiB)");
   sub->add_option("--shapes", opt->shapes,
                   "Benchmark matrix: comma-separated ROWSxCOLS shapes, each run with every "
                   "--dtype (and --axis) of the comma-separated lists; one table row or JSON line "
@@ -209,7 +209,7 @@ Command add_bench(CLI::App& app, const Context& ctx) {
       a.shared_input = opt->shared_input;
       a.variants = opt->variants;
       if (!opt->chunk.empty())
-        a.chunk_bytes = parse_byte_size(opt->chunk, "bench --chunk");
+        a.chunk_bytes = parse_byte_size(opt->chunk, "bench --chunk-size");
       a.comm = ctx.comm;
     });
     a.backend = mpi::resolve_backend(parse_backend(opt->backend), ctx.comm);
@@ -219,6 +219,12 @@ Command add_bench(CLI::App& app, const Context& ctx) {
       else
         TESSERA_REQUIRE(opt->memory != "device", InputError,
                         "bench: --memory device needs the CUDA backend (--backend cuda)");
+      TESSERA_REQUIRE(opt->chunk.empty() ||
+                          (a.backend == Backend::Cuda && a.memory == Memory::Host &&
+                           a.kind == BenchKind::Transpose && a.chunk_bytes > 0),
+                      InputError,
+                      "bench: --chunk-size takes a positive size and applies to the host-staged "
+                      "transpose only (bench transpose --backend cuda --memory host)");
     });
     const bool matrix = shape_list.size() * dtype_list.size() * axis_list.size() > 1;
     std::vector<BenchReport> reports;

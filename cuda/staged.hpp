@@ -43,7 +43,7 @@ struct StagedTimes {
 
 class StagedTranspose {
 public:
-  static constexpr std::size_t kDefaultChunkBytes = std::size_t{64} << 20;
+  static constexpr std::size_t kDefaultChunkBytes = std::size_t{256} << 20; // bench/RESULTS.md
   // `chunk_bytes`: input bytes per chunk (a tile of the input, at least one element).
   TESSERA_CUDA_FN(explicit StagedTranspose(StreamPool& pool,
                                            std::size_t chunk_bytes = kDefaultChunkBytes,

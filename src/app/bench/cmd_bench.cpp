@@ -133,7 +133,7 @@ Command add_bench(CLI::App& app, const Context& ctx) {
       ->check(CLI::IsMember({"host", "device"}));
   sub->add_option("--chunk-size", opt->chunk,
                   "Input bytes per chunk of the host-staged transpose (--memory host; default "
-                  "64MiB)");
+                  "256MiB)");
   sub->add_option("--shapes", opt->shapes,
                   "Benchmark matrix: comma-separated ROWSxCOLS shapes, each run with every "
                   "--dtype (and --axis) of the comma-separated lists; one table row or JSON line "

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "core/reduction.hpp"
 
@@ -38,6 +39,14 @@ void reduce_rows_scaled(const double* a, std::int64_t rows, std::int64_t cols, c
                         double* out);
 void fold_rows_scaled(const double* a, std::int64_t rows, std::int64_t cols, const int* col_exp,
                       double* acc);
+
+// The finalized result of op over a whole rows×cols matrix along axis, from the kernels above
+// combined in the canonical order as ReducePlan combines them on one rank (without the Norm2
+// rescue): size 1 (All), rows (Rows) or cols (Cols). `scratch` holds the row values or column
+// partials in between and is grown when too small, so repeated calls allocate only the result.
+template <class T>
+std::vector<double> reduce_whole(Op op, Axis axis, const T* a, std::int64_t rows, std::int64_t cols,
+                                 std::vector<double>& scratch);
 
 // The identity of op's combine (0.0, +inf for Min, -inf for Max, 0.0 for NormInf).
 double identity(Op op) noexcept;

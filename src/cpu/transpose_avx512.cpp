@@ -178,13 +178,4 @@ void run_avx512(const KernelParams& k, std::size_t element_size, const void* in,
 #pragma GCC pop_options
 #endif
 
-#else // not x86-64: never chosen (isa_supported), defined for the dispatch only
-
-namespace tessera::cpu::detail {
-void run_avx512(const KernelParams& k, std::size_t element_size, const void* in, void* out,
-                std::int64_t rows, std::int64_t cols, std::int64_t ld_in, std::int64_t ld_out) {
-  run_portable(k, element_size, in, out, rows, cols, ld_in, ld_out);
-}
-} // namespace tessera::cpu::detail
-
-#endif
+#endif // x86-64

@@ -153,12 +153,14 @@ void run_kernel(const KernelParams& k, std::size_t element_size, const void* in,
   // Called inside OpenMP teams, where nothing may throw: a kernel this processor cannot run
   // (never chosen: candidates and wisdom are checked) falls back to the portable one.
   switch (isa_supported(k.isa) ? k.isa : Isa::Portable) {
+#if defined(__x86_64__) // the instruction-set files define these on x86-64 only
   case Isa::Avx512:
     run_avx512(k, element_size, in, out, rows, cols, ld_in, ld_out);
     break;
   case Isa::Avx2:
     run_avx2(k, element_size, in, out, rows, cols, ld_in, ld_out);
     break;
+#endif
   default:
     run_portable(k, element_size, in, out, rows, cols, ld_in, ld_out);
     break;

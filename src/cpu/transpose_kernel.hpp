@@ -51,7 +51,8 @@ KernelParams estimate(std::size_t element_size);
 void run_kernel(const KernelParams& k, std::size_t element_size, const void* in, void* out,
                 std::int64_t rows, std::int64_t cols, std::int64_t ld_in, std::int64_t ld_out);
 
-// The per-instruction-set entry points behind run_kernel (one file each).
+// The per-instruction-set entry points behind run_kernel (one file each; the AVX ones exist on
+// x86-64 only).
 void run_portable(const KernelParams& k, std::size_t element_size, const void* in, void* out,
                   std::int64_t rows, std::int64_t cols, std::int64_t ld_in, std::int64_t ld_out);
 void run_avx2(const KernelParams& k, std::size_t element_size, const void* in, void* out,

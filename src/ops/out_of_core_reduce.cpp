@@ -39,6 +39,7 @@
 #include "mpi/norm2_rescue.hpp"
 #include "mpi/reduce_engine.hpp"
 #include "ops/out_of_core.hpp"
+#include "ops/out_of_core_io_start.hpp"
 #include "ops/out_of_core_pipeline.hpp"
 #include "ops/out_of_core_reduce_geometry.hpp"
 #include "ops/out_of_core_reduce_pass.hpp"
@@ -87,12 +88,10 @@ void io_side(Shared& s) {
   detail::PipelineContext& ctx = s.ctx;
   const MPI_Comm comm = ctx.io->comm();
   const int rank = ctx.io->rank();
-  detail::WatchedInput input = detail::open_watched_input(ctx, s.in);
-  auto& watch = input.watch;
-  const H5File& fin = input.file;
-  mpi::collectively(comm, [&] { s.info.push(input.info); });
-  Geometry g;
-  mpi::collectively(comm, [&] { g = *s.go.pop(); });
+  detail::IoStart<Geometry> start = detail::start_io_side(ctx, s.in, s.info, s.go);
+  auto& watch = start.input.watch;
+  const H5File& fin = start.input.file;
+  const Geometry& g = start.geometry;
 
   const std::size_t es = dtype_size(g.dtype);
   const auto what_read = [&](std::int64_t c) {

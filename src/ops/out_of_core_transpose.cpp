@@ -26,6 +26,7 @@
 #include "mpi/agreement.hpp"
 #include "mpi/transpose_layout.hpp"
 #include "ops/out_of_core.hpp"
+#include "ops/out_of_core_io_start.hpp"
 #include "ops/out_of_core_pipeline.hpp"
 #include "ops/out_of_core_transpose_geometry.hpp"
 
@@ -77,12 +78,10 @@ void io_side(Shared& s) {
   const MPI_Comm comm = io.comm();
   const int rank = io.rank();
 
-  detail::WatchedInput input = detail::open_watched_input(ctx, s.in);
-  auto& watch = input.watch;
-  const H5File& fin = input.file;
-  mpi::collectively(comm, [&] { s.info.push(input.info); });
-  Geometry g;
-  mpi::collectively(comm, [&] { g = *s.go.pop(); });
+  detail::IoStart<Geometry> start = detail::start_io_side(ctx, s.in, s.info, s.go);
+  auto& watch = start.input.watch;
+  const H5File& fin = start.input.file;
+  const Geometry& g = start.geometry;
 
   double t0 = wall_seconds();
   H5File fout = H5File::create(s.out.file, comm);

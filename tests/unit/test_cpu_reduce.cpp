@@ -62,36 +62,8 @@ std::vector<std::uint64_t> bits(const std::vector<double>& v) {
 template <class T>
 std::vector<double> kernel_reduce(Op op, Axis axis, const T* a, std::int64_t rows,
                                   std::int64_t cols) {
-  if (axis == Axis::Rows) {
-    std::vector<double> r(static_cast<std::size_t>(rows));
-    cpu::reduce_rows(op, a, rows, cols, r.data());
-    for (auto& x : r)
-      x = cpu::finalize(op, x, static_cast<double>(cols));
-    return r;
-  }
-  const std::int64_t groups = (rows + kReduceBlockRows - 1) / kReduceBlockRows;
-  if (axis == Axis::All) {
-    std::vector<double> r(static_cast<std::size_t>(rows));
-    cpu::reduce_rows(op, a, rows, cols, r.data());
-    double total = cpu::identity(op);
-    for (std::int64_t g = 0; g < groups; ++g) {
-      double p = cpu::identity(op);
-      for (std::int64_t i = g * kReduceBlockRows; i < std::min(rows, (g + 1) * kReduceBlockRows);
-           ++i)
-        p = cpu::combine(op, p, r[i]);
-      total = cpu::combine(op, total, p);
-    }
-    return {cpu::finalize(op, total, static_cast<double>(rows) * static_cast<double>(cols))};
-  }
-  std::vector<double> partial(static_cast<std::size_t>(groups * cols));
-  cpu::reduce_col_groups(op, a, rows, cols, partial.data());
-  std::vector<double> v(static_cast<std::size_t>(cols), cpu::identity(op));
-  for (std::int64_t g = 0; g < groups; ++g)
-    for (std::int64_t j = 0; j < cols; ++j)
-      v[j] = cpu::combine(op, v[j], partial[g * cols + j]);
-  for (auto& x : v)
-    x = cpu::finalize(op, x, static_cast<double>(rows));
-  return v;
+  std::vector<double> scratch;
+  return cpu::reduce_whole(op, axis, a, rows, cols, scratch);
 }
 
 template <class T>

@@ -23,45 +23,6 @@
 
 namespace tessera::app::bench {
 
-namespace {
-
-// Whole finalized result of op over a rows x cols matrix from the local kernels; `scratch`
-// holds max(rows, groups * cols) doubles.
-template <class T>
-std::vector<double> local_reduce(Op op, Axis axis, const T* a, std::int64_t rows, std::int64_t cols,
-                                 std::vector<double>& scratch) {
-  const std::int64_t groups = (rows + kReduceBlockRows - 1) / kReduceBlockRows;
-  if (axis == Axis::Rows) {
-    std::vector<double> v(static_cast<std::size_t>(rows));
-    cpu::reduce_rows(op, a, rows, cols, v.data());
-    for (auto& x : v)
-      x = cpu::finalize(op, x, static_cast<double>(cols));
-    return v;
-  }
-  if (axis == Axis::All) {
-    cpu::reduce_rows(op, a, rows, cols, scratch.data());
-    double total = cpu::identity(op);
-    for (std::int64_t g = 0; g < groups; ++g) {
-      double p = cpu::identity(op);
-      for (std::int64_t i = g * kReduceBlockRows; i < std::min(rows, (g + 1) * kReduceBlockRows);
-           ++i)
-        p = cpu::combine(op, p, scratch[static_cast<std::size_t>(i)]);
-      total = cpu::combine(op, total, p);
-    }
-    return {cpu::finalize(op, total, static_cast<double>(rows) * static_cast<double>(cols))};
-  }
-  cpu::reduce_col_groups(op, a, rows, cols, scratch.data());
-  std::vector<double> v(static_cast<std::size_t>(cols), cpu::identity(op));
-  for (std::int64_t g = 0; g < groups; ++g)
-    for (std::int64_t j = 0; j < cols; ++j)
-      v[j] = cpu::combine(op, v[j], scratch[static_cast<std::size_t>(g * cols + j)]);
-  for (auto& x : v)
-    x = cpu::finalize(op, x, static_cast<double>(rows));
-  return v;
-}
-
-} // namespace
-
 BenchReport local_reduce_cpu(const BenchArgs& args) {
   BenchReport r = base_report(args, 1);
   r.what =
@@ -83,7 +44,8 @@ BenchReport local_reduce_cpu(const BenchArgs& args) {
         args, args.warmup,
         [&] {
           for (std::size_t k = 0; k < args.ops.size(); ++k)
-            results[k] = local_reduce(args.ops[k], args.axis, a, args.rows, args.cols, scratch);
+            results[k] =
+                cpu::reduce_whole(args.ops[k], args.axis, a, args.rows, args.cols, scratch);
         },
         [&] {
           for (std::size_t k = 0; k < args.ops.size(); ++k)

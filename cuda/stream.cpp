@@ -33,6 +33,14 @@ void device_synchronize() {
   CHECK_CUDA(cudaDeviceSynchronize());
 }
 
+void wait_for_default_stream() {
+  // An event recorded on the legacy stream is queued behind every blocking stream's prior work;
+  // synchronising the stream itself would not wait for those.
+  const Event queued(false);
+  CHECK_CUDA(cudaEventRecord(queued.get(), cudaStreamLegacy));
+  queued.synchronize();
+}
+
 StreamPool::StreamPool(int size) {
   TESSERA_REQUIRE(size >= 1, InputError, "a stream pool needs at least one stream, got {}", size);
   streams_.reserve(static_cast<std::size_t>(size));

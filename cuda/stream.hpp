@@ -35,6 +35,12 @@ TESSERA_CUDA_FN(unique_stream make_stream());
 TESSERA_CUDA_FN(void synchronize(CUstream_st* s));
 // Blocks until all work on the current device is done.
 TESSERA_CUDA_FN(void device_synchronize());
+// Blocks until the work queued so far on the legacy default stream is done, and through that
+// stream's implicit barrier the work on every blocking stream (per-thread default streams
+// included): what a caller's kernels there wrote into device memory is then complete, though
+// tessera's own streams are non-blocking. Work on the caller's non-blocking streams is not
+// covered.
+TESSERA_CUDA_FN(void wait_for_default_stream());
 
 // A fixed set of non-blocking streams on the current device, used round-robin: chunk k of a
 // pipelined copy/compute runs on stream k % size(), so H2D copies, kernels and D2H copies of

@@ -76,6 +76,7 @@ private:
   template <class K>
   void for_chunks(const void* a, std::int64_t rows, std::int64_t cols, K&& kernel) {
     if (memory_ == Memory::Device) {
+      cuda::wait_for_default_stream(); // the caller's kernels may still be writing `a`
       kernel(a, 0, rows, pool_[0]);
       pool_.synchronize();
       return;

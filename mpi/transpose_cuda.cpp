@@ -114,6 +114,7 @@ public:
       out_ = static_cast<char*>(d_out_.data());
       host_out_ = out;
     } else {
+      cuda::wait_for_default_stream(); // the caller's kernels may still be writing `in`
       in_ = static_cast<const char*>(in);
       out_ = static_cast<char*>(out);
     }

@@ -143,5 +143,53 @@ TYPED_TEST(CudaReducePlan, BitForBitWithTheReference) {
         check_reduce_plan<TypeParam>(s, m, axis);
 }
 
+// A caller's device input may still be in flight on the legacy default stream (here a large
+// asynchronous copy from pinned memory, milliseconds long) when it calls execute: the plans run
+// on non-blocking streams of their own, so without waiting for that stream they would read
+// the block before it arrived.
+TEST(CudaDevicePlans, WaitForInputStillBeingWrittenOnTheDefaultStream) {
+  TESSERA_REQUIRE_GPU();
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const std::int64_t rows = 2053 * size, cols = 8209; // about 64 MiB of f32 per rank
+  const BlockDistribution dist({rows, cols}, size);
+  const BlockDistribution tdist = dist.transposed();
+  const auto a = test::random_vector<float>(static_cast<std::size_t>(rows * cols), shared_seed());
+  std::vector<float> at(a.size());
+  reference::transpose(a.data(), at.data(), rows, cols);
+  const auto n = static_cast<std::size_t>(dist.local_size(rank));
+  const auto n_out = static_cast<std::size_t>(tdist.local_size(rank));
+  const float* block = a.data() + dist.begin(rank) * cols;
+  const float* want = at.data() + tdist.begin(rank) * rows;
+
+  cuda::PinnedBuffer pinned(n * sizeof(float));
+  std::memcpy(pinned.data(), block, n * sizeof(float));
+  const std::vector<float> zeros(n, 0.0f);
+  cuda::DeviceBuffer din(n * sizeof(float)), dout(n_out * sizeof(float));
+  const auto write_input_on_default_stream = [&] {
+    cuda::copy(din.data(), zeros.data(), n * sizeof(float));
+    cuda::copy_async(nullptr, din.data(), pinned.data(), n * sizeof(float));
+  };
+
+  TransposePlan plan(dist, DType::f32, MPI_COMM_WORLD, Backend::Cuda,
+                     {.algorithm = Exchange::Auto, .memory = Memory::Device});
+  write_input_on_default_stream();
+  plan.execute(din.data(), dout.data());
+  std::vector<float> out(n_out);
+  cuda::copy(out.data(), dout.data(), n_out * sizeof(float));
+  ASSERT_EQ(std::memcmp(out.data(), want, n_out * sizeof(float)), 0) << "transpose";
+
+  const std::vector<Op> ops = {Op::Sum, Op::Max};
+  ReducePlan on_device(dist, DType::f32, MPI_COMM_WORLD, Backend::Cuda, ops, Axis::All,
+                       {.memory = Memory::Device});
+  write_input_on_default_stream();
+  const ReduceResult got = on_device.execute(din.data());
+  for (Op op : ops) {
+    const auto expect = reference::reduce(op, Axis::All, a.data(), rows, cols);
+    ASSERT_EQ(test::first_difference(got[op], expect), -1) << op_name(op);
+  }
+}
+
 } // namespace
 } // namespace tessera

@@ -317,7 +317,7 @@ public:
       plan_.execute(src, dst);
     }
     last_device_ = false;
-    return std::move(result);
+    return result;
   }
   const BlockDistribution& input_distribution() const { return plan_.input_distribution(); }
   const BlockDistribution& output_distribution() const { return plan_.output_distribution(); }

@@ -236,7 +236,7 @@ DeviceArray device_array(const py::handle& obj, DType t, std::int64_t rows, std:
   return a;
 }
 
-// The producer's work on the array may still be pending on a = stream of its own: wait for
+// The producer's work on the array may still be pending on a stream of its own: wait for
 // it before tessera reads or writes the memory (through CuPy, the one way to reach the CUDA
 // runtime from here without linking it).
 void wait_for_stream(const DeviceArray& a, const std::string& name) {

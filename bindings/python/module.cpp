@@ -1,6 +1,7 @@
-// The Python module tessera._tessera (pybind11, numpy arrays); tessera/__init__.py wraps it so
-// that communicators are mpi4py objects. Arrays are checked before any collective call, so a
-// wrong dtype, shape or a non-contiguous array raises on the rank that passed it, never crashes.
+// The Python module tessera._tessera (pybind11; numpy arrays, and device arrays through the
+// __cuda_array_interface__ on the CUDA backend); tessera/__init__.py wraps it so that
+// communicators are mpi4py objects. Arrays are checked before any collective call, so a wrong
+// dtype, shape or a non-contiguous array raises on the rank that passed it, never crashes.
 // (Every rank should pass the same kind of arrays: a rank that raises leaves the others waiting
 // in the collective, as any MPI program would.)
 #include <pybind11/functional.h>
@@ -10,6 +11,8 @@
 
 #include <tessera/tessera.hpp>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -80,18 +83,20 @@ py::dtype numpy_dtype(DType t) {
 std::string shape_str(std::int64_t r, std::int64_t c) {
   return "(" + std::to_string(r) + ", " + std::to_string(c) + ")";
 }
+std::string dims_str(const std::vector<std::int64_t>& dims) {
+  std::string s = "(";
+  for (std::size_t k = 0; k < dims.size(); ++k)
+    s += (k ? ", " : "") + std::to_string(dims[k]);
+  return s + (dims.size() == 1 ? ",)" : ")");
+}
 
 // The array must be a C-contiguous rows x cols array of dtype t, in native byte order.
 void check_block(const py::array& a, DType t, std::int64_t rows, std::int64_t cols,
                  const char* what) {
   const std::string name = what;
-  if (a.ndim() != 2 || a.shape(0) != rows || a.shape(1) != cols) {
-    std::string got = "(";
-    for (py::ssize_t k = 0; k < a.ndim(); ++k)
-      got += (k ? ", " : "") + std::to_string(a.shape(k));
-    got += a.ndim() == 1 ? ",)" : ")";
-    input_error(name + " must have shape " + shape_str(rows, cols) + ", got " + got);
-  }
+  if (a.ndim() != 2 || a.shape(0) != rows || a.shape(1) != cols)
+    input_error(name + " must have shape " + shape_str(rows, cols) + ", got " +
+                dims_str(std::vector<std::int64_t>(a.shape(), a.shape() + a.ndim())));
   if (dtype_of_object(a.dtype()) != t || !a.dtype().attr("isnative").cast<bool>())
     input_error(name + " must have dtype " + text(numpy_dtype(t)) + " (native byte order), got " +
                 text(a.dtype()));
@@ -103,36 +108,278 @@ py::array new_block(DType t, std::int64_t rows, std::int64_t cols) {
   return py::array(numpy_dtype(t), std::vector<py::ssize_t>{rows, cols});
 }
 
+// --- Device arrays: any object exposing the __cuda_array_interface__ (CuPy, Numba, PyTorch),
+// versions 2 and 3 (https://numba.readthedocs.io/en/stable/cuda/cuda_array_interface.html).
+
+bool is_device_array(const py::handle& obj) {
+  return !obj.is_none() && py::hasattr(obj, "__cuda_array_interface__");
+}
+
+std::string type_name(const py::handle& obj) {
+  return py::type::handle_of(obj).attr("__name__").cast<std::string>();
+}
+
+const char* typestr_of(DType t) {
+  switch (t) {
+  case DType::f32:
+    return "<f4";
+  case DType::f64:
+    return "<f8";
+  case DType::c64:
+    return "<c8";
+  case DType::c128:
+    break;
+  }
+  return "<c16";
+}
+
+// The integers of a tuple (or list) of Python ints; nullopt when it is anything else.
+std::optional<std::vector<std::int64_t>> int_tuple(const py::handle& o) {
+  if (!py::isinstance<py::tuple>(o) && !py::isinstance<py::list>(o))
+    return std::nullopt;
+  std::vector<std::int64_t> v;
+  for (const auto& x : py::reinterpret_borrow<py::sequence>(o)) {
+    if (!py::isinstance<py::int_>(x))
+      return std::nullopt;
+    v.push_back(x.cast<std::int64_t>());
+  }
+  return v;
+}
+
+// What tessera needs from a checked device array.
+struct DeviceArray {
+  std::uintptr_t ptr = 0;
+  std::size_t bytes = 0;
+  bool readonly = false;
+  // A stream the producer's work may still be pending on; 0 when there is nothing to wait for
+  // (no stream given, or a default stream, which the library waits for itself).
+  std::uintptr_t stream = 0;
+};
+
+// Checks obj's __cuda_array_interface__ against a C-contiguous rows × cols block of dtype t
+// (the rules of check_block for numpy arrays), touching no memory.
+DeviceArray device_array(const py::handle& obj, DType t, std::int64_t rows, std::int64_t cols,
+                         const std::string& name) {
+  const py::object cai = obj.attr("__cuda_array_interface__");
+  if (!py::isinstance<py::dict>(cai))
+    input_error(name + "'s __cuda_array_interface__ must be a dict, got " + type_name(cai));
+  const auto d = py::reinterpret_borrow<py::dict>(cai);
+  const auto get = [&d](const char* key) -> py::object {
+    return d.contains(key) ? py::reinterpret_borrow<py::object>(d[key]) : py::none();
+  };
+  const py::object version = get("version");
+  if (!py::isinstance<py::int_>(version) || version.cast<std::int64_t>() < 2 ||
+      version.cast<std::int64_t>() > 3)
+    input_error(name + "'s __cuda_array_interface__ has version " + text(version) +
+                ", expected 2 or 3");
+  const auto shape = int_tuple(get("shape"));
+  if (!shape)
+    input_error(name + "'s __cuda_array_interface__ shape must be a tuple of ints, got " +
+                text(get("shape")));
+  if (*shape != std::vector<std::int64_t>{rows, cols})
+    input_error(name + " must have shape " + shape_str(rows, cols) + ", got " + dims_str(*shape));
+  const py::object typestr = get("typestr");
+  if (!py::isinstance<py::str>(typestr) || typestr.cast<std::string>() != typestr_of(t))
+    input_error(name + " must have dtype " + text(numpy_dtype(t)) + " (typestr '" + typestr_of(t) +
+                "'), got typestr " + text(py::repr(typestr)));
+  const py::object strides = get("strides");
+  if (!strides.is_none()) {
+    const auto s = int_tuple(strides);
+    if (!s || s->size() != 2)
+      input_error(name +
+                  "'s __cuda_array_interface__ strides must be None or a tuple of 2 "
+                  "ints, got " +
+                  text(strides));
+    // As numpy's C-contiguity: an empty block is contiguous, and the stride of a dimension of
+    // extent 1 is never used.
+    const auto item = static_cast<std::int64_t>(dtype_size(t));
+    const bool contiguous =
+        rows == 0 || cols == 0 ||
+        ((rows == 1 || (*s)[0] == cols * item) && (cols == 1 || (*s)[1] == item));
+    if (!contiguous)
+      input_error(name + " must be C-contiguous (strides " + shape_str(cols * item, item) +
+                  " bytes), got strides " + dims_str(*s) +
+                  ": pass a contiguous copy (cupy.ascontiguousarray)");
+  }
+  if (!get("mask").is_none())
+    input_error(name + " is masked (its __cuda_array_interface__ has a mask): tessera takes "
+                       "arrays without a mask");
+  const py::object data = get("data");
+  if (!py::isinstance<py::tuple>(data) || py::len(data) != 2 ||
+      !py::isinstance<py::int_>(data[py::int_(0)]))
+    input_error(name +
+                "'s __cuda_array_interface__ data must be a tuple (pointer, readonly), "
+                "got " +
+                text(data));
+  DeviceArray a;
+  a.ptr = data[py::int_(0)].cast<std::uintptr_t>();
+  a.readonly = py::bool_(data[py::int_(1)]).cast<bool>();
+  a.bytes = static_cast<std::size_t>(rows * cols) * dtype_size(t);
+  if (a.ptr == 0 && a.bytes != 0)
+    input_error(name +
+                "'s __cuda_array_interface__ data pointer is null, expected the address "
+                "of its " +
+                std::to_string(rows * cols) + " elements");
+  const py::object stream = get("stream");
+  if (!stream.is_none()) {
+    if (!py::isinstance<py::int_>(stream))
+      input_error(name + "'s __cuda_array_interface__ stream must be None or an int, got " +
+                  text(stream));
+    const auto v = stream.cast<std::uintptr_t>();
+    if (v == 0)
+      input_error(name + "'s __cuda_array_interface__ stream is 0, which the protocol "
+                         "disallows: expected None, 1 (legacy default stream), 2 (per-thread "
+                         "default stream) or a stream pointer");
+    if (v != 1 && v != 2) // the library orders its work after the legacy default stream
+      a.stream = v;
+  }
+  return a;
+}
+
+// The producer's work on the array may still be pending on a stream of its own: wait for
+// it before tessera reads or writes the memory (through CuPy, the one way to reach the CUDA
+// runtime from here without linking it).
+void wait_for_stream(const DeviceArray& a, const std::string& name) {
+  if (a.stream == 0)
+    return;
+  py::object cupy;
+  try {
+    cupy = py::module_::import("cupy");
+  } catch (py::error_already_set& e) {
+    if (!e.matches(PyExc_ImportError))
+      throw;
+    input_error(name + " comes with CUDA stream " + std::to_string(a.stream) +
+                ", which tessera cannot synchronize without CuPy: synchronize that stream "
+                "before calling execute (then pass the array with stream None)");
+  }
+  cupy.attr("cuda").attr("ExternalStream")(a.stream).attr("synchronize")();
+}
+
+bool overlap(std::uintptr_t a, std::size_t na, std::uintptr_t b, std::size_t nb) {
+  return na != 0 && nb != 0 && a < b + nb && b < a + na;
+}
+
+// Device arrays go to a Memory::Device plan, which needs the CUDA backend.
+void require_cuda(Backend resolved, const std::string& name) {
+  if (resolved != Backend::Cuda)
+    input_error(name + " is a device array (__cuda_array_interface__): device arrays need a " +
+                "plan with backend=\"cuda\", this plan's backend is \"" +
+                std::string(backend_name(resolved)) + "\" (or pass a numpy array)");
+}
+
+// A numpy array, or an InputError naming what was passed instead.
+py::array host_array(const py::handle& obj, const std::string& name) {
+  if (!py::isinstance<py::array>(obj))
+    input_error(name + " must be a numpy array or a device array (__cuda_array_interface__), " +
+                "got " + type_name(obj));
+  return py::reinterpret_borrow<py::array>(obj);
+}
+
+// The host plan (numpy arrays) is built with the object; the device plan (Memory::Device) on the
+// first execute that gets device arrays. Building a plan is collective, so every rank must pass
+// the same kind of arrays to a given execute.
 class PyTransposePlan {
 public:
   PyTransposePlan(const BlockDistribution& dist, const py::object& dtype, MPI_Fint comm,
                   const std::string& backend, const std::string& exchange)
-      : rank_(rank_of(comm_of(comm))), dtype_(dtype_of_object(dtype)),
-        plan_(dist, dtype_, comm_of(comm), parse_backend(backend),
-              TransposeOptions{.algorithm = parse_exchange(exchange)}) {}
+      : comm_(comm_of(comm)), rank_(rank_of(comm_)), dtype_(dtype_of_object(dtype)),
+        exchange_(parse_exchange(exchange)), dist_(dist),
+        plan_(dist, dtype_, comm_, parse_backend(backend),
+              TransposeOptions{.algorithm = exchange_}) {}
 
-  py::array execute(const py::array& in) {
+  py::object execute(const py::object& in, const py::object& out) {
+    if (is_device_array(in))
+      return execute_device(in, out);
     const auto& d = plan_.input_distribution();
-    check_block(in, dtype_, d.rows(rank_), d.global().cols, "the input block");
     const auto& o = plan_.output_distribution();
-    py::array out = new_block(dtype_, o.rows(rank_), o.global().cols);
-    const void* src = in.data();
-    void* dst = out.mutable_data();
+    const py::array a = host_array(in, "the input block");
+    check_block(a, dtype_, d.rows(rank_), d.global().cols, "the input block");
+    if (is_device_array(out))
+      input_error("out is a device array but the input block is a numpy array: pass both in "
+                  "host memory (numpy) or both in device memory");
+    py::array result;
+    if (out.is_none()) {
+      result = new_block(dtype_, o.rows(rank_), o.global().cols);
+    } else {
+      result = host_array(out, "out");
+      check_block(result, dtype_, o.rows(rank_), o.global().cols, "out");
+      if (!result.writeable())
+        input_error("out is read-only, expected a writable array");
+      if (overlap(reinterpret_cast<std::uintptr_t>(a.data()), static_cast<std::size_t>(a.nbytes()),
+                  reinterpret_cast<std::uintptr_t>(result.data()),
+                  static_cast<std::size_t>(result.nbytes())))
+        input_error("out overlaps the input block, expected separate memory");
+    }
+    const void* src = a.data();
+    void* dst = result.mutable_data();
     {
       py::gil_scoped_release release;
       plan_.execute(src, dst);
     }
-    return out;
+    last_device_ = false;
+    return result;
   }
   const BlockDistribution& input_distribution() const { return plan_.input_distribution(); }
   const BlockDistribution& output_distribution() const { return plan_.output_distribution(); }
-  std::string algorithm() const { return std::string(exchange_name(plan_.algorithm())); }
+  // The exchange of the plan that ran last (host or device: each resolves Auto on its own).
+  std::string algorithm() const {
+    return std::string(exchange_name(last_device_ ? device_->algorithm() : plan_.algorithm()));
+  }
   std::string backend() const { return std::string(backend_name(plan_.backend())); }
 
 private:
+  py::object execute_device(const py::object& in, const py::object& out) {
+    require_cuda(plan_.backend(), "the input block");
+    const auto& d = plan_.input_distribution();
+    const auto& o = plan_.output_distribution();
+    const DeviceArray src =
+        device_array(in, dtype_, d.rows(rank_), d.global().cols, "the input block");
+    py::object result = out;
+    if (out.is_none()) {
+      py::object cupy;
+      try {
+        cupy = py::module_::import("cupy");
+      } catch (py::error_already_set& e) {
+        if (!e.matches(PyExc_ImportError))
+          throw;
+        input_error("the input block is a device array and CuPy, which would allocate the "
+                    "output, is not installed: pass out= (a writable device array of shape " +
+                    shape_str(o.rows(rank_), o.global().cols) + " and dtype " +
+                    text(numpy_dtype(dtype_)) + ")");
+      }
+      result =
+          cupy.attr("empty")(py::make_tuple(o.rows(rank_), o.global().cols), numpy_dtype(dtype_));
+    } else if (!is_device_array(out)) {
+      input_error("the input block is a device array but out is a " + type_name(out) +
+                  ": pass out= as a device array (__cuda_array_interface__) too");
+    }
+    const DeviceArray dst = device_array(result, dtype_, o.rows(rank_), o.global().cols, "out");
+    if (dst.readonly)
+      input_error("out is read-only (its __cuda_array_interface__ data says readonly), expected "
+                  "a writable array");
+    if (overlap(src.ptr, src.bytes, dst.ptr, dst.bytes))
+      input_error("out overlaps the input block, expected separate memory");
+    wait_for_stream(src, "the input block");
+    wait_for_stream(dst, "out");
+    {
+      py::gil_scoped_release release;
+      if (!device_)
+        device_.emplace(dist_, dtype_, comm_, Backend::Cuda,
+                        TransposeOptions{.algorithm = exchange_, .memory = Memory::Device});
+      device_->execute(reinterpret_cast<const void*>(src.ptr), reinterpret_cast<void*>(dst.ptr));
+    }
+    last_device_ = true;
+    return result;
+  }
+
+  MPI_Comm comm_; // kept alive by the Python object (tessera/__init__.py)
   int rank_;
   DType dtype_;
+  Exchange exchange_;
+  BlockDistribution dist_;
   TransposePlan plan_;
+  std::optional<TransposePlan> device_;
+  bool last_device_ = false;
 };
 
 std::vector<Op> ops_of(const std::vector<std::string>& names) {
@@ -145,26 +392,47 @@ std::vector<Op> ops_of(const std::vector<std::string>& names) {
   return ops;
 }
 
+// As PyTransposePlan: the device plan is built on the first execute given a device array.
 class PyReducePlan {
 public:
   PyReducePlan(const BlockDistribution& dist, const py::object& dtype, MPI_Fint comm,
                const std::vector<std::string>& ops, const std::string& axis,
                const std::string& backend)
-      : rank_(rank_of(comm_of(comm))), dist_(dist), dtype_(dtype_of_object(dtype)), ops_(ops),
-        plan_(dist, dtype_, comm_of(comm), parse_backend(backend), ops_of(ops), parse_axis(axis)) {}
+      : comm_(comm_of(comm)), rank_(rank_of(comm_)), dist_(dist), dtype_(dtype_of_object(dtype)),
+        ops_(ops_of(ops)), axis_(parse_axis(axis)),
+        plan_(dist, dtype_, comm_, parse_backend(backend), ops_, axis_) {}
 
-  py::dict execute(const py::array& block) {
-    check_block(block, dtype_, dist_.rows(rank_), dist_.global().cols, "the block");
+  py::dict execute(const py::object& block) {
+    const std::int64_t rows = dist_.rows(rank_), cols = dist_.global().cols;
+    const void* src = nullptr;
+    ReducePlan* plan = &plan_;
+    if (is_device_array(block)) {
+      require_cuda(plan_.backend(), "the block");
+      const DeviceArray a = device_array(block, dtype_, rows, cols, "the block");
+      wait_for_stream(a, "the block");
+      src = reinterpret_cast<const void*>(a.ptr);
+      plan = nullptr; // the device plan, built below without the GIL
+    } else {
+      const py::array a = host_array(block, "the block");
+      check_block(a, dtype_, rows, cols, "the block");
+      src = a.data(); // block keeps the array alive
+    }
     ReduceResult r;
-    const void* src = block.data();
     {
       py::gil_scoped_release release;
-      r = plan_.execute(src);
+      if (plan == nullptr) {
+        if (!device_)
+          device_.emplace(dist_, dtype_, comm_, Backend::Cuda, ops_, axis_,
+                          ReduceOptions{.memory = Memory::Device});
+        plan = &*device_;
+      }
+      r = plan->execute(src);
     }
-    return to_dict(r, ops_);
+    return to_dict(r);
   }
+  std::string backend() const { return std::string(backend_name(plan_.backend())); }
 
-  static py::dict to_dict(const ReduceResult& r, const std::vector<std::string>& names) {
+  static py::dict to_dict(const ReduceResult& r) {
     py::dict d;
     for (std::size_t k = 0; k < r.ops.size(); ++k) {
       const auto& v = r.values[k];
@@ -174,18 +442,19 @@ public:
       else
         d[key.c_str()] = py::array_t<double>(static_cast<py::ssize_t>(v.size()), v.data());
     }
-    (void)names;
     return d;
   }
 
 private:
+  MPI_Comm comm_; // kept alive by the Python object (tessera/__init__.py)
   int rank_;
   BlockDistribution dist_;
   DType dtype_;
-  std::vector<std::string> ops_;
+  std::vector<Op> ops_;
+  Axis axis_;
   ReducePlan plan_;
+  std::optional<ReducePlan> device_;
 };
-
 py::array h5_read_rows(const std::string& file, const std::string& dataset,
                        const BlockDistribution& dist, const py::object& dtype, MPI_Fint comm) {
   const MPI_Comm c = comm_of(comm);
@@ -309,7 +578,7 @@ PYBIND11_MODULE(_tessera, m) {
                     const std::string&>(),
            py::arg("dist"), py::arg("dtype"), py::arg("comm"), py::arg("backend") = "auto",
            py::arg("exchange") = "auto")
-      .def("execute", &PyTransposePlan::execute, py::arg("block"))
+      .def("execute", &PyTransposePlan::execute, py::arg("block"), py::arg("out") = py::none())
       .def_property_readonly("input_distribution", &PyTransposePlan::input_distribution)
       .def_property_readonly("output_distribution", &PyTransposePlan::output_distribution)
       .def_property_readonly("algorithm", &PyTransposePlan::algorithm)
@@ -320,7 +589,21 @@ PYBIND11_MODULE(_tessera, m) {
                     const std::vector<std::string>&, const std::string&, const std::string&>(),
            py::arg("dist"), py::arg("dtype"), py::arg("comm"), py::arg("ops"),
            py::arg("axis") = "all", py::arg("backend") = "auto")
-      .def("execute", &PyReducePlan::execute, py::arg("block"));
+      .def("execute", &PyReducePlan::execute, py::arg("block"))
+      .def_property_readonly("backend", &PyReducePlan::backend);
+  // The checks execute applies to a device array, alone (they touch no memory): (pointer,
+  // readonly, the stream to wait for or 0).
+  m.def(
+      "_device_array_info",
+      [](const py::object& obj, const py::object& dtype,
+         std::pair<std::int64_t, std::int64_t> shape, const std::string& name) {
+        if (!is_device_array(obj))
+          input_error(name + " has no __cuda_array_interface__");
+        const DeviceArray a =
+            device_array(obj, dtype_of_object(dtype), shape.first, shape.second, name);
+        return py::make_tuple(a.ptr, a.readonly, a.stream);
+      },
+      py::arg("obj"), py::arg("dtype"), py::arg("shape"), py::arg("name") = "the block");
 
   m.def("h5_read_rows", &h5_read_rows);
   m.def("h5_write_rows", &h5_write_rows);
@@ -344,7 +627,7 @@ PYBIND11_MODULE(_tessera, m) {
       py::gil_scoped_release release;
       r = reduce_out_of_core(file, ds, o, a, c, ooc_options(memory_limit, backend));
     }
-    return PyReducePlan::to_dict(r, ops);
+    return PyReducePlan::to_dict(r);
   });
 
   py::class_<Heat2dSettings>(m, "Heat2dSettings")

@@ -1,8 +1,9 @@
 """tessera: distributed transpose, reductions, HDF5 block I/O and the heat2d solver.
 
 Communicators are mpi4py communicators; blocks are numpy arrays (C-contiguous, this rank's
-rows). Every call that takes a communicator is collective over it. Errors raise tessera.Error
-(InputError for bad arguments, IoError, MpiError, ...) with tessera's message.
+rows) or, for the plans on the CUDA backend, device arrays (CuPy, or any object exposing the
+__cuda_array_interface__). Every call that takes a communicator is collective over it. Errors
+raise tessera.Error (InputError for bad arguments, IoError, MpiError, ...) with tessera's message.
 
     from mpi4py import MPI
     import numpy, tessera
@@ -33,18 +34,34 @@ def _handle(comm):
 
 
 class TransposePlan(_tessera.TransposePlan):
-    """Distributed transpose: execute(rows of A) returns this rank's rows of A.T (a new array)."""
+    """Distributed transpose: execute(rows of A) returns this rank's rows of A.T (a new array),
+    or writes them into out= and returns out.
+
+    The block is a numpy array, or on a plan whose backend is "cuda" a device array (any object
+    exposing the __cuda_array_interface__): then the result is a new cupy.ndarray, or out= (a
+    writable device array: Numba and PyTorch arrays without CuPy). Device arrays run a second,
+    device-memory plan built on the first execute that gets one. Building it is collective, so
+    every rank must pass the same kind of array (numpy or device) to a given execute, as with
+    any collective call. A device array's work must be done or on a default stream (the
+    execute waits for the legacy default stream); one on another stream is synchronized first
+    (through CuPy: without it, synchronize the stream yourself)."""
 
     def __init__(self, dist, dtype, comm, backend="auto", exchange="auto"):
         super().__init__(dist, dtype, _handle(comm), backend, exchange)
+        self._comm = comm  # the device plan, built later, is built over it
 
 
 class ReducePlan(_tessera.ReducePlan):
     """Distributed reductions: execute(rows) returns {op: value} (axis "all") or {op: array}
-    (axis "rows" or "cols"), the same on every rank and the same bits as the C++ plans."""
+    (axis "rows" or "cols"), the same on every rank and the same bits as the C++ plans.
+
+    On a plan whose backend is "cuda" the block may be a device array (__cuda_array_interface__)
+    instead, under TransposePlan's rules (every rank passes the same kind of array); the values
+    are host values all the same, the same bits as for that data in a numpy array."""
 
     def __init__(self, dist, dtype, comm, ops=("sum",), axis="all", backend="auto"):
         super().__init__(dist, dtype, _handle(comm), list(ops), axis, backend)
+        self._comm = comm  # the device plan, built later, is built over it
 
 
 def read_rows(file, dataset, dist, dtype, comm):

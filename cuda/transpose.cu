@@ -2,8 +2,8 @@
 // vector path, the tile shape per element size, and the choice of kernel for a shape.
 #include "cuda/transpose.hpp"
 #include "cuda/transpose_kernel.cuh"
+#include "cuda/transpose_scalar_tile.cuh"
 #include "cuda/transpose_skinny.cuh"
-#include "cuda/transpose_tile32.cuh"
 #include "cuda/transpose_wide.cuh"
 
 namespace tessera::cuda {
@@ -19,8 +19,9 @@ struct Tile {
 
 // Classic tile shapes per element size (bytes).
 constexpr int kClassic = 3;
-// auto, classic tiles, wide 512 B, wide 256 B, skinny, small tile, wide flat, wide tall
-constexpr int kVariants = 1 + kClassic + 6;
+// auto, classic tiles, wide 512 B, wide 256 B, skinny, small tile, wide flat, wide tall, scalar
+// 64×64 tile
+constexpr int kVariants = 1 + kClassic + 7;
 constexpr Tile kTiles4[kClassic] = {
     {64, 64, 256, 4, false}, {128, 64, 256, 2, false}, {64, 64, 256, 5, false}};
 constexpr Tile kTiles8[kClassic] = {
@@ -161,19 +162,19 @@ void launch_wide_skew(cudaStream_t s, const void* in, void* out, i64 rows, i64 c
     launch_wide<W, kLong, kShort>(s, in, out, rows, cols, ld_in, ld_out);
 }
 
-// ---- the small-tile kernel (transpose_tile32.cuh) ----
+// ---- the scalar-tile kernels (transpose_scalar_tile.cuh) ----
 
-template <int E>
-void launch_tile32(cudaStream_t s, const void* in, void* out, i64 rows, i64 cols, i64 ld_in,
-                   i64 ld_out) {
+template <int E, int T, int kMinBlocks>
+void launch_scalar_tile(cudaStream_t s, const void* in, void* out, i64 rows, i64 cols, i64 ld_in,
+                        i64 ld_out) {
   using W = typename Word<E>::type;
-  const i64 tiles_x = (cols + 31) / 32, tiles_y = (rows + 31) / 32;
+  const i64 tiles_x = (cols + T - 1) / T, tiles_y = (rows + T - 1) / T;
   TESSERA_CUDA_REQUIRE(tiles_x <= INT_MAX, "cuda::transpose: " + shape_str(rows, cols) +
-                                               " has too many columns for the small-tile kernel");
+                                               " has too many columns for the scalar-tile kernel");
   const dim3 grid(static_cast<unsigned>(tiles_x),
                   static_cast<unsigned>(std::min<i64>(tiles_y, 65535)));
-  transpose_tile32<W><<<grid, dim3(32, 8), 0, s>>>(static_cast<const W*>(in), static_cast<W*>(out),
-                                                   rows, cols, ld_in, ld_out, tiles_y);
+  transpose_scalar_tile<W, T, T, 32, 8, kMinBlocks><<<grid, dim3(32, 8), 0, s>>>(
+      static_cast<const W*>(in), static_cast<W*>(out), rows, cols, ld_in, ld_out, tiles_y);
   CHECK_CUDA_LAUNCH();
 }
 
@@ -235,7 +236,8 @@ enum Kernel : int {
   kSkinny,
   kTile32,
   kWideFlat,
-  kWideTall
+  kWideTall,
+  kScalar64
 };
 
 // Rows of both sides start on whole vectors (input) and sectors (output): the classic kernel's
@@ -249,7 +251,7 @@ bool classic_aligned(int E, const void* in, const void* out, i64 rows, i64 cols,
 }
 
 // Matrices up to this size stay in the L2 cache (50 MB on an H100, 60 MB on an H200) between
-// the phases of a tile: the small tile's many blocks win there.
+// the phases of a tile: the scalar tiles' many blocks win there.
 constexpr i64 kCachedBytes = i64{48} << 20;
 
 // The kernel for a shape and layout (see transpose.hpp). Chosen from measurements on an H200
@@ -259,15 +261,16 @@ int choose(int E, const void* in, const void* out, i64 rows, i64 cols, i64 ld_in
     return kClassic0; // only its element-word path takes 4-byte aligned complex data
   if (E == 16)
     return kWide512; // 32×32 tiles of 16-byte elements: 512-byte runs both ways, every class
-  const bool small = std::min(rows, cols) <= kSkinnyMax || rows * cols * E <= kCachedBytes;
-  if (small)
+  if (std::min(rows, cols) <= kSkinnyMax)
     return kTile32;
-  // Large: rows on whole vectors and sectors take the classic tiles (f32) or 32×32 tiles of
-  // 256-byte runs (8-byte types); misaligned rows the wide tiles (f32 128×32: 512-byte runs
-  // into the output; 8-byte types 64×64: 512-byte runs both ways).
-  if (classic_aligned(E, in, out, rows, cols, ld_in, ld_out))
-    return E == 4 ? kClassic0 : kWide256;
-  return E == 4 ? kWideTall : kWide512;
+  // Cached: the 64×64 scalar tile for 4-byte elements, the small tile for 8-byte ones. Large:
+  // 8-byte rows on whole vectors and sectors take 32×32 tiles of 256-byte runs, everything
+  // else the 64×64 scalar tile.
+  if (rows * cols * E <= kCachedBytes)
+    return E == 4 ? kScalar64 : kTile32;
+  if (E == 8 && classic_aligned(E, in, out, rows, cols, ld_in, ld_out))
+    return kWide256;
+  return kScalar64;
 }
 
 template <int E>
@@ -290,7 +293,12 @@ void launch_elem(cudaStream_t s, int variant, const void* in, void* out, i64 row
   case kWide256:
     return launch_wide_elem<E, false>(s, in, out, rows, cols, ld_in, ld_out);
   case kTile32:
-    return launch_tile32<E>(s, in, out, rows, cols, ld_in, ld_out);
+    return launch_scalar_tile<E, 32, 8>(s, in, out, rows, cols, ld_in, ld_out);
+  case kScalar64:
+    if constexpr (E < 16)
+      return launch_scalar_tile<E, 64, 1>(s, in, out, rows, cols, ld_in, ld_out);
+    else // 64×64 tiles of 16-byte elements would not fit the static shared memory
+      return launch_scalar_tile<E, 32, 1>(s, in, out, rows, cols, ld_in, ld_out);
   case kWideFlat:
     return launch_wide_skew<E, true>(s, in, out, rows, cols, ld_in, ld_out);
   case kWideTall:
@@ -360,6 +368,8 @@ std::string transpose_variant_name(DType t, int variant) {
     return "skinny";
   if (variant == kTile32)
     return "tile 32x32/32x8";
+  if (variant == kScalar64)
+    return e < 16 ? "tile 64x64/32x8" : "tile 32x32/32x8/mb1";
   if (variant == kWideFlat || variant == kWideTall) {
     const int l = 512 / e, h = std::max(8, 128 / e);
     return "wide " + std::to_string(variant == kWideFlat ? h : l) + "x" +

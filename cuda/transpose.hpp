@@ -3,16 +3,19 @@
 // Device pointers; the work is queued on `stream` (asynchronous). in and out must not overlap.
 //
 // The kernel is chosen from the shape and layout (transpose_choice(); measured on an H200):
-//  - small tile (32×32, 32×8 threads, element accesses): one side at most 32, or a matrix of
-//    at most 48 MiB (it stays in the L2 cache), for 4- and 8-byte elements;
-//  - classic tile (64×64, 16-byte vectors in four row pieces per warp instruction): large f32
-//    whose rows start on 16-byte vectors (input) and 32-byte sectors (output);
-//  - wide tile: the rest (odd leading dimensions, offset sub-blocks, and 16-byte elements of
-//    every shape): each warp instruction is one contiguous run of aligned 16-byte vectors along
-//    a row (128 to 512 bytes), element accesses only for the partial vectors at its two ends;
-//    f32 takes 128×32 tiles (512-byte runs of the output rows), the others square ones.
-// transpose_variant() also offers a skinny kernel (the short side held whole in shared memory)
-// and flat and tall wide tiles, for comparison.
+//  - small scalar tile (32×32, 32×8 threads, element accesses, eight blocks per
+//    multiprocessor): one side at most 32, and 8-byte matrices of at most 48 MiB (they stay
+//    in the L2 cache);
+//  - large scalar tile (64×64, 32×8 threads, element accesses, 16 loads in flight per thread):
+//    every other 4-byte matrix, and 8-byte matrices whose rows do not all start on 16-byte
+//    vectors (input) and 32-byte sectors (output: odd leading dimensions, offset sub-blocks);
+//  - wide tile: large 8-byte matrices whose rows do (32×32 tiles of 256-byte runs) and 16-byte
+//    elements of every shape (32×32, 512-byte runs): each warp instruction is one contiguous
+//    run of aligned 16-byte vectors along a row, element accesses only for the partial vectors
+//    at its two ends.
+// transpose_variant() also offers the classic tile (16-byte vectors, output rows cut on
+// sectors), a skinny kernel (the short side held whole in shared memory) and flat and tall
+// wide tiles, for comparison.
 // No byte outside the matrices is read or written (padding between rows is left alone).
 //
 // In the distributed transpose this is also the fused pack: transposing a rank's m × N block

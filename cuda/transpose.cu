@@ -20,8 +20,8 @@ struct Tile {
 // Classic tile shapes per element size (bytes).
 constexpr int kClassic = 3;
 // auto, classic tiles, wide 512 B, wide 256 B, skinny, small tile, wide flat, wide tall, scalar
-// 64×64 tile
-constexpr int kVariants = 1 + kClassic + 7;
+// 64×64 tile, scalar tall tile
+constexpr int kVariants = 1 + kClassic + 8;
 constexpr Tile kTiles4[kClassic] = {
     {64, 64, 256, 4, false}, {128, 64, 256, 2, false}, {64, 64, 256, 5, false}};
 constexpr Tile kTiles8[kClassic] = {
@@ -164,16 +164,27 @@ void launch_wide_skew(cudaStream_t s, const void* in, void* out, i64 rows, i64 c
 
 // ---- the scalar-tile kernels (transpose_scalar_tile.cuh) ----
 
-template <int E, int T, int kMinBlocks>
+// The large scalar tiles, at most 32 KiB of shared memory each (a block's static shared memory
+// is limited to 48 KiB): 64×64 and 128 × 256 bytes; 16-byte elements 32×32 and 64×32.
+template <int E>
+constexpr int kScalar64Rows = E == 16 ? 32 : 64;
+template <int E>
+constexpr int kScalar64Cols = E == 16 ? 32 : 64;
+template <int E>
+constexpr int kScalarTallRows = E == 16 ? 64 : 128;
+template <int E>
+constexpr int kScalarTallCols = E == 16 ? 32 : 256 / E;
+
+template <int E, int TR, int TC, int kMinBlocks>
 void launch_scalar_tile(cudaStream_t s, const void* in, void* out, i64 rows, i64 cols, i64 ld_in,
                         i64 ld_out) {
   using W = typename Word<E>::type;
-  const i64 tiles_x = (cols + T - 1) / T, tiles_y = (rows + T - 1) / T;
+  const i64 tiles_x = (cols + TC - 1) / TC, tiles_y = (rows + TR - 1) / TR;
   TESSERA_CUDA_REQUIRE(tiles_x <= INT_MAX, "cuda::transpose: " + shape_str(rows, cols) +
                                                " has too many columns for the scalar-tile kernel");
   const dim3 grid(static_cast<unsigned>(tiles_x),
                   static_cast<unsigned>(std::min<i64>(tiles_y, 65535)));
-  transpose_scalar_tile<W, T, T, 32, 8, kMinBlocks><<<grid, dim3(32, 8), 0, s>>>(
+  transpose_scalar_tile<W, TR, TC, 32, 8, kMinBlocks><<<grid, dim3(32, 8), 0, s>>>(
       static_cast<const W*>(in), static_cast<W*>(out), rows, cols, ld_in, ld_out, tiles_y);
   CHECK_CUDA_LAUNCH();
 }
@@ -237,7 +248,8 @@ enum Kernel : int {
   kTile32,
   kWideFlat,
   kWideTall,
-  kScalar64
+  kScalar64,
+  kScalarTall
 };
 
 // Rows of both sides start on whole vectors (input) and sectors (output): the classic kernel's
@@ -264,13 +276,15 @@ int choose(int E, const void* in, const void* out, i64 rows, i64 cols, i64 ld_in
   if (std::min(rows, cols) <= kSkinnyMax)
     return kTile32;
   // Cached: the 64×64 scalar tile for 4-byte elements, the small tile for 8-byte ones. Large:
-  // 8-byte rows on whole vectors and sectors take 32×32 tiles of 256-byte runs, everything
-  // else the 64×64 scalar tile.
+  // rows on whole vectors and sectors take 32×32 wide tiles (8-byte) or the 64×64 scalar tile
+  // (4-byte); misaligned rows the 64×64 (8-byte) or 128×64 (4-byte) scalar tiles.
   if (rows * cols * E <= kCachedBytes)
     return E == 4 ? kScalar64 : kTile32;
-  if (E == 8 && classic_aligned(E, in, out, rows, cols, ld_in, ld_out))
-    return kWide256;
-  return kScalar64;
+  const bool aligned = classic_aligned(E, in, out, rows, cols, ld_in, ld_out);
+  if (E == 8)
+    return aligned ? kWide256 : kScalar64;
+  // 4-byte rows that do not start on vectors: 128 rows per tile, 32 elements per thread.
+  return aligned ? kScalar64 : kScalarTall;
 }
 
 template <int E>
@@ -293,12 +307,13 @@ void launch_elem(cudaStream_t s, int variant, const void* in, void* out, i64 row
   case kWide256:
     return launch_wide_elem<E, false>(s, in, out, rows, cols, ld_in, ld_out);
   case kTile32:
-    return launch_scalar_tile<E, 32, 8>(s, in, out, rows, cols, ld_in, ld_out);
+    return launch_scalar_tile<E, 32, 32, 8>(s, in, out, rows, cols, ld_in, ld_out);
   case kScalar64:
-    if constexpr (E < 16)
-      return launch_scalar_tile<E, 64, 1>(s, in, out, rows, cols, ld_in, ld_out);
-    else // 64×64 tiles of 16-byte elements would not fit the static shared memory
-      return launch_scalar_tile<E, 32, 1>(s, in, out, rows, cols, ld_in, ld_out);
+    return launch_scalar_tile<E, kScalar64Rows<E>, kScalar64Cols<E>, 1>(s, in, out, rows, cols,
+                                                                        ld_in, ld_out);
+  case kScalarTall:
+    return launch_scalar_tile<E, kScalarTallRows<E>, kScalarTallCols<E>, 1>(s, in, out, rows, cols,
+                                                                            ld_in, ld_out);
   case kWideFlat:
     return launch_wide_skew<E, true>(s, in, out, rows, cols, ld_in, ld_out);
   case kWideTall:
@@ -370,6 +385,8 @@ std::string transpose_variant_name(DType t, int variant) {
     return "tile 32x32/32x8";
   if (variant == kScalar64)
     return e < 16 ? "tile 64x64/32x8" : "tile 32x32/32x8/mb1";
+  if (variant == kScalarTall)
+    return e < 16 ? "tile 128x" + std::to_string(256 / e) + "/32x8" : "tile 64x32/32x8";
   if (variant == kWideFlat || variant == kWideTall) {
     const int l = 512 / e, h = std::max(8, 128 / e);
     return "wide " + std::to_string(variant == kWideFlat ? h : l) + "x" +

@@ -6,9 +6,11 @@
 //  - small scalar tile (32×32, 32×8 threads, element accesses, eight blocks per
 //    multiprocessor): one side at most 32, and 8-byte matrices of at most 48 MiB (they stay
 //    in the L2 cache);
-//  - large scalar tile (64×64, 32×8 threads, element accesses, 16 loads in flight per thread):
-//    every other 4-byte matrix, and 8-byte matrices whose rows do not all start on 16-byte
-//    vectors (input) and 32-byte sectors (output: odd leading dimensions, offset sub-blocks);
+//  - large scalar tiles (32×8 threads, element accesses, 16 or 32 loads in flight per thread):
+//    64×64 for the other 4-byte matrices whose rows all start on 16-byte vectors (input) and
+//    32-byte sectors (output), for cached 4-byte matrices, and for 8-byte matrices whose rows
+//    do not (odd leading dimensions, offset sub-blocks); 128×64 for large 4-byte matrices
+//    whose rows do not;
 //  - wide tile: large 8-byte matrices whose rows do (32×32 tiles of 256-byte runs) and 16-byte
 //    elements of every shape (32×32, 512-byte runs): each warp instruction is one contiguous
 //    run of aligned 16-byte vectors along a row, element accesses only for the partial vectors

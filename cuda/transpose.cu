@@ -20,8 +20,8 @@ struct Tile {
 // Classic tile shapes per element size (bytes).
 constexpr int kClassic = 3;
 // auto, classic tiles, wide 512 B, wide 256 B, skinny, small tile, wide flat, wide tall, scalar
-// 64×64 tile, scalar tall tile
-constexpr int kVariants = 1 + kClassic + 8;
+// 64×64 tile, scalar tall tile, small tile of 16×16 threads
+constexpr int kVariants = 1 + kClassic + 9;
 constexpr Tile kTiles4[kClassic] = {
     {64, 64, 256, 4, false}, {128, 64, 256, 2, false}, {64, 64, 256, 5, false}};
 constexpr Tile kTiles8[kClassic] = {
@@ -175,7 +175,7 @@ constexpr int kScalarTallRows = E == 16 ? 64 : 128;
 template <int E>
 constexpr int kScalarTallCols = E == 16 ? 32 : 256 / E;
 
-template <int E, int TR, int TC, int kMinBlocks>
+template <int E, int TR, int TC, int kMinBlocks, int BX = 32, int BY = 8>
 void launch_scalar_tile(cudaStream_t s, const void* in, void* out, i64 rows, i64 cols, i64 ld_in,
                         i64 ld_out) {
   using W = typename Word<E>::type;
@@ -184,7 +184,7 @@ void launch_scalar_tile(cudaStream_t s, const void* in, void* out, i64 rows, i64
                                                " has too many columns for the scalar-tile kernel");
   const dim3 grid(static_cast<unsigned>(tiles_x),
                   static_cast<unsigned>(std::min<i64>(tiles_y, 65535)));
-  transpose_scalar_tile<W, TR, TC, 32, 8, kMinBlocks><<<grid, dim3(32, 8), 0, s>>>(
+  transpose_scalar_tile<W, TR, TC, BX, BY, kMinBlocks><<<grid, dim3(BX, BY), 0, s>>>(
       static_cast<const W*>(in), static_cast<W*>(out), rows, cols, ld_in, ld_out, tiles_y);
   CHECK_CUDA_LAUNCH();
 }
@@ -249,7 +249,8 @@ enum Kernel : int {
   kWideFlat,
   kWideTall,
   kScalar64,
-  kScalarTall
+  kScalarTall,
+  kTile32Square
 };
 
 // Rows of both sides start on whole vectors (input) and sectors (output): the classic kernel's
@@ -273,13 +274,14 @@ int choose(int E, const void* in, const void* out, i64 rows, i64 cols, i64 ld_in
     return kClassic0; // only its element-word path takes 4-byte aligned complex data
   if (E == 16)
     return kWide512; // 32×32 tiles of 16-byte elements: 512-byte runs both ways, every class
+  // Skinny: 32×32 tiles; 16×16 threads for 4-byte elements (two 64-byte row runs per warp).
   if (std::min(rows, cols) <= kSkinnyMax)
-    return kTile32;
-  // Cached: the 64×64 scalar tile for 4-byte elements, the small tile for 8-byte ones. Large:
-  // rows on whole vectors and sectors take 32×32 wide tiles (8-byte) or the 64×64 scalar tile
-  // (4-byte); misaligned rows the 64×64 (8-byte) or 128×64 (4-byte) scalar tiles.
+    return E == 4 ? kTile32Square : kTile32;
+  // Cached, and large with rows on whole vectors and sectors: the 64×64 scalar tile, except
+  // 8-byte aligned ones, which take 32×32 wide tiles of 256-byte runs. Large with misaligned
+  // rows: the 64×64 (8-byte) or 128×64 (4-byte) scalar tiles.
   if (rows * cols * E <= kCachedBytes)
-    return E == 4 ? kScalar64 : kTile32;
+    return kScalar64;
   const bool aligned = classic_aligned(E, in, out, rows, cols, ld_in, ld_out);
   if (E == 8)
     return aligned ? kWide256 : kScalar64;
@@ -308,6 +310,8 @@ void launch_elem(cudaStream_t s, int variant, const void* in, void* out, i64 row
     return launch_wide_elem<E, false>(s, in, out, rows, cols, ld_in, ld_out);
   case kTile32:
     return launch_scalar_tile<E, 32, 32, 8>(s, in, out, rows, cols, ld_in, ld_out);
+  case kTile32Square:
+    return launch_scalar_tile<E, 32, 32, 1, 16, 16>(s, in, out, rows, cols, ld_in, ld_out);
   case kScalar64:
     return launch_scalar_tile<E, kScalar64Rows<E>, kScalar64Cols<E>, 1>(s, in, out, rows, cols,
                                                                         ld_in, ld_out);
@@ -385,6 +389,8 @@ std::string transpose_variant_name(DType t, int variant) {
     return "tile 32x32/32x8";
   if (variant == kScalar64)
     return e < 16 ? "tile 64x64/32x8" : "tile 32x32/32x8/mb1";
+  if (variant == kTile32Square)
+    return "tile 32x32/16x16";
   if (variant == kScalarTall)
     return e < 16 ? "tile 128x" + std::to_string(256 / e) + "/32x8" : "tile 64x32/32x8";
   if (variant == kWideFlat || variant == kWideTall) {

@@ -3,18 +3,18 @@
 // Device pointers; the work is queued on `stream` (asynchronous). in and out must not overlap.
 //
 // The kernel is chosen from the shape and layout (transpose_choice(); measured on an H200):
-//  - small scalar tile (32×32, 32×8 threads, element accesses, eight blocks per
-//    multiprocessor): one side at most 32, and 8-byte matrices of at most 48 MiB (they stay
-//    in the L2 cache);
+//  - small scalar tiles (32×32, element accesses): one side at most 32 (4-byte elements with
+//    16×16 threads, two 64-byte row runs per warp access; 8-byte ones with 32×8 threads and
+//    eight blocks per multiprocessor);
 //  - large scalar tiles (32×8 threads, element accesses, 16 or 32 loads in flight per thread):
-//    64×64 for the other 4-byte matrices whose rows all start on 16-byte vectors (input) and
-//    32-byte sectors (output), for cached 4-byte matrices, and for 8-byte matrices whose rows
-//    do not (odd leading dimensions, offset sub-blocks); 128×64 for large 4-byte matrices
-//    whose rows do not;
-//  - wide tile: large 8-byte matrices whose rows do (32×32 tiles of 256-byte runs) and 16-byte
-//    elements of every shape (32×32, 512-byte runs): each warp instruction is one contiguous
-//    run of aligned 16-byte vectors along a row, element accesses only for the partial vectors
-//    at its two ends.
+//    64×64 for 4- and 8-byte matrices of at most 48 MiB (they stay in the L2 cache), for
+//    larger 4-byte matrices whose rows all start on 16-byte vectors (input) and 32-byte sectors
+//    (output), and for larger 8-byte matrices whose rows do not (odd leading dimensions,
+//    offset sub-blocks); 128×64 for larger 4-byte matrices whose rows do not;
+//  - wide tiles: larger 8-byte matrices whose rows do (32×32 tiles of 256-byte runs) and
+//    16-byte elements of every shape (32×32, 512-byte runs): each warp instruction is one
+//    contiguous run of aligned 16-byte vectors along a row, element accesses only for the
+//    partial vectors at its two ends.
 // transpose_variant() also offers the classic tile (16-byte vectors, output rows cut on
 // sectors), a skinny kernel (the short side held whole in shared memory) and flat and tall
 // wide tiles, for comparison.

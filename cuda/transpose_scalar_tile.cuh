@@ -4,13 +4,12 @@
 // thread's loads of a tile are all in registers before any is stored to shared memory, so
 // TR·TC/(BX·BY) loads per thread are in flight at once.
 //
-// Two shapes of it are used (cuda/transpose.cu, `choose`):
-//  - 32×32 tiles, 32×8 threads, eight blocks per multiprocessor (at most 32 registers): many
-//    small blocks keep the device full where a shape offers few large tiles (a short side of
-//    a few elements, or an 8-byte matrix that lives in the L2 cache);
-//  - 64×64 tiles, 32×8 threads, 16 elements per thread: more bytes in flight per block, the
-//    better kernel for large 4- and 8-byte matrices whose rows do not start on vectors, and
-//    for 4-byte matrices on every large or cached shape that is not skinny.
+// Its shapes (cuda/transpose.cu, `choose`; transpose.hpp lists which shape takes which):
+//  - 32×32 tiles: 32×8 threads and eight blocks per multiprocessor (at most 32 registers), or
+//    16×16 threads (two 64-byte row runs per warp access): many small blocks keep the device
+//    full where a shape offers few large tiles (a short side of a few elements);
+//  - 64×64 and 128 × 256-byte tiles, 32×8 threads, 16 or 32 elements per thread: more bytes in
+//    flight per block, for large and cached matrices.
 #pragma once
 
 #include "cuda/launch.cuh"

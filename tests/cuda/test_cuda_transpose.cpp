@@ -223,10 +223,10 @@ TEST(CudaTransposeKernels, OneOfEachForTheSanitizers) {
     }
 }
 
-// The choice follows the shape class: the small scalar tile for skinny shapes and cached 8-byte
-// ones, the 64×64 scalar tile for other aligned or cached 4-byte shapes and misaligned 8-byte
-// ones, the 128×64 one for misaligned 4-byte shapes, 32×32 wide tiles for aligned 8-byte and
-// all 16-byte elements.
+// The choice follows the shape class: small scalar tiles for skinny shapes, the 64×64 scalar tile
+// for cached shapes, aligned large 4-byte and misaligned large 8-byte ones, the 128×64 one for
+// misaligned large 4-byte shapes, 32×32 wide tiles for aligned large 8-byte and all 16-byte
+// elements.
 TEST(CudaTransposeChoice, PicksTheKernelOfTheShapeClass) {
   const auto name = [](DType t, std::int64_t rows, std::int64_t cols, std::int64_t ld_in,
                        std::int64_t ld_out) {
@@ -235,10 +235,10 @@ TEST(CudaTransposeChoice, PicksTheKernelOfTheShapeClass) {
   };
   if (cuda::transpose_variant_count() == 0)
     GTEST_SKIP() << "built without CUDA";
-  EXPECT_EQ(name(DType::f32, 1000003, 17, 17, 1000003), "tile 32x32/32x8");
+  EXPECT_EQ(name(DType::f32, 1000003, 17, 17, 1000003), "tile 32x32/16x16");
   EXPECT_EQ(name(DType::f64, 17, 1000003, 1000003, 17), "tile 32x32/32x8");
   EXPECT_EQ(name(DType::f32, 2053, 2039, 2039, 2053), "tile 64x64/32x8");
-  EXPECT_EQ(name(DType::f64, 2053, 2039, 2039, 2053), "tile 32x32/32x8");
+  EXPECT_EQ(name(DType::f64, 2053, 2039, 2039, 2053), "tile 64x64/32x8");
   EXPECT_EQ(name(DType::f32, 16411, 16363, 16363, 16411), "tile 128x64/32x8");
   EXPECT_EQ(name(DType::f32, 16384, 16383, 16383, 16384), "tile 128x64/32x8");
   EXPECT_EQ(name(DType::f32, 16384, 16384, 16384, 16384), "tile 64x64/32x8");

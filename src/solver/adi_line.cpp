@@ -100,12 +100,36 @@ void AdiLine::solve_column_range(double* x, std::int64_t lines, double* explicit
       x[(n - 1) * lines + s] += hg;
     }
   }
-  if (streaming)
-    implicit_.solve_columns_streaming(x, lines, first, count);
-  else
+  if (!streaming) {
     implicit_.solve_range(x, BatchLayout::interleaved(n, lines), first, count);
-  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t i = 0; i < n; ++i)
+      explicit_columns(x, lines, explicit_out, first, count, i);
+    return;
+  }
+  // The explicit half of a row as soon as the row and its two neighbours hold their solution,
+  // while they are still in cache: two passes over the block instead of three (Dirichlet), three
+  // instead of four (periodic). Rows become final from the last up, or, when the periodic
+  // correction runs, from the first down; the wrapped rows 0 and n - 1 then go last.
+  auto explicit_row = [&](std::int64_t i) {
     explicit_columns(x, lines, explicit_out, first, count, i);
+  };
+  if (!implicit_.cyclic()) {
+    implicit_.solve_columns_streaming(x, lines, first, count, [&](std::int64_t i) {
+      if (i + 1 < n)
+        explicit_row(i + 1);
+      if (i == 0)
+        explicit_row(0);
+    });
+  } else {
+    implicit_.solve_columns_streaming(x, lines, first, count, [&](std::int64_t i) {
+      if (i >= 2)
+        explicit_row(i - 1);
+      if (i == n - 1) {
+        explicit_row(n - 1);
+        explicit_row(0);
+      }
+    });
+  }
 }
 
 void AdiLine::solve_columns(double* x, std::int64_t lines, double* explicit_out) const {

@@ -32,8 +32,9 @@ public:
   // lines_block[i * lines + s]), with the same operations per line, so the same bits: a rank that
   // holds whole lines of both directions solves the strided ones where they lie instead of
   // transposing. OpenMP: each thread sweeps one wide range of columns row by row, every pass
-  // along contiguous memory (ConstTridiag::solve_columns_streaming); narrow blocks (fewer than 64
-  // lines) go by panels of adjacent columns instead.
+  // along contiguous memory (ConstTridiag::solve_columns_streaming), the explicit half of each
+  // row computed as soon as its neighbours are solved; narrow blocks (fewer than 64 lines) go by
+  // panels of adjacent columns instead. explicit_out must not overlap lines_block.
   void solve_columns(double* lines_block, std::int64_t lines, double* explicit_out) const;
 
   std::int64_t n() const noexcept { return n_; }
@@ -43,7 +44,8 @@ public:
 private:
   void explicit_lines(const double* src, double* dst, std::int64_t first, std::int64_t count) const;
   // solve_columns' work on columns [first, first + count): the boundary values, the solve
-  // (streaming or by groups of columns), the explicit half.
+  // (streamed row by row, the explicit half fused in, or by groups of columns), the explicit
+  // half.
   void solve_column_range(double* x, std::int64_t lines, double* explicit_out, std::int64_t first,
                           std::int64_t count, bool streaming) const;
   // The explicit half of one row of a column block, for columns [first, first + count).

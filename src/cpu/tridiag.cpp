@@ -1,5 +1,6 @@
 // Batched tridiagonal solves: general Thomas and cyclic solvers, and the constant-coefficient
-// factorization with its grouped per-system sweeps (see tridiag.hpp for layout and operations).
+// factorization with its grouped per-system sweeps and its row-streaming sweeps of interleaved
+// systems (see tridiag.hpp for layout and operations).
 #include "cpu/tridiag.hpp"
 
 #include <algorithm>
@@ -238,6 +239,64 @@ void ConstTridiag::solve_range(double* x, const BatchLayout& L, std::int64_t fir
     const_sweep<kGroup>(*this, x + s * ss, ss, es, cyclic_);
   for (; s < first + count; ++s)
     const_sweep<1>(*this, x + s * ss, ss, es, cyclic_);
+}
+
+void ConstTridiag::solve_columns_streaming(
+    double* x, std::int64_t row_stride, std::int64_t first, std::int64_t count,
+    const std::function<void(std::int64_t)>& row_final) const {
+  TESSERA_REQUIRE(first >= 0 && count >= 0 && first + count <= row_stride, InputError,
+                  "tridiagonal columns [{}, {} + {}) do not fit rows of {} values", first, first,
+                  count, row_stride);
+  if (count == 0)
+    return;
+  // Each loop below is one line of the operation sequence, applied to a whole row of systems;
+  // the values of a row are independent, so vectorising them changes no rounding.
+  const std::int64_t n = n_;
+  double* const base = x + first;
+  auto row = [&](std::int64_t i) { return base + i * row_stride; };
+  {
+    double* __restrict r = row(0);
+    const double m = inv_[0];
+    for (std::int64_t s = 0; s < count; ++s)
+      r[s] = r[s] * m;
+  }
+  for (std::int64_t i = 1; i < n; ++i) {
+    double* __restrict r = row(i);
+    const double* __restrict p = row(i - 1);
+    const double m = inv_[static_cast<std::size_t>(i)];
+    for (std::int64_t s = 0; s < count; ++s)
+      r[s] = (r[s] - lower_ * p[s]) * m;
+  }
+  const bool report = static_cast<bool>(row_final);
+  if (report && !cyclic_)
+    row_final(n - 1);
+  for (std::int64_t i = n - 2; i >= 0; --i) {
+    double* __restrict r = row(i);
+    const double* __restrict q = row(i + 1);
+    const double u = upper_[static_cast<std::size_t>(i)];
+    for (std::int64_t s = 0; s < count; ++s)
+      r[s] = r[s] - u * q[s];
+    if (report && !cyclic_)
+      row_final(i);
+  }
+  if (!cyclic_)
+    return;
+  std::vector<double> fac_store(static_cast<std::size_t>(count));
+  double* __restrict fac = fac_store.data();
+  {
+    const double* r0 = row(0);
+    const double* rl = row(n - 1);
+    for (std::int64_t s = 0; s < count; ++s)
+      fac[s] = (r0[s] + corner_ * rl[s]) * inv_correction_;
+  }
+  for (std::int64_t i = 0; i < n; ++i) {
+    double* __restrict r = row(i);
+    const double zi = z_[static_cast<std::size_t>(i)];
+    for (std::int64_t s = 0; s < count; ++s)
+      r[s] = r[s] - fac[s] * zi;
+    if (report)
+      row_final(i);
+  }
 }
 
 void ConstTridiag::solve(double* x, const BatchLayout& L) const {

@@ -40,6 +40,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "core/batch_layout.hpp"
@@ -70,6 +71,21 @@ public:
   // run inside their own parallel region and split systems themselves.
   void solve_range(double* x, const BatchLayout& layout, std::int64_t first,
                    std::int64_t count) const;
+
+  // Serial: solves systems [first, first + count) of an interleaved batch whose rows lie
+  // `row_stride` values apart (element i of system s at x[i * row_stride + s]; first + count <=
+  // row_stride), row by row: each pass of the sweeps runs along a row's `count` contiguous
+  // values, the inner loop over systems. solve_range on this layout walks down groups of columns
+  // instead, touching one cache line per row at a stride that is a power of two at common sizes,
+  // so its rows compete for a few cache sets; this streams. The same operations per value as
+  // solve_range ("the exact operation sequence" above), so the same bits. Scratch: `count`
+  // values when cyclic(). `row_final`, when given, is called with each row's index as soon as
+  // the row holds its solution, so that a caller can use the row while it is still in cache:
+  // rows n-1, n-2, …, 0 (the backward sweep) unless cyclic(); rows 0, 1, …, n-1 (the
+  // correction) when cyclic().
+  void solve_columns_streaming(double* x, std::int64_t row_stride, std::int64_t first,
+                               std::int64_t count,
+                               const std::function<void(std::int64_t)>& row_final = nullptr) const;
 
   std::int64_t n() const noexcept { return n_; }
   bool periodic() const noexcept { return periodic_; }

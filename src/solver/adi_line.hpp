@@ -31,8 +31,10 @@ public:
   // As solve() for lines stored as the columns of an n × lines block (element i of line s at
   // lines_block[i * lines + s]), with the same operations per line, so the same bits: a rank that
   // holds whole lines of both directions solves the strided ones where they lie instead of
-  // transposing. OpenMP over panels of adjacent columns (a panel's forward-sweep results stay in
-  // cache for the backward sweep and the explicit half).
+  // transposing. OpenMP: each thread sweeps one wide range of columns row by row, every pass
+  // along contiguous memory (ConstTridiag::solve_columns_streaming), the explicit half of each
+  // row computed as soon as its neighbours are solved; narrow blocks (fewer than 64 lines) go by
+  // panels of adjacent columns instead. explicit_out must not overlap lines_block.
   void solve_columns(double* lines_block, std::int64_t lines, double* explicit_out) const;
 
   std::int64_t n() const noexcept { return n_; }
@@ -41,6 +43,14 @@ public:
 
 private:
   void explicit_lines(const double* src, double* dst, std::int64_t first, std::int64_t count) const;
+  // solve_columns' work on columns [first, first + count): the boundary values, the solve
+  // (streamed row by row, the explicit half fused in, or by groups of columns), the explicit
+  // half.
+  void solve_column_range(double* x, std::int64_t lines, double* explicit_out, std::int64_t first,
+                          std::int64_t count, bool streaming) const;
+  // The explicit half of one row of a column block, for columns [first, first + count).
+  void explicit_columns(const double* x, std::int64_t lines, double* out, std::int64_t first,
+                        std::int64_t count, std::int64_t row) const;
 
   std::int64_t n_ = 0;
   double h_ = 0.0;

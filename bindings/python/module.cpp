@@ -239,19 +239,24 @@ DeviceArray device_array(const py::handle& obj, DType t, std::int64_t rows, std:
 // The producer's work on the array may still be pending on a stream of its own: wait for
 // it before tessera reads or writes the memory (through CuPy, the one way to reach the CUDA
 // runtime from here without linking it).
-void wait_for_stream(const DeviceArray& a, const std::string& name) {
-  if (a.stream == 0)
-    return;
-  py::object cupy;
+// The cupy module; an InputError with `without` (what to do instead) where it is not installed.
+py::object import_cupy(const std::string& without) {
   try {
-    cupy = py::module_::import("cupy");
+    return py::module_::import("cupy");
   } catch (py::error_already_set& e) {
     if (!e.matches(PyExc_ImportError))
       throw;
-    input_error(name + " comes with CUDA stream " + std::to_string(a.stream) +
-                ", which tessera cannot synchronize without CuPy: synchronize that stream "
-                "before calling execute (then pass the array with stream None)");
+    input_error(without);
   }
+}
+
+void wait_for_stream(const DeviceArray& a, const std::string& name) {
+  if (a.stream == 0)
+    return;
+  const py::object cupy =
+      import_cupy(name + " comes with CUDA stream " + std::to_string(a.stream) +
+                  ", which tessera cannot synchronize without CuPy: synchronize that stream "
+                  "before calling execute (then pass the array with stream None)");
   cupy.attr("cuda").attr("ExternalStream")(a.stream).attr("synchronize")();
 }
 
@@ -336,17 +341,11 @@ private:
         device_array(in, dtype_, d.rows(rank_), d.global().cols, "the input block");
     py::object result = out;
     if (out.is_none()) {
-      py::object cupy;
-      try {
-        cupy = py::module_::import("cupy");
-      } catch (py::error_already_set& e) {
-        if (!e.matches(PyExc_ImportError))
-          throw;
-        input_error("the input block is a device array and CuPy, which would allocate the "
-                    "output, is not installed: pass out= (a writable device array of shape " +
-                    shape_str(o.rows(rank_), o.global().cols) + " and dtype " +
-                    text(numpy_dtype(dtype_)) + ")");
-      }
+      const py::object cupy =
+          import_cupy("the input block is a device array and CuPy, which would allocate the "
+                      "output, is not installed: pass out= (a writable device array of shape " +
+                      shape_str(o.rows(rank_), o.global().cols) + " and dtype " +
+                      text(numpy_dtype(dtype_)) + ")");
       result =
           cupy.attr("empty")(py::make_tuple(o.rows(rank_), o.global().cols), numpy_dtype(dtype_));
     } else if (!is_device_array(out)) {

@@ -13,6 +13,7 @@
 #include "cpu/reference.hpp"
 #include "cuda/stream.hpp"
 #include "mpi/collectives.hpp"
+#include "mpi/communicator.hpp"
 
 namespace tessera::app {
 
@@ -117,8 +118,7 @@ void finish_rates(BenchReport& r, const std::vector<double>& kernel,
 }
 
 std::string check_reduction(const BenchArgs& args, const std::vector<std::vector<double>>& got) {
-  int rank = 0;
-  MPI_Comm_rank(args.comm, &rank);
+  const int rank = mpi::comm_rank(args.comm);
   const std::size_t n = static_cast<std::size_t>(args.rows) * static_cast<std::size_t>(args.cols);
   if (n * dtype_size(args.dtype) > (std::size_t{1} << 30))
     return "no (matrix above 1 GiB)";
@@ -150,7 +150,7 @@ std::string check_reduction(const BenchArgs& args, const std::vector<std::vector
       }
     });
   }
-  MPI_Bcast(&verdict, 1, MPI_INT, 0, args.comm);
+  mpi::broadcast(args.comm, verdict);
   return verdict == 2   ? "yes (bit-identical to the serial reference)"
          : verdict == 1 ? "yes (within 1e-12 of the serial reference)"
                         : "MISMATCH";

@@ -1,0 +1,260 @@
+// The array checks and conversions of bindings/python/arrays.hpp.
+#include "arrays.hpp"
+
+#include <optional>
+
+namespace tessera::python {
+
+[[noreturn]] void input_error(const std::string& message) {
+  throw InputError(message, __FILE__, __LINE__);
+}
+
+std::string text(const py::object& o) {
+  return o.attr("__str__")().cast<std::string>();
+}
+
+// The module is an application of libtessera.so, which exports only the public API (tessera's
+// internal MPI helpers are not in it): the two MPI calls it makes itself are here.
+MPI_Comm comm_of(MPI_Fint handle) {
+  const MPI_Comm comm = MPI_Comm_f2c(handle);
+  if (comm == MPI_COMM_NULL)
+    input_error("the communicator handle " + std::to_string(handle) +
+                " is MPI_COMM_NULL, expected a communicator");
+  return comm;
+}
+int rank_of(MPI_Comm comm) {
+  int rank = 0;
+  if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
+    throw MpiError("MPI_Comm_rank failed on the communicator passed in", __FILE__, __LINE__);
+  return rank;
+}
+
+DType dtype_of_object(const py::handle& obj) {
+  if (py::isinstance<py::str>(obj)) {
+    const auto s = obj.cast<std::string>();
+    if (s == "f32" || s == "f64" || s == "c64" || s == "c128")
+      return parse_dtype(s);
+  }
+  const py::dtype dt = py::dtype::from_args(py::reinterpret_borrow<py::object>(obj));
+  const char kind = dt.kind();
+  const auto size = dt.itemsize();
+  if (kind == 'f' && size == 4)
+    return DType::f32;
+  if (kind == 'f' && size == 8)
+    return DType::f64;
+  if (kind == 'c' && size == 8)
+    return DType::c64;
+  if (kind == 'c' && size == 16)
+    return DType::c128;
+  input_error("dtype " + text(dt) +
+              " is not one tessera handles: expected float32, float64, complex64 or complex128");
+}
+
+py::dtype numpy_dtype(DType t) {
+  switch (t) {
+  case DType::f32:
+    return py::dtype::of<float>();
+  case DType::f64:
+    return py::dtype::of<double>();
+  case DType::c64:
+    return py::dtype::of<std::complex<float>>();
+  case DType::c128:
+    break;
+  }
+  return py::dtype::of<std::complex<double>>();
+}
+
+std::string shape_str(std::int64_t r, std::int64_t c) {
+  return "(" + std::to_string(r) + ", " + std::to_string(c) + ")";
+}
+
+namespace {
+std::string dims_str(const std::vector<std::int64_t>& dims) {
+  std::string s = "(";
+  for (std::size_t k = 0; k < dims.size(); ++k)
+    s += (k ? ", " : "") + std::to_string(dims[k]);
+  return s + (dims.size() == 1 ? ",)" : ")");
+}
+} // namespace
+
+// The array must be a C-contiguous rows x cols array of dtype t, in native byte order.
+void check_block(const py::array& a, DType t, std::int64_t rows, std::int64_t cols,
+                 const char* what) {
+  const std::string name = what;
+  if (a.ndim() != 2 || a.shape(0) != rows || a.shape(1) != cols)
+    input_error(name + " must have shape " + shape_str(rows, cols) + ", got " +
+                dims_str(std::vector<std::int64_t>(a.shape(), a.shape() + a.ndim())));
+  if (dtype_of_object(a.dtype()) != t || !a.dtype().attr("isnative").cast<bool>())
+    input_error(name + " must have dtype " + text(numpy_dtype(t)) + " (native byte order), got " +
+                text(a.dtype()));
+  if (!(a.flags() & py::array::c_style))
+    input_error(name + " must be C-contiguous: pass numpy.ascontiguousarray(" + name + ")");
+}
+
+py::array new_block(DType t, std::int64_t rows, std::int64_t cols) {
+  return py::array(numpy_dtype(t), std::vector<py::ssize_t>{rows, cols});
+}
+
+// --- Device arrays: any object exposing the __cuda_array_interface__ (CuPy, Numba, PyTorch),
+// versions 2 and 3 (https://numba.readthedocs.io/en/stable/cuda/cuda_array_interface.html).
+
+bool is_device_array(const py::handle& obj) {
+  return !obj.is_none() && py::hasattr(obj, "__cuda_array_interface__");
+}
+
+std::string type_name(const py::handle& obj) {
+  return py::type::handle_of(obj).attr("__name__").cast<std::string>();
+}
+
+namespace {
+const char* typestr_of(DType t) {
+  switch (t) {
+  case DType::f32:
+    return "<f4";
+  case DType::f64:
+    return "<f8";
+  case DType::c64:
+    return "<c8";
+  case DType::c128:
+    break;
+  }
+  return "<c16";
+}
+
+// The integers of a tuple (or list) of Python ints; nullopt when it is anything else.
+std::optional<std::vector<std::int64_t>> int_tuple(const py::handle& o) {
+  if (!py::isinstance<py::tuple>(o) && !py::isinstance<py::list>(o))
+    return std::nullopt;
+  std::vector<std::int64_t> v;
+  for (const auto& x : py::reinterpret_borrow<py::sequence>(o)) {
+    if (!py::isinstance<py::int_>(x))
+      return std::nullopt;
+    v.push_back(x.cast<std::int64_t>());
+  }
+  return v;
+}
+} // namespace
+
+// Checks obj's __cuda_array_interface__ against a C-contiguous rows × cols block of dtype t
+// (the rules of check_block for numpy arrays), touching no memory.
+DeviceArray device_array(const py::handle& obj, DType t, std::int64_t rows, std::int64_t cols,
+                         const std::string& name) {
+  const py::object cai = obj.attr("__cuda_array_interface__");
+  if (!py::isinstance<py::dict>(cai))
+    input_error(name + "'s __cuda_array_interface__ must be a dict, got " + type_name(cai));
+  const auto d = py::reinterpret_borrow<py::dict>(cai);
+  const auto get = [&d](const char* key) -> py::object {
+    return d.contains(key) ? py::reinterpret_borrow<py::object>(d[key]) : py::none();
+  };
+  const py::object version = get("version");
+  if (!py::isinstance<py::int_>(version) || version.cast<std::int64_t>() < 2 ||
+      version.cast<std::int64_t>() > 3)
+    input_error(name + "'s __cuda_array_interface__ has version " + text(version) +
+                ", expected 2 or 3");
+  const auto shape = int_tuple(get("shape"));
+  if (!shape)
+    input_error(name + "'s __cuda_array_interface__ shape must be a tuple of ints, got " +
+                text(get("shape")));
+  if (*shape != std::vector<std::int64_t>{rows, cols})
+    input_error(name + " must have shape " + shape_str(rows, cols) + ", got " + dims_str(*shape));
+  const py::object typestr = get("typestr");
+  if (!py::isinstance<py::str>(typestr) || typestr.cast<std::string>() != typestr_of(t))
+    input_error(name + " must have dtype " + text(numpy_dtype(t)) + " (typestr '" + typestr_of(t) +
+                "'), got typestr " + text(py::repr(typestr)));
+  const py::object strides = get("strides");
+  if (!strides.is_none()) {
+    const auto s = int_tuple(strides);
+    if (!s || s->size() != 2)
+      input_error(name +
+                  "'s __cuda_array_interface__ strides must be None or a tuple of 2 "
+                  "ints, got " +
+                  text(strides));
+    // As numpy's C-contiguity: an empty block is contiguous, and the stride of a dimension of
+    // extent 1 is never used.
+    const auto item = static_cast<std::int64_t>(dtype_size(t));
+    const bool contiguous =
+        rows == 0 || cols == 0 ||
+        ((rows == 1 || (*s)[0] == cols * item) && (cols == 1 || (*s)[1] == item));
+    if (!contiguous)
+      input_error(name + " must be C-contiguous (strides " + shape_str(cols * item, item) +
+                  " bytes), got strides " + dims_str(*s) +
+                  ": pass a contiguous copy (cupy.ascontiguousarray)");
+  }
+  if (!get("mask").is_none())
+    input_error(name + " is masked (its __cuda_array_interface__ has a mask): tessera takes "
+                       "arrays without a mask");
+  const py::object data = get("data");
+  if (!py::isinstance<py::tuple>(data) || py::len(data) != 2 ||
+      !py::isinstance<py::int_>(data[py::int_(0)]))
+    input_error(name +
+                "'s __cuda_array_interface__ data must be a tuple (pointer, readonly), "
+                "got " +
+                text(data));
+  DeviceArray a;
+  a.ptr = data[py::int_(0)].cast<std::uintptr_t>();
+  a.readonly = py::bool_(data[py::int_(1)]).cast<bool>();
+  a.bytes = static_cast<std::size_t>(rows * cols) * dtype_size(t);
+  if (a.ptr == 0 && a.bytes != 0)
+    input_error(name +
+                "'s __cuda_array_interface__ data pointer is null, expected the address "
+                "of its " +
+                std::to_string(rows * cols) + " elements");
+  const py::object stream = get("stream");
+  if (!stream.is_none()) {
+    if (!py::isinstance<py::int_>(stream))
+      input_error(name + "'s __cuda_array_interface__ stream must be None or an int, got " +
+                  text(stream));
+    const auto v = stream.cast<std::uintptr_t>();
+    if (v == 0)
+      input_error(name + "'s __cuda_array_interface__ stream is 0, which the protocol "
+                         "disallows: expected None, 1 (legacy default stream), 2 (per-thread "
+                         "default stream) or a stream pointer");
+    if (v != 1 && v != 2) // the library orders its work after the legacy default stream
+      a.stream = v;
+  }
+  return a;
+}
+
+// The cupy module; an InputError with `without` (what to do instead) where it is not installed.
+py::object import_cupy(const std::string& without) {
+  try {
+    return py::module_::import("cupy");
+  } catch (py::error_already_set& e) {
+    if (!e.matches(PyExc_ImportError))
+      throw;
+    input_error(without);
+  }
+}
+
+// Through CuPy: the one way to reach the CUDA runtime from here without linking it.
+void wait_for_stream(const DeviceArray& a, const std::string& name) {
+  if (a.stream == 0)
+    return;
+  const py::object cupy =
+      import_cupy(name + " comes with CUDA stream " + std::to_string(a.stream) +
+                  ", which tessera cannot synchronize without CuPy: synchronize that stream "
+                  "before calling execute (then pass the array with stream None)");
+  cupy.attr("cuda").attr("ExternalStream")(a.stream).attr("synchronize")();
+}
+
+bool overlap(std::uintptr_t a, std::size_t na, std::uintptr_t b, std::size_t nb) {
+  return na != 0 && nb != 0 && a < b + nb && b < a + na;
+}
+
+// Device arrays go to a Memory::Device plan, which needs the CUDA backend.
+void require_cuda(Backend resolved, const std::string& name) {
+  if (resolved != Backend::Cuda)
+    input_error(name + " is a device array (__cuda_array_interface__): device arrays need a " +
+                "plan with backend=\"cuda\", this plan's backend is \"" +
+                std::string(backend_name(resolved)) + "\" (or pass a numpy array)");
+}
+
+// A numpy array, or an InputError naming what was passed instead.
+py::array host_array(const py::handle& obj, const std::string& name) {
+  if (!py::isinstance<py::array>(obj))
+    input_error(name + " must be a numpy array or a device array (__cuda_array_interface__), " +
+                "got " + type_name(obj));
+  return py::reinterpret_borrow<py::array>(obj);
+}
+
+} // namespace tessera::python

@@ -93,6 +93,31 @@ struct Block8x8 { // 8-byte elements
   }
 };
 
+// Block8x8 with non-temporal stores: each output row gets one whole 64-byte line per block,
+// written without first reading it in (the read-for-ownership that ordinary stores pay on
+// lines that are only overwritten). Needs output rows on 32-byte boundaries.
+struct Block8x8Streaming {
+  static constexpr int N = 8;
+  using Word = std::uint64_t;
+  static inline void move(const Word* in, std::int64_t ld_in, Word* out, std::int64_t ld_out) {
+    __m256i q[4][4];
+    for (int k = 0; k < 4; ++k)
+      for (int h = 0; h < 2; ++h) {
+        q[h][k] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + k * ld_in + 4 * h));
+        q[2 + h][k] =
+            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + (k + 4) * ld_in + 4 * h));
+      }
+    for (auto& quadrant : q)
+      transpose4x4(quadrant);
+    for (int c = 0; c < 4; ++c) {
+      _mm256_stream_si256(reinterpret_cast<__m256i*>(out + c * ld_out), q[0][c]);
+      _mm256_stream_si256(reinterpret_cast<__m256i*>(out + c * ld_out + 4), q[2][c]);
+      _mm256_stream_si256(reinterpret_cast<__m256i*>(out + (c + 4) * ld_out), q[1][c]);
+      _mm256_stream_si256(reinterpret_cast<__m256i*>(out + (c + 4) * ld_out + 4), q[3][c]);
+    }
+  }
+};
+
 struct Block16x4 { // 16-byte elements
   static constexpr int N = 4;
   using Word = Word16;
@@ -127,7 +152,12 @@ void run_avx2(const KernelParams& k, std::size_t element_size, const void* in, v
     run_banded<Block4x8>(in, out, rows, cols, ld_in, ld_out, k);
     break;
   case 8:
-    run_banded<Block8x8>(in, out, rows, cols, ld_in, ld_out, k);
+    // Streaming needs every block's output rows on 32-byte boundaries: tiles start on multiples
+    // of 8 rows, so the output's base and row stride decide.
+    if (k.streaming && reinterpret_cast<std::uintptr_t>(out) % 32 == 0 && ld_out % 4 == 0)
+      run_banded<Block8x8Streaming>(in, out, rows, cols, ld_in, ld_out, k, true);
+    else
+      run_banded<Block8x8>(in, out, rows, cols, ld_in, ld_out, k);
     break;
   default:
     run_banded<Block16x4>(in, out, rows, cols, ld_in, ld_out, k);

@@ -10,6 +10,7 @@
 // walk down one band of output rows, so each thread writes long sequential output streams.
 #pragma once
 
+#include <immintrin.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -50,10 +51,11 @@ void walk_bands(const Word* in, Word* out, std::int64_t rows, std::int64_t cols,
   }
 }
 
+// `fence`: the block moves use non-temporal stores, made visible before the closing barrier.
 template <class Block>
 void transpose_banded(const typename Block::Word* in, typename Block::Word* out, std::int64_t rows,
                       std::int64_t cols, std::int64_t ld_in, std::int64_t ld_out,
-                      const KernelParams& k) {
+                      const KernelParams& k, bool fence = false) {
   constexpr std::int64_t N = Block::N;
   walk_bands<N>(in, out, rows, cols, ld_in, ld_out, k,
                 [&](std::int64_t j, std::int64_t i0, std::int64_t i1, std::int64_t tile_rows) {
@@ -71,16 +73,18 @@ void transpose_banded(const typename Block::Word* in, typename Block::Word* out,
                     for (std::int64_t c = 0; c < N; ++c)
                       out[(j + c) * ld_out + i] = in[i * ld_in + j + c];
                 });
+  if (fence)
+    _mm_sfence();
 #pragma omp barrier
 }
 
 // transpose_banded over untyped pointers, for the element-size switch of each instruction set.
 template <class Block>
 void run_banded(const void* in, void* out, std::int64_t rows, std::int64_t cols, std::int64_t ld_in,
-                std::int64_t ld_out, const KernelParams& k) {
+                std::int64_t ld_out, const KernelParams& k, bool fence = false) {
   using Word = typename Block::Word;
   transpose_banded<Block>(static_cast<const Word*>(in), static_cast<Word*>(out), rows, cols, ld_in,
-                          ld_out, k);
+                          ld_out, k, fence);
 }
 
 } // namespace tessera::cpu::detail

@@ -75,7 +75,7 @@ std::optional<KernelParams> parse_kernel_name(std::string_view s) {
     return std::nullopt;
   k.prefetch = take_word(s, "p");
   k.streaming = take_word(s, "nt");
-  if (!s.empty() || (k.streaming && k.isa != Isa::Avx512))
+  if (!s.empty() || (k.streaming && k.isa == Isa::Portable))
     return std::nullopt;
   return k;
 }
@@ -139,7 +139,7 @@ std::vector<KernelParams> candidates(std::size_t element_size) {
     // few lines in flight per cache set, which power-of-two row strides need.
     add({isa, 8, 32, false, false});
     add({isa, 16, 16, false, false});
-    if (isa == Isa::Avx512 && element_size == 8) {
+    if (element_size == 8) {
       add({isa, 64, 32, true, true});
       add({isa, 16, 32, false, true});
     }

@@ -2,6 +2,9 @@
 #include "solver/adi_line.hpp"
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
 
 #include <omp.h>
 
@@ -14,31 +17,63 @@ constexpr std::int64_t kLinesPerTask = 8;
 // Column blocks at least this wide are swept row by row, one range of columns per thread;
 // narrower ones by panels of adjacent columns, whose rows stay in cache between the passes.
 constexpr std::int64_t kStreamingLines = 64;
+// Lines shorter than this are solved where they lie: a task's rows fit in L1 whatever their
+// addresses.
+constexpr std::int64_t kMinCopiedLine = 64;
+constexpr std::int64_t kCacheLine = 64; // bytes
+constexpr std::int64_t kPerLine = kCacheLine / std::int64_t{sizeof(double)};
+constexpr std::int64_t kSetPeriod = 4096; // bytes: 64 sets of 64-byte lines (L1 data cache)
+
+// True when the rows of one task, `stride` values apart, do not all start in different cache
+// sets: the sweeps then walk kLinesPerTask streams through the same few sets (rows a multiple
+// of 4 KiB apart, e.g. n = 4096, all share one), which evict each other, and loads alias the
+// stores of other rows.
+bool rows_share_sets(std::int64_t stride) {
+  bool used[kSetPeriod / kCacheLine] = {};
+  for (std::int64_t k = 0; k < kLinesPerTask; ++k) {
+    const std::int64_t set = k * stride * std::int64_t{sizeof(double)} % kSetPeriod / kCacheLine;
+    if (used[set])
+      return true;
+    used[set] = true;
+  }
+  return false;
+}
+
+// The row stride of the per-thread copy: whole cache lines (rows stay 64-byte aligned) and an
+// odd number of them, so that the rows of a task start in kLinesPerTask different sets (an odd
+// number of lines is invertible modulo the 64 sets) for every n, powers of two included.
+std::int64_t copy_stride(std::int64_t n) {
+  std::int64_t s = (n + kPerLine - 1) / kPerLine * kPerLine;
+  if (s / kPerLine % 2 == 0)
+    s += kPerLine;
+  return s;
+}
 } // namespace
 
 AdiLine::AdiLine(std::int64_t n, double h, Boundary boundary, double boundary_value)
     : n_(n), h_(h), boundary_(boundary), g_(boundary == Boundary::Dirichlet ? boundary_value : 0.0),
       implicit_(-h, 1.0 + 2.0 * h, -h, n, boundary == Boundary::Periodic) {}
 
-void AdiLine::explicit_lines(const double* src, double* dst, std::int64_t first,
-                             std::int64_t count) const {
+void AdiLine::explicit_row(const double* u, double* v) const {
   const std::int64_t n = n_;
   const double h = h_;
   const bool periodic = boundary_ == Boundary::Periodic;
-  for (std::int64_t r = first; r < first + count; ++r) {
-    const double* u = src + r * n;
-    double* v = dst + r * n;
-    const double before = periodic ? u[n - 1] : g_; // u_{-1}
-    const double after = periodic ? u[0] : g_;      // u_n
-    if (n == 1) {
-      v[0] = u[0] + h * ((before + after) - 2.0 * u[0]);
-      continue;
-    }
-    v[0] = u[0] + h * ((before + u[1]) - 2.0 * u[0]);
-    for (std::int64_t i = 1; i < n - 1; ++i)
-      v[i] = u[i] + h * ((u[i - 1] + u[i + 1]) - 2.0 * u[i]);
-    v[n - 1] = u[n - 1] + h * ((u[n - 2] + after) - 2.0 * u[n - 1]);
+  const double before = periodic ? u[n - 1] : g_; // u_{-1}
+  const double after = periodic ? u[0] : g_;      // u_n
+  if (n == 1) {
+    v[0] = u[0] + h * ((before + after) - 2.0 * u[0]);
+    return;
   }
+  v[0] = u[0] + h * ((before + u[1]) - 2.0 * u[0]);
+  for (std::int64_t i = 1; i < n - 1; ++i)
+    v[i] = u[i] + h * ((u[i - 1] + u[i + 1]) - 2.0 * u[i]);
+  v[n - 1] = u[n - 1] + h * ((u[n - 2] + after) - 2.0 * u[n - 1]);
+}
+
+void AdiLine::explicit_lines(const double* src, double* dst, std::int64_t first,
+                             std::int64_t count) const {
+  for (std::int64_t r = first; r < first + count; ++r)
+    explicit_row(src + r * n_, dst + r * n_);
 }
 
 void AdiLine::apply_explicit(const double* src, double* dst, std::int64_t rows) const {
@@ -51,6 +86,10 @@ void AdiLine::apply_explicit(const double* src, double* dst, std::int64_t rows) 
 }
 
 void AdiLine::solve(double* lines, std::int64_t rows, double* explicit_out) const {
+  if (n_ >= kMinCopiedLine && rows_share_sets(n_)) {
+    solve_copied(lines, rows, explicit_out);
+    return;
+  }
   const BatchLayout layout = BatchLayout::rows(n_, rows);
   const bool dirichlet = boundary_ == Boundary::Dirichlet && g_ != 0.0;
   const double hg = h_ * g_;
@@ -69,6 +108,46 @@ void AdiLine::solve(double* lines, std::int64_t rows, double* explicit_out) cons
     implicit_.solve_range(lines, layout, first, count);
     if (explicit_out)
       explicit_lines(lines, explicit_out, first, count);
+  }
+}
+
+void AdiLine::solve_copied(double* lines, std::int64_t rows, double* explicit_out) const {
+  const std::int64_t n = n_, stride = copy_stride(n);
+  const bool dirichlet = boundary_ == Boundary::Dirichlet && g_ != 0.0;
+  const double hg = h_ * g_;
+  const std::int64_t tasks = (rows + kLinesPerTask - 1) / kLinesPerTask;
+#pragma omp parallel
+  {
+    // One task's rows at the padded stride (256 KiB at n = 4096: they stay in L2), allocated
+    // once per thread and 64-byte aligned.
+    std::vector<double> storage(static_cast<std::size_t>(kLinesPerTask * stride + kPerLine - 1));
+    const auto misalign = static_cast<std::int64_t>(
+        reinterpret_cast<std::uintptr_t>(storage.data()) % std::uintptr_t{kCacheLine});
+    double* buf =
+        storage.data() + (kCacheLine - misalign) % kCacheLine / std::int64_t{sizeof(double)};
+    const BatchLayout layout = BatchLayout::rows(n, kLinesPerTask, stride);
+#pragma omp for schedule(static)
+    for (std::int64_t t = 0; t < tasks; ++t) {
+      const std::int64_t first = t * kLinesPerTask;
+      const std::int64_t count = std::min(kLinesPerTask, rows - first);
+      for (std::int64_t r = 0; r < count; ++r) {
+        double* b = buf + r * stride;
+        std::copy_n(lines + (first + r) * n, n, b);
+        if (dirichlet) {
+          // As in solve(): the same additions on the same values.
+          b[0] += hg;
+          b[n - 1] += hg;
+        }
+      }
+      implicit_.solve_range(buf, layout, 0, count);
+      // Each row back and its explicit half, while the row is in cache.
+      for (std::int64_t r = 0; r < count; ++r) {
+        const double* b = buf + r * stride;
+        std::copy_n(b, n, lines + (first + r) * n);
+        if (explicit_out)
+          explicit_row(b, explicit_out + (first + r) * n);
+      }
+    }
   }
 }
 

@@ -25,7 +25,10 @@ public:
   // dst = (I + h D) src for `rows` lines of n contiguous values. OpenMP over lines.
   void apply_explicit(const double* src, double* dst, std::int64_t rows) const;
   // lines := (I - h D)^{-1} lines, in place; then, when `explicit_out` is not null,
-  // explicit_out = (I + h D) lines — fused while the lines are still in cache. OpenMP over lines.
+  // explicit_out = (I + h D) lines — fused while the lines are still in cache. OpenMP over lines,
+  // 8 at a time, their sweeps interleaved; when 8 rows of n >= 64 values would not all start in
+  // different cache sets (n * 8 bytes a multiple of 4 KiB, or close: n = 4096), each group is
+  // solved in a per-thread copy whose rows are padded apart, then copied back.
   void solve(double* lines, std::int64_t rows, double* explicit_out = nullptr) const;
 
   // As solve() for lines stored as the columns of an n × lines block (element i of line s at
@@ -42,7 +45,12 @@ public:
   const cpu::ConstTridiag& implicit_matrix() const noexcept { return implicit_; }
 
 private:
+  // The explicit half of one line: v = (I + h D) u.
+  void explicit_row(const double* u, double* v) const;
   void explicit_lines(const double* src, double* dst, std::int64_t first, std::int64_t count) const;
+  // solve() for lines whose rows would share cache sets: each task's rows are solved in a
+  // per-thread copy at a padded stride (same operations per value, so the same bits).
+  void solve_copied(double* lines, std::int64_t rows, double* explicit_out) const;
   // solve_columns' work on columns [first, first + count): the boundary values, the solve
   // (streamed row by row, the explicit half fused in, or by groups of columns), the explicit
   // half.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -454,6 +455,58 @@ TEST(AdiLine, ColumnsGiveTheBitsOfRows) {
                     transposed(out_cols, n, lines) == out_rows)
             << "seed " << seed << " n " << n << " lines " << lines << " g " << k.g
             << (k.b == Boundary::Periodic ? " periodic" : "");
+      }
+}
+
+// AdiLine::solve against the plain formulas on each row: the Dirichlet values moved to the
+// right-hand side, ConstTridiag::solve, then v = u + h ((u_{i-1} + u_{i+1}) - 2 u_i). Lengths
+// whose rows lie a multiple of 4 KiB apart (512, 4096) or near one (4097) are solved in a padded
+// per-thread copy; the others (1 … 64, 4001) where they lie. Both must give these bits.
+TEST(AdiLine, RowsGiveTheBitsOfAPlainSolve) {
+  const unsigned seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  using tessera::heat2d::Boundary;
+  struct Kind {
+    Boundary b;
+    double g;
+  };
+  for (Kind k : {Kind{Boundary::Dirichlet, 0.0}, Kind{Boundary::Dirichlet, 0.5 + u(rng)},
+                 Kind{Boundary::Periodic, 0.0}})
+    for (std::int64_t n : {1, 2, 3, 63, 64, 512, 4001, 4096, 4097})
+      for (std::int64_t rows : {1, 7, 8, 9, 33}) {
+        const double h = std::pow(10.0, 2.0 * u(rng));
+        const bool periodic = k.b == Boundary::Periodic;
+        const tessera::heat2d::AdiLine line(n, h, k.b, k.g);
+        std::vector<double> got(static_cast<std::size_t>(n * rows));
+        for (double& v : got)
+          v = u(rng);
+        std::vector<double> want = got, bare = got, out(got.size(), -7.0), want_out(got.size());
+        line.solve(got.data(), rows, out.data());
+        line.solve(bare.data(), rows);
+
+        const auto at = [n](std::int64_t r, std::int64_t i) {
+          return static_cast<std::size_t>(r * n + i);
+        };
+        for (std::int64_t r = 0; r < rows && !periodic && k.g != 0.0; ++r) {
+          want[at(r, 0)] += h * k.g;
+          want[at(r, n - 1)] += h * k.g;
+        }
+        ConstTridiag(-h, 1.0 + 2.0 * h, -h, n, periodic)
+            .solve(want.data(), BatchLayout::rows(n, rows));
+        for (std::int64_t r = 0; r < rows; ++r)
+          for (std::int64_t i = 0; i < n; ++i) {
+            const double ui = want[at(r, i)];
+            const double before = i > 0 ? want[at(r, i - 1)] : periodic ? want[at(r, n - 1)] : k.g;
+            const double after = i < n - 1 ? want[at(r, i + 1)] : periodic ? want[at(r, 0)] : k.g;
+            want_out[at(r, i)] = ui + h * ((before + after) - 2.0 * ui);
+          }
+        const std::size_t bytes = got.size() * sizeof(double);
+        EXPECT_TRUE(std::memcmp(got.data(), want.data(), bytes) == 0 &&
+                    std::memcmp(out.data(), want_out.data(), bytes) == 0 &&
+                    std::memcmp(bare.data(), want.data(), bytes) == 0)
+            << "seed " << seed << " n " << n << " rows " << rows << " h " << h << " g " << k.g
+            << (periodic ? " periodic" : "");
       }
 }
 

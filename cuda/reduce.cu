@@ -109,14 +109,9 @@ void fused_impl(cudaStream_t s, const std::vector<Op>& ops, Axis axis, DType t, 
     dispatch_type(t, [&](auto tag) {
       using T = decltype(tag);
       const T* data = static_cast<const T*>(a);
-      if (rows_aligned(data, rows, ld))
-        fused_col_groups_kernel<T, true>
-            <<<col_group_blocks(rows, cols, group_cols<T, true>()), 256, 0, s>>>(
-                data, rows, cols, ld, l.doubles, stride, mask);
-      else
-        fused_col_groups_kernel<T, false><<<col_group_blocks(rows, cols, 1), 256, 0, s>>>(
-            data, rows, cols, ld, l.doubles, stride, mask);
-      CHECK_CUDA_LAUNCH();
+      launch_col_group_kernel(
+          s, [](auto vec) { return fused_col_groups_kernel<T, decltype(vec)::value>; }, data, rows,
+          cols, ld, l.doubles, stride, mask);
     });
     for (std::size_t k = 0; k < ops.size(); ++k)
       dispatch_fn(ops[k], [&](auto fn) {

@@ -62,6 +62,25 @@ inline void check_block(const char* what, DType t, const void* a, i64 rows, i64 
   TESSERA_CUDA_REQUIRE(aligned_to(a, dtype_size(t)), w + "data pointer not aligned to its type");
 }
 
+// g(integral_constant<Fn, F>, const T* data): the op and type dispatch of a block entry point.
+template <class G>
+void dispatch_block(Op op, DType t, const void* a, G&& g) {
+  dispatch_fn_type(op, t, [&](auto fn, auto tag) {
+    using T = decltype(tag);
+    g(fn, static_cast<const T*>(a));
+  });
+}
+
+// An entry point on one block: its argument checks, nothing to do when `empty`, else
+// dispatch_block(g).
+template <class G>
+void block_entry(const char* what, Op op, DType t, const void* a, i64 rows, i64 cols, i64 ld,
+                 bool empty, G&& g) {
+  check_block(what, t, a, rows, cols, ld);
+  if (!empty)
+    dispatch_block(op, t, a, g);
+}
+
 // Blocks that fill the device once for a grid-striding kernel.
 template <class K>
 unsigned resident_blocks(K kernel, int threads) {

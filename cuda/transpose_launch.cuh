@@ -34,20 +34,19 @@ inline const Tile& tile_of(int elem, int variant) {
   return elem == 4 ? kTiles4[variant] : elem == 8 ? kTiles8[variant] : kTiles16[variant];
 }
 
-// The arguments of a tile kernel (TransposeTile, WideTile: the same members in the same order).
-template <class K, class W>
-K kernel_args(const void* in, void* out, i64 rows, i64 cols, i64 ld_in, i64 ld_out, int phase_in,
-              int phase_out, i64 tiles_x) {
-  return K{static_cast<const W*>(in),
-           static_cast<W*>(out),
-           rows,
-           cols,
-           ld_in,
-           ld_out,
-           (rows - 1) * ld_in + cols,
-           phase_in,
-           phase_out,
-           tiles_x};
+template <class W>
+TileArgs<W> tile_args(const void* in, void* out, i64 rows, i64 cols, i64 ld_in, i64 ld_out,
+                      int phase_in, int phase_out, i64 tiles_x) {
+  return {static_cast<const W*>(in),
+          static_cast<W*>(out),
+          rows,
+          cols,
+          ld_in,
+          ld_out,
+          (rows - 1) * ld_in + cols,
+          phase_in,
+          phase_out,
+          tiles_x};
 }
 
 template <class W, int VW, int TR, int TC, int NT, int MB, bool kIn, bool kOut>
@@ -73,8 +72,7 @@ void launch_shape(cudaStream_t s, const void* in, void* out, i64 rows, i64 cols,
   const i64 tiles_x = (cols + TC - 1) / TC;
   // Shifted output tiles reach up to kSector - 1 rows past the last multiple of TR.
   const i64 tiles_y = (rows + (kOut ? 0 : K::kSector - 1) + TR - 1) / TR;
-  const auto k =
-      kernel_args<K, W>(in, out, rows, cols, ld_in, ld_out, phase_in, phase_out, tiles_x);
+  const K k{tile_args<W>(in, out, rows, cols, ld_in, ld_out, phase_in, phase_out, tiles_x)};
   launch_tiles<W, VW, TR, TC, NT, MB>(s, k, tiles_x * tiles_y, persistent);
 }
 
@@ -134,8 +132,7 @@ void launch_wide(cudaStream_t s, const void* in, void* out, i64 rows, i64 cols, 
     return static_cast<int>(reinterpret_cast<std::uintptr_t>(p) / sizeof(W) % K::VW);
   };
   const i64 tiles_x = (cols + TJ - 1) / TJ, tiles_y = (rows + TI - 1) / TI;
-  const auto k =
-      kernel_args<K, W>(in, out, rows, cols, ld_in, ld_out, phase(in), phase(out), tiles_x);
+  const K k{tile_args<W>(in, out, rows, cols, ld_in, ld_out, phase(in), phase(out), tiles_x)};
   const i64 ntiles = tiles_x * tiles_y;
   kernel<<<static_cast<unsigned>(std::min(ntiles, i64{1} << 30)), kThreads, K::kSmemBytes, s>>>(
       k, ntiles);

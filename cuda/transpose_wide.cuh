@@ -24,7 +24,7 @@
 namespace tessera::cuda::detail {
 
 template <class W, int TI, int TJ, int NT>
-struct WideTile {
+struct WideTile : TileArgs<W> {
   static constexpr int E = static_cast<int>(sizeof(W));
   static constexpr int VW = 16 / E; // elements per 16-byte vector
   static constexpr int NW = NT / 32;
@@ -44,13 +44,9 @@ struct WideTile {
   using V = Vec<W, VW>;
   static constexpr std::size_t kSmemBytes = sizeof(W) * static_cast<std::size_t>(TJ) * S;
 
-  const W* __restrict__ in;
-  W* __restrict__ out;
-  i64 rows, cols, ld_in, ld_out;
-  i64 span;      // elements from in[0] to one past the last element of the matrix
-  int phase_in;  // element 0 of `in` within its 16-byte vector
-  int phase_out; // element 0 of `out` within its 16-byte vector
-  i64 tiles_x;
+  using A = TileArgs<W>;
+  using A::in, A::out, A::rows, A::cols, A::ld_in, A::ld_out, A::span, A::phase_in, A::phase_out,
+      A::tiles_x;
 
   __device__ void run(W* tile, i64 t) const {
     const i64 ty = t / tiles_x, tx = t - ty * tiles_x;

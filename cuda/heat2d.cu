@@ -62,6 +62,21 @@ __device__ __forceinline__ void load_chunk(double (&r)[kChunk], const double* p,
   }
 }
 
+// at(i, x[i * m]) for i = n - 2 down to 0, the values loaded kChunk ahead (load_chunk).
+template <int kChunk, class At>
+__device__ __forceinline__ void each_backward(const double* x, i64 m, i64 n, At&& at) {
+  for (i64 i0 = n - 2; i0 >= 0; i0 -= kChunk) {
+    double r[kChunk];
+    load_chunk(r, x + i0 * m, -m, i0 + 1);
+#pragma unroll
+    for (int k = 0; k < kChunk; ++k) {
+      const i64 i = i0 - k;
+      if (i >= 0)
+        at(i, r[k]);
+    }
+  }
+}
+
 // One thread per line s: cpu::ConstTridiag's const_sweep (same operations, same order; the
 // library builds with --fmad=false) with AdiLine::solve's boundary terms before it and
 // AdiLine's explicit half after it, computed from the solution values as they come out.
@@ -121,37 +136,21 @@ __global__ void __launch_bounds__(64)
   if (!f.cyclic) {
     // Backward sweep; the explicit value at i + 1 is due once the solution at i is known.
     double cur = prev, right = g; // solution at i + 1, and at i + 2 (g past the end)
-    for (i64 i0 = n - 2; i0 >= 0; i0 -= kChunk) {
-      double r[kChunk];
-      load_chunk(r, X + i0 * m, -m, i0 + 1);
-#pragma unroll
-      for (int k = 0; k < kChunk; ++k) {
-        const i64 i = i0 - k;
-        if (i >= 0) {
-          const double left = r[k] - upper[i] * cur;
-          if (keep)
-            X[i * m] = left;
-          O[(i + 1) * m] = stencil(cur, left, right, h);
-          right = cur;
-          cur = left;
-        }
-      }
-    }
+    each_backward<kChunk>(X, m, n, [&](i64 i, double ri) {
+      const double left = ri - upper[i] * cur;
+      if (keep)
+        X[i * m] = left;
+      O[(i + 1) * m] = stencil(cur, left, right, h);
+      right = cur;
+      cur = left;
+    });
     O[0] = stencil(cur, g, right, h);
     return;
   }
-  for (i64 i0 = n - 2; i0 >= 0; i0 -= kChunk) {
-    double r[kChunk];
-    load_chunk(r, X + i0 * m, -m, i0 + 1);
-#pragma unroll
-    for (int k = 0; k < kChunk; ++k) {
-      const i64 i = i0 - k;
-      if (i >= 0) {
-        prev = r[k] - upper[i] * prev;
-        X[i * m] = prev;
-      }
-    }
-  }
+  each_backward<kChunk>(X, m, n, [&](i64 i, double ri) {
+    prev = ri - upper[i] * prev;
+    X[i * m] = prev;
+  });
   // The periodic correction x_i - fac z_i, then the explicit half (wrapping), in one pass.
   const double* __restrict__ z = f.z;
   const double fac = (prev + f.corner * X[(n - 1) * m]) * f.inv_correction;

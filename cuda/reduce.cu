@@ -109,14 +109,9 @@ void fused_impl(cudaStream_t s, const std::vector<Op>& ops, Axis axis, DType t, 
     dispatch_type(t, [&](auto tag) {
       using T = decltype(tag);
       const T* data = static_cast<const T*>(a);
-      if (rows_aligned(data, rows, ld))
-        fused_col_groups_kernel<T, true>
-            <<<col_group_blocks(rows, cols, group_cols<T, true>()), 256, 0, s>>>(
-                data, rows, cols, ld, l.doubles, stride, mask);
-      else
-        fused_col_groups_kernel<T, false><<<col_group_blocks(rows, cols, 1), 256, 0, s>>>(
-            data, rows, cols, ld, l.doubles, stride, mask);
-      CHECK_CUDA_LAUNCH();
+      launch_col_group_kernel(
+          s, [](auto vec) { return fused_col_groups_kernel<T, decltype(vec)::value>; }, data, rows,
+          cols, ld, l.doubles, stride, mask);
     });
     for (std::size_t k = 0; k < ops.size(); ++k)
       dispatch_fn(ops[k], [&](auto fn) {
@@ -197,12 +192,11 @@ void reduce(CUstream_st* stream, Op op, Axis axis, DType t, const void* a, std::
   }
   if (rows == 0)
     return;
-  detail::dispatch_fn_type(op, t, [&](auto fn, auto tag) {
-    constexpr detail::Fn F = decltype(fn)::value;
-    using T = decltype(tag);
-    detail::launch_rows<T, F>(stream, static_cast<const T*>(a), rows, cols, ld, out, code,
-                              static_cast<double>(cols));
-  });
+  detail::dispatch_block(
+      op, t, a, [&]<detail::Fn F, class T>(std::integral_constant<detail::Fn, F>, const T* data) {
+        detail::launch_rows<T, F>(stream, data, rows, cols, ld, out, code,
+                                  static_cast<double>(cols));
+      });
 }
 
 void reduce_fused(CUstream_st* stream, const std::vector<Op>& ops, Axis axis, DType t,
@@ -219,40 +213,31 @@ void reduce_fused(CUstream_st* stream, const std::vector<Op>& ops, Axis axis, DT
 
 void reduce_rows(CUstream_st* stream, Op op, DType t, const void* a, std::int64_t rows,
                  std::int64_t cols, std::int64_t ld, double* out) {
-  detail::check_block("reduce_rows", t, a, rows, cols, ld);
-  if (rows == 0)
-    return;
-  detail::dispatch_fn_type(op, t, [&](auto fn, auto tag) {
-    constexpr detail::Fn F = decltype(fn)::value;
-    using T = decltype(tag);
-    detail::launch_rows<T, F>(stream, static_cast<const T*>(a), rows, cols, ld, out, 0, 1.0);
-  });
+  detail::block_entry(
+      "reduce_rows", op, t, a, rows, cols, ld, rows == 0,
+      [&]<detail::Fn F, class T>(std::integral_constant<detail::Fn, F>, const T* data) {
+        detail::launch_rows<T, F>(stream, data, rows, cols, ld, out, 0, 1.0);
+      });
 }
 
 void reduce_col_groups(CUstream_st* stream, Op op, DType t, const void* a, std::int64_t rows,
                        std::int64_t cols, std::int64_t ld, double* out) {
-  detail::check_block("reduce_col_groups", t, a, rows, cols, ld);
-  if (rows == 0 || cols == 0)
-    return;
-  detail::dispatch_fn_type(op, t, [&](auto fn, auto tag) {
-    constexpr detail::Fn F = decltype(fn)::value;
-    using T = decltype(tag);
-    detail::launch_col_groups<T, F>(stream, static_cast<const T*>(a), rows, cols, ld, out);
-  });
+  detail::block_entry(
+      "reduce_col_groups", op, t, a, rows, cols, ld, rows == 0 || cols == 0,
+      [&]<detail::Fn F, class T>(std::integral_constant<detail::Fn, F>, const T* data) {
+        detail::launch_col_groups<T, F>(stream, data, rows, cols, ld, out);
+      });
 }
 
 void fold_rows(CUstream_st* stream, Op op, DType t, const void* a, std::int64_t rows,
                std::int64_t cols, std::int64_t ld, double* acc) {
-  detail::check_block("fold_rows", t, a, rows, cols, ld);
-  if (rows == 0 || cols == 0)
-    return;
-  detail::dispatch_fn_type(op, t, [&](auto fn, auto tag) {
-    constexpr detail::Fn F = decltype(fn)::value;
-    using T = decltype(tag);
-    detail::fold_rows_kernel<T, F><<<detail::blocks_for(cols, 128), 128, 0, stream>>>(
-        static_cast<const T*>(a), rows, cols, ld, acc);
-    CHECK_CUDA_LAUNCH();
-  });
+  detail::block_entry(
+      "fold_rows", op, t, a, rows, cols, ld, rows == 0 || cols == 0,
+      [&]<detail::Fn F, class T>(std::integral_constant<detail::Fn, F>, const T* data) {
+        detail::fold_rows_kernel<T, F>
+            <<<detail::blocks_for(cols, 128), 128, 0, stream>>>(data, rows, cols, ld, acc);
+        CHECK_CUDA_LAUNCH();
+      });
 }
 
 void combine_col_groups(CUstream_st* stream, Op op, const double* groups, std::int64_t ngroups,

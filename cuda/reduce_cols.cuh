@@ -4,8 +4,6 @@
 // warp per column. Every add is a separately rounded double add.
 #pragma once
 
-#include <cstdint>
-
 #include "cuda/reduce_kernels.cuh"
 
 namespace tessera::cuda::detail {

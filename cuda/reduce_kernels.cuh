@@ -15,6 +15,8 @@
 
 #include <math_constants.h>
 
+#include <type_traits>
+
 #include "cuda/launch.cuh"
 
 namespace tessera::cuda::detail {
@@ -68,26 +70,19 @@ struct Policy {
   static constexpr bool is_sum() { return F == Fn::Sum || F == Fn::Abs || F == Fn::Sq; }
 };
 
+// One 16-byte vector of T (float4 or double2), read with a streaming load into x[0 … 16/sizeof(T)).
 template <class T>
-struct Vec16;
-template <>
-struct Vec16<float> {
-  using type = float4;
-  __device__ __forceinline__ static void load(const float* p, float* x) {
-    const float4 v = __ldcs(reinterpret_cast<const float4*>(p));
+struct Vec16 {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "f32 or f64 data");
+  using type = std::conditional_t<std::is_same_v<T, float>, float4, double2>;
+  __device__ __forceinline__ static void load(const T* p, T* x) {
+    const type v = __ldcs(reinterpret_cast<const type*>(p));
     x[0] = v.x;
     x[1] = v.y;
-    x[2] = v.z;
-    x[3] = v.w;
-  }
-};
-template <>
-struct Vec16<double> {
-  using type = double2;
-  __device__ __forceinline__ static void load(const double* p, double* x) {
-    const double2 v = __ldcs(reinterpret_cast<const double2*>(p));
-    x[0] = v.x;
-    x[1] = v.y;
+    if constexpr (std::is_same_v<T, float>) {
+      x[2] = v.z;
+      x[3] = v.w;
+    }
   }
 };
 

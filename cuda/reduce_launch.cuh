@@ -62,6 +62,25 @@ inline void check_block(const char* what, DType t, const void* a, i64 rows, i64 
   TESSERA_CUDA_REQUIRE(aligned_to(a, dtype_size(t)), w + "data pointer not aligned to its type");
 }
 
+// g(integral_constant<Fn, F>, const T* data): the op and type dispatch of a block entry point.
+template <class G>
+void dispatch_block(Op op, DType t, const void* a, G&& g) {
+  dispatch_fn_type(op, t, [&](auto fn, auto tag) {
+    using T = decltype(tag);
+    g(fn, static_cast<const T*>(a));
+  });
+}
+
+// An entry point on one block: its argument checks, nothing to do when `empty`, else
+// dispatch_block(g).
+template <class G>
+void block_entry(const char* what, Op op, DType t, const void* a, i64 rows, i64 cols, i64 ld,
+                 bool empty, G&& g) {
+  check_block(what, t, a, rows, cols, ld);
+  if (!empty)
+    dispatch_block(op, t, a, g);
+}
+
 // Blocks that fill the device once for a grid-striding kernel.
 template <class K>
 unsigned resident_blocks(K kernel, int threads) {
@@ -111,16 +130,27 @@ inline unsigned col_group_blocks(i64 rows, i64 cols, int v) {
   return static_cast<unsigned>(std::min<i64>((items + 255) / 256, 1LL << 30));
 }
 
+// Launches the column-group kernel pick(kVec) (col_groups_kernel or fused_col_groups_kernel,
+// the arguments after ld in args): its kVec instance where every row starts on 16 bytes.
+template <class T, class Pick>
+void launch_col_group_kernel(cudaStream_t s, Pick pick, const T* a, i64 rows, i64 cols, i64 ld,
+                             auto... args) {
+  if (rows_aligned(a, rows, ld)) {
+    const auto kernel = pick(std::true_type{});
+    kernel<<<col_group_blocks(rows, cols, group_cols<T, true>()), 256, 0, s>>>(a, rows, cols, ld,
+                                                                               args...);
+  } else {
+    const auto kernel = pick(std::false_type{});
+    kernel<<<col_group_blocks(rows, cols, 1), 256, 0, s>>>(a, rows, cols, ld, args...);
+  }
+  CHECK_CUDA_LAUNCH();
+}
+
 template <class T, Fn F>
 void launch_col_groups(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 ld, double* out) {
-  if (rows_aligned(a, rows, ld))
-    col_groups_kernel<T, F, true>
-        <<<col_group_blocks(rows, cols, group_cols<T, true>()), 256, 0, s>>>(a, rows, cols, ld,
-                                                                             out);
-  else
-    col_groups_kernel<T, F, false>
-        <<<col_group_blocks(rows, cols, 1), 256, 0, s>>>(a, rows, cols, ld, out);
-  CHECK_CUDA_LAUNCH();
+  launch_col_group_kernel(
+      s, [](auto vec) { return col_groups_kernel<T, F, decltype(vec)::value>; }, a, rows, cols, ld,
+      out);
 }
 
 template <Fn F>

@@ -20,6 +20,8 @@ StagedTranspose::Plan StagedTranspose::prepare(DType t, void* host_out, std::int
   TESSERA_REQUIRE(rows >= 0 && cols >= 0, InputError, "staged transpose: negative shape {}x{}",
                   rows, cols);
   Plan p{};
+  p.rows = rows;
+  p.cols = cols;
   p.elem = dtype_size(t);
   const auto elems = static_cast<std::int64_t>(std::max<std::size_t>(chunk_bytes_ / p.elem, 1));
   const auto side = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::sqrt(elems)));
@@ -54,27 +56,29 @@ StagedTranspose::Plan StagedTranspose::prepare(DType t, void* host_out, std::int
   return p;
 }
 
-StagedTranspose::Tile StagedTranspose::tile(const Plan& p, std::int64_t k, std::int64_t rows,
-                                            std::int64_t cols) {
+StagedTranspose::Tile StagedTranspose::tile(const Plan& p, std::int64_t k) {
   Tile b{};
   b.r0 = k / p.tiles_x * p.tile_rows;
   b.c0 = k % p.tiles_x * p.tile_cols;
-  b.nr = std::min(p.tile_rows, rows - b.r0);
-  b.nc = std::min(p.tile_cols, cols - b.c0);
+  b.nr = std::min(p.tile_rows, p.rows - b.r0);
+  b.nc = std::min(p.tile_cols, p.cols - b.c0);
   return b;
 }
 
-void StagedTranspose::h2d(int slot, const Plan& p, const void* host_in, std::int64_t k,
-                          std::int64_t rows, std::int64_t cols, CUstream_st* s) {
-  const Tile b = tile(p, k, rows, cols);
+int StagedTranspose::slot_of(std::int64_t k) const {
+  return static_cast<int>(k % pool_->size());
+}
+
+void StagedTranspose::h2d(int slot, const Plan& p, const void* host_in, const Tile& b,
+                          CUstream_st* s) {
+  const std::int64_t cols = p.cols;
   const auto* src = static_cast<const unsigned char*>(host_in) + (b.r0 * cols + b.c0) * p.elem;
   copy_2d_async(s, static_cast<unsigned char*>(in_.data()) + slot * slot_bytes_, b.nc * p.elem, src,
                 cols * p.elem, b.nc * p.elem, static_cast<std::size_t>(b.nr));
 }
 
-void StagedTranspose::kernel(int slot, const Plan& p, DType t, std::int64_t k, std::int64_t rows,
-                             std::int64_t cols, CUstream_st* s) {
-  const Tile b = tile(p, k, rows, cols);
+void StagedTranspose::kernel(int slot, const Plan& p, DType t, const Tile& b, CUstream_st* s) {
+  const std::int64_t rows = p.rows;
   const auto* src = static_cast<const unsigned char*>(in_.data()) + slot * slot_bytes_;
   if (p.direct_out != nullptr) // the tile's place in the output, over the link
     transpose(s, t, src, p.direct_out + (b.c0 * rows + b.r0) * p.elem, b.nr, b.nc, b.nc, rows);
@@ -83,34 +87,31 @@ void StagedTranspose::kernel(int slot, const Plan& p, DType t, std::int64_t k, s
               b.nc, b.nr);
 }
 
-void StagedTranspose::d2h(int slot, const Plan& p, void* host_out, std::int64_t k,
-                          std::int64_t rows, std::int64_t cols, CUstream_st* s) {
+void StagedTranspose::d2h(int slot, const Plan& p, void* host_out, const Tile& b, CUstream_st* s) {
   // The tile's transpose is nc × nr; it lands in rows [c0, c0 + nc), columns [r0, r0 + nr).
   if (p.direct_out != nullptr)
     return; // the kernel wrote it there
-  const Tile b = tile(p, k, rows, cols);
-  copy_2d_async(s, static_cast<unsigned char*>(host_out) + (b.c0 * rows + b.r0) * p.elem,
-                rows * p.elem, static_cast<unsigned char*>(out_.data()) + slot * slot_bytes_,
+  copy_2d_async(s, static_cast<unsigned char*>(host_out) + (b.c0 * p.rows + b.r0) * p.elem,
+                p.rows * p.elem, static_cast<unsigned char*>(out_.data()) + slot * slot_bytes_,
                 b.nr * p.elem, b.nr * p.elem, static_cast<std::size_t>(b.nc));
 }
 
 StagedTimes StagedTranspose::run(DType t, const void* host_in, void* host_out, std::int64_t rows,
                                  std::int64_t cols) {
   const Plan p = prepare(t, host_out, rows, cols);
-  StagedTimes times;
-  times.chunks = static_cast<int>(p.chunks);
-  times.direct = p.direct_out != nullptr;
+  StagedTimes times = p.times();
   Event start, stop;
   start.record((*pool_)[0]);
   // Every stream starts after `start`, so the total covers the whole pipeline.
   for (int i = 1; i < pool_->size(); ++i)
     start.wait_on((*pool_)[i]);
   for (std::int64_t k = 0; k < p.chunks; ++k) {
-    const int slot = static_cast<int>(k % pool_->size());
+    const int slot = slot_of(k);
+    const Tile b = tile(p, k);
     CUstream_st* s = (*pool_)[slot];
-    h2d(slot, p, host_in, k, rows, cols, s);
-    kernel(slot, p, t, k, rows, cols, s);
-    d2h(slot, p, host_out, k, rows, cols, s);
+    h2d(slot, p, host_in, b, s);
+    kernel(slot, p, t, b, s);
+    d2h(slot, p, host_out, b, s);
   }
   std::vector<Event> done(static_cast<std::size_t>(pool_->size()));
   for (int i = 1; i < pool_->size(); ++i) {
@@ -126,23 +127,20 @@ StagedTimes StagedTranspose::run(DType t, const void* host_in, void* host_out, s
 StagedTimes StagedTranspose::phases(DType t, const void* host_in, void* host_out, std::int64_t rows,
                                     std::int64_t cols) {
   const Plan p = prepare(t, host_out, rows, cols);
-  StagedTimes times;
-  times.chunks = static_cast<int>(p.chunks);
-  times.direct = p.direct_out != nullptr;
+  StagedTimes times = p.times();
   CUstream_st* s = (*pool_)[0];
   Event e0, e1, e2, e3;
   // One slot per chunk would need the whole matrix on the device: each phase reuses the slots,
   // which is the same traffic and the same kernel work.
-  auto slot_of = [&](std::int64_t k) { return static_cast<int>(k % pool_->size()); };
   e0.record(s);
   for (std::int64_t k = 0; k < p.chunks; ++k)
-    h2d(slot_of(k), p, host_in, k, rows, cols, s);
+    h2d(slot_of(k), p, host_in, tile(p, k), s);
   e1.record(s);
   for (std::int64_t k = 0; k < p.chunks; ++k)
-    kernel(slot_of(k), p, t, k, rows, cols, s);
+    kernel(slot_of(k), p, t, tile(p, k), s);
   e2.record(s);
   for (std::int64_t k = 0; k < p.chunks; ++k)
-    d2h(slot_of(k), p, host_out, k, rows, cols, s);
+    d2h(slot_of(k), p, host_out, tile(p, k), s);
   e3.record(s);
   e3.synchronize();
   times.h2d = Event::elapsed_ms(e0, e1) * 1e-3;

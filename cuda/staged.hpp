@@ -60,21 +60,27 @@ public:
 
 private:
   struct Plan {
+    std::int64_t rows, cols; // of the input
     std::int64_t tile_rows, tile_cols, tiles_x, chunks;
     std::size_t elem;
     unsigned char* direct_out; // device view of host_out (Direct), else null
+    // The counts of a run of this plan, before any time is measured.
+    StagedTimes times() const {
+      StagedTimes t;
+      t.chunks = static_cast<int>(chunks);
+      t.direct = direct_out != nullptr;
+      return t;
+    }
   };
   struct Tile {
     std::int64_t r0, c0, nr, nc; // input rows [r0, r0 + nr), columns [c0, c0 + nc)
   };
   Plan prepare(DType t, void* host_out, std::int64_t rows, std::int64_t cols);
-  static Tile tile(const Plan& p, std::int64_t k, std::int64_t rows, std::int64_t cols);
-  void h2d(int slot, const Plan& p, const void* host_in, std::int64_t k, std::int64_t rows,
-           std::int64_t cols, CUstream_st* s);
-  void kernel(int slot, const Plan& p, DType t, std::int64_t k, std::int64_t rows,
-              std::int64_t cols, CUstream_st* s);
-  void d2h(int slot, const Plan& p, void* host_out, std::int64_t k, std::int64_t rows,
-           std::int64_t cols, CUstream_st* s);
+  static Tile tile(const Plan& p, std::int64_t k);
+  int slot_of(std::int64_t k) const; // the stream and device slot of chunk k
+  void h2d(int slot, const Plan& p, const void* host_in, const Tile& b, CUstream_st* s);
+  void kernel(int slot, const Plan& p, DType t, const Tile& b, CUstream_st* s);
+  void d2h(int slot, const Plan& p, void* host_out, const Tile& b, CUstream_st* s);
 
   StreamPool* pool_ = nullptr; // not a reference: the stub constructor has no initialiser list
   std::size_t chunk_bytes_;

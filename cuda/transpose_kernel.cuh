@@ -76,8 +76,20 @@ struct Walk {
   __device__ static bool live(int s) { return kSlots % NT == 0 || s < kSlots; }
 };
 
+// The arguments that the tile kernels (TransposeTile, WideTile) take for a matrix.
+template <class W>
+struct TileArgs {
+  const W* __restrict__ in;
+  W* __restrict__ out;
+  i64 rows, cols, ld_in, ld_out;
+  i64 span;      // elements from in[0] to one past the last element of the matrix
+  int phase_in;  // element 0 of `in` within its 16-byte vector
+  int phase_out; // element 0 of `out` within its 32-byte sector (TransposeTile) or 16-byte vector
+  i64 tiles_x;   // tiles along a row of the input
+};
+
 template <class W, int VW, int TR, int TC, int NT, bool kAlignIn, bool kAlignOut>
-struct TransposeTile {
+struct TransposeTile : TileArgs<W> {
   static constexpr int kSector = 32 / static_cast<int>(sizeof(W)); // elements per sector
   static constexpr int H = kAlignOut ? 0 : kSector;                // halo rows above the tile
   static constexpr int RL = (TR + H + 3) / 4 * 4;                  // input rows loaded per tile
@@ -87,13 +99,9 @@ struct TransposeTile {
   using In = Walk<VW, RL, TC, NT, kAlignIn>;
   using Out = Walk<VW, TC, TR, NT, true>;
 
-  const W* __restrict__ in;
-  W* __restrict__ out;
-  i64 rows, cols, ld_in, ld_out;
-  i64 span;      // elements from in[0] to one past the last element of the matrix
-  int phase_in;  // element 0 of `in` within its 16-byte vector
-  int phase_out; // element 0 of `out` within its 32-byte sector
-  i64 tiles_x;
+  using A = TileArgs<W>;
+  using A::in, A::out, A::rows, A::cols, A::ld_in, A::ld_out, A::span, A::phase_in, A::phase_out,
+      A::tiles_x;
 
   struct Pos {
     i64 i0, j0;

@@ -24,7 +24,7 @@
 namespace tessera::cuda::detail {
 
 template <class W, int TI, int TJ, int NT>
-struct WideTile {
+struct WideTile : TileArgs<W> {
   static constexpr int E = static_cast<int>(sizeof(W));
   static constexpr int VW = 16 / E; // elements per 16-byte vector
   static constexpr int NW = NT / 32;
@@ -44,13 +44,9 @@ struct WideTile {
   using V = Vec<W, VW>;
   static constexpr std::size_t kSmemBytes = sizeof(W) * static_cast<std::size_t>(TJ) * S;
 
-  const W* __restrict__ in;
-  W* __restrict__ out;
-  i64 rows, cols, ld_in, ld_out;
-  i64 span;      // elements from in[0] to one past the last element of the matrix
-  int phase_in;  // element 0 of `in` within its 16-byte vector
-  int phase_out; // element 0 of `out` within its 16-byte vector
-  i64 tiles_x;
+  using A = TileArgs<W>;
+  using A::in, A::out, A::rows, A::cols, A::ld_in, A::ld_out, A::span, A::phase_in, A::phase_out,
+      A::tiles_x;
 
   __device__ void run(W* tile, i64 t) const {
     const i64 ty = t / tiles_x, tx = t - ty * tiles_x;
@@ -60,22 +56,22 @@ struct WideTile {
     const int warp = static_cast<int>(threadIdx.x >> 5), lane = static_cast<int>(threadIdx.x & 31);
     {
       const int sub = lane / LI, ln = lane % LI;
-      // Tile row r of batch row b, its first element's offset and its phase.
-      const auto row_of = [&](int g0, int b, int& r, i64& f0, int& m) {
-        r = ((g0 + b) * NW + warp) * (32 / LI) + sub;
-        f0 = (i0 + r) * ld_in + j0;
-        m = VW > 1 ? static_cast<int>((phase_in + f0) & (VW - 1)) : 0;
+      // g(b, r, f0, m) for the batch rows b of group g0 that lie in the tile: tile row r, its
+      // first element's offset f0 and its phase m.
+      const auto each_row = [&](int g0, auto&& g) {
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b) {
+          const int r = ((g0 + b) * NW + warp) * (32 / LI) + sub;
+          const i64 f0 = (i0 + r) * ld_in + j0;
+          const int m = VW > 1 ? static_cast<int>((phase_in + f0) & (VW - 1)) : 0;
+          if (r < nr)
+            g(b, r, f0, m);
+        }
       };
 #pragma unroll
       for (int g0 = 0; g0 < GI; g0 += kBatch) {
         V buf[kBatch][QI];
-#pragma unroll
-        for (int b = 0; b < kBatch; ++b) {
-          int r, m;
-          i64 f0;
-          row_of(g0, b, r, f0, m);
-          if (r >= nr)
-            continue;
+        each_row(g0, [&](int b, int, i64 f0, int m) {
 #pragma unroll
           for (int q = 0; q < QI; ++q) {
             const int c0 = (ln + q * LI) * VW - m;
@@ -91,14 +87,8 @@ struct WideTile {
                   buf[b][q].w[k] = in[lo + k];
             }
           }
-        }
-#pragma unroll
-        for (int b = 0; b < kBatch; ++b) {
-          int r, m;
-          i64 f0;
-          row_of(g0, b, r, f0, m);
-          if (r >= nr)
-            continue;
+        });
+        each_row(g0, [&](int b, int r, i64, int m) {
 #pragma unroll
           for (int q = 0; q < QI; ++q) {
             const int c0 = (ln + q * LI) * VW - m;
@@ -107,7 +97,7 @@ struct WideTile {
               if (c0 + k >= 0 && c0 + k < nc)
                 tile[(c0 + k) * S + r] = buf[b][q].w[k];
           }
-        }
+        });
       }
     }
     __syncthreads();

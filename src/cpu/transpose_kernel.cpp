@@ -140,8 +140,11 @@ std::vector<KernelParams> candidates(std::size_t element_size) {
     add({isa, 8, 32, false, false});
     add({isa, 16, 16, false, false});
     if (element_size == 8) {
+      // Non-temporal stores: short tiles of long input runs (1 to 8 KiB a row) won on 8192²
+      // f64, where ordinary stores pay a read for every output line.
       add({isa, 64, 32, true, true});
       add({isa, 16, 32, false, true});
+      add({isa, 16, 128, false, true});
     }
   }
   add({Isa::Portable, element_size <= 4 ? 64 : (element_size <= 8 ? 32 : 16), 32, false, false});

@@ -69,9 +69,20 @@ inline void transpose4x4(__m256i a[4]) {
   a[3] = _mm256_permute2x128_si256(t1, t3, 0x31);
 }
 
-struct Block8x8 { // 8-byte elements
+// 8-byte elements. kStreaming: non-temporal stores, so that each output row gets one whole
+// 64-byte line per block written without first reading it in (the read-for-ownership that
+// ordinary stores pay on lines that are only overwritten); needs output rows on 32-byte
+// boundaries.
+template <bool kStreaming>
+struct Block8x8T {
   static constexpr int N = 8;
   using Word = std::uint64_t;
+  static inline void store(Word* p, __m256i v) {
+    if constexpr (kStreaming)
+      _mm256_stream_si256(reinterpret_cast<__m256i*>(p), v);
+    else
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
+  }
   static inline void move(const Word* in, std::int64_t ld_in, Word* out, std::int64_t ld_out) {
     // q[0]: rows 0-3, columns 0-3; q[1]: rows 0-3, columns 4-7; q[2], q[3]: rows 4-7.
     __m256i q[4][4];
@@ -85,38 +96,15 @@ struct Block8x8 { // 8-byte elements
       transpose4x4(quadrant);
     // Output row c (c < 4) = [q0 row c | q2 row c]; row c + 4 = [q1 row c | q3 row c].
     for (int c = 0; c < 4; ++c) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + c * ld_out), q[0][c]);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + c * ld_out + 4), q[2][c]);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + (c + 4) * ld_out), q[1][c]);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + (c + 4) * ld_out + 4), q[3][c]);
+      store(out + c * ld_out, q[0][c]);
+      store(out + c * ld_out + 4, q[2][c]);
+      store(out + (c + 4) * ld_out, q[1][c]);
+      store(out + (c + 4) * ld_out + 4, q[3][c]);
     }
   }
 };
-
-// Block8x8 with non-temporal stores: each output row gets one whole 64-byte line per block,
-// written without first reading it in (the read-for-ownership that ordinary stores pay on
-// lines that are only overwritten). Needs output rows on 32-byte boundaries.
-struct Block8x8Streaming {
-  static constexpr int N = 8;
-  using Word = std::uint64_t;
-  static inline void move(const Word* in, std::int64_t ld_in, Word* out, std::int64_t ld_out) {
-    __m256i q[4][4];
-    for (int k = 0; k < 4; ++k)
-      for (int h = 0; h < 2; ++h) {
-        q[h][k] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + k * ld_in + 4 * h));
-        q[2 + h][k] =
-            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + (k + 4) * ld_in + 4 * h));
-      }
-    for (auto& quadrant : q)
-      transpose4x4(quadrant);
-    for (int c = 0; c < 4; ++c) {
-      _mm256_stream_si256(reinterpret_cast<__m256i*>(out + c * ld_out), q[0][c]);
-      _mm256_stream_si256(reinterpret_cast<__m256i*>(out + c * ld_out + 4), q[2][c]);
-      _mm256_stream_si256(reinterpret_cast<__m256i*>(out + (c + 4) * ld_out), q[1][c]);
-      _mm256_stream_si256(reinterpret_cast<__m256i*>(out + (c + 4) * ld_out + 4), q[3][c]);
-    }
-  }
-};
+using Block8x8 = Block8x8T<false>;
+using Block8x8Streaming = Block8x8T<true>;
 
 struct Block16x4 { // 16-byte elements
   static constexpr int N = 4;

@@ -4,9 +4,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
 #include <omp.h>
+
+#include "core/aligned_buffer.hpp"
 
 namespace tessera::heat2d {
 
@@ -116,15 +117,15 @@ void AdiLine::solve_copied(double* lines, std::int64_t rows, double* explicit_ou
   const bool dirichlet = boundary_ == Boundary::Dirichlet && g_ != 0.0;
   const double hg = h_ * g_;
   const std::int64_t tasks = (rows + kLinesPerTask - 1) / kLinesPerTask;
+  // One task's rows at the padded stride per thread (256 KiB at n = 4096: they stay in L2),
+  // allocated here, outside the parallel region, so that a failure is an ordinary exception.
+  const std::int64_t slot = kLinesPerTask * stride;
+  const AlignedBuffer copies(static_cast<std::size_t>(omp_get_max_threads() * slot) *
+                                 sizeof(double),
+                             "the padded copies of the heat2d line solves");
 #pragma omp parallel
   {
-    // One task's rows at the padded stride (256 KiB at n = 4096: they stay in L2), allocated
-    // once per thread and 64-byte aligned.
-    std::vector<double> storage(static_cast<std::size_t>(kLinesPerTask * stride + kPerLine - 1));
-    const auto misalign = static_cast<std::int64_t>(
-        reinterpret_cast<std::uintptr_t>(storage.data()) % std::uintptr_t{kCacheLine});
-    double* buf =
-        storage.data() + (kCacheLine - misalign) % kCacheLine / std::int64_t{sizeof(double)};
+    double* buf = copies.as<double>() + omp_get_thread_num() * slot;
     const BatchLayout layout = BatchLayout::rows(n, kLinesPerTask, stride);
 #pragma omp for schedule(static)
     for (std::int64_t t = 0; t < tasks; ++t) {
@@ -189,23 +190,23 @@ void AdiLine::solve_column_range(double* x, std::int64_t lines, double* explicit
   // while they are still in cache: two passes over the block instead of three (Dirichlet), three
   // instead of four (periodic). Rows become final from the last up, or, when the periodic
   // correction runs, from the first down; the wrapped rows 0 and n - 1 then go last.
-  auto explicit_row = [&](std::int64_t i) {
+  auto explicit_at = [&](std::int64_t i) {
     explicit_columns(x, lines, explicit_out, first, count, i);
   };
   if (!implicit_.cyclic()) {
     implicit_.solve_columns_streaming(x, lines, first, count, [&](std::int64_t i) {
       if (i + 1 < n)
-        explicit_row(i + 1);
+        explicit_at(i + 1);
       if (i == 0)
-        explicit_row(0);
+        explicit_at(0);
     });
   } else {
     implicit_.solve_columns_streaming(x, lines, first, count, [&](std::int64_t i) {
       if (i >= 2)
-        explicit_row(i - 1);
+        explicit_at(i - 1);
       if (i == n - 1) {
-        explicit_row(n - 1);
-        explicit_row(0);
+        explicit_at(n - 1);
+        explicit_at(0);
       }
     });
   }

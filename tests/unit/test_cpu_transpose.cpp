@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "core/aligned_buffer.hpp"
 #include "cpu/reference.hpp"
 #include "cpu/transpose.hpp"
 #include "cpu/transpose_kernel.hpp"
@@ -123,10 +124,9 @@ TYPED_TEST(CpuTranspose, EveryCandidateKernelMatchesTheReference) {
       const T fill(-1);
       // The output starts on a 64-byte line, so that row strides that are multiples of 32 bytes
       // take the non-temporal store paths (which need aligned rows) and the others do not.
-      std::vector<T> storage(static_cast<std::size_t>(s.cols * ld_out) + 64 / sizeof(T));
-      const auto skip = (64 - reinterpret_cast<std::uintptr_t>(storage.data()) % 64) % 64;
-      const std::span<T> out(storage.data() + skip / sizeof(T),
-                             static_cast<std::size_t>(s.cols * ld_out));
+      const auto n_out = static_cast<std::size_t>(s.cols * ld_out);
+      const AlignedBuffer storage(n_out * sizeof(T), "the transposed matrix");
+      const std::span<T> out(storage.as<T>(), n_out);
       for (const auto& kernel : cpu::detail::candidates(sizeof(T))) {
         std::fill(out.begin(), out.end(), fill);
         const int threads = pad == 1 ? 3 : 1;

@@ -428,17 +428,19 @@ std::vector<double> adi_step(const std::vector<double>& u, std::int64_t nx, std:
   return transposed(yl, nx, ny);
 }
 
+using tessera::heat2d::Boundary;
+// A boundary kind of the AdiLine tests, with its Dirichlet value.
+struct Kind {
+  Boundary b;
+  double g;
+};
+
 // The one-rank CPU step solves x-lines as columns: the same bits as the rows after a transpose
 // (narrow blocks by panels of columns, wide ones streamed row by row, split over the threads).
 TEST(AdiLine, ColumnsGiveTheBitsOfRows) {
   const unsigned seed = fresh_seed();
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
-  using tessera::heat2d::Boundary;
-  struct Kind {
-    Boundary b;
-    double g;
-  };
   for (Kind k : {Kind{Boundary::Dirichlet, 0.0}, Kind{Boundary::Dirichlet, 0.6},
                  Kind{Boundary::Periodic, 0.0}})
     for (std::int64_t n : {1, 2, 3, 4, 17, 64, 97})
@@ -466,11 +468,6 @@ TEST(AdiLine, RowsGiveTheBitsOfAPlainSolve) {
   const unsigned seed = fresh_seed();
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
-  using tessera::heat2d::Boundary;
-  struct Kind {
-    Boundary b;
-    double g;
-  };
   for (Kind k : {Kind{Boundary::Dirichlet, 0.0}, Kind{Boundary::Dirichlet, 0.5 + u(rng)},
                  Kind{Boundary::Periodic, 0.0}})
     for (std::int64_t n : {1, 2, 3, 63, 64, 512, 4001, 4096, 4097})

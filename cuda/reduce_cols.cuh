@@ -40,46 +40,62 @@ __device__ __forceinline__ void load_group_rows(const T* __restrict__ a, i64 ld,
   }
 }
 
-// Whether every row of a block starts on 16 bytes (the kVec kernels).
-template <class T>
-inline bool rows_aligned(const T* a, i64 rows, i64 ld) {
-  return aligned_to(a, 16) && (rows == 1 || ld % (16 / static_cast<i64>(sizeof(T))) == 0);
-}
-
-// Column partials of 64-row groups: one thread per (group, group_cols columns), consecutive
-// threads along the columns of a group, then the next group, so that narrow matrices keep
-// every thread busy too.
-template <class T, Fn F, bool kVec>
-__global__ void __launch_bounds__(256)
-    col_groups_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* out) {
-  using P = Policy<F>;
+// The walk of the column-group kernels: one item per (64-row group g, first column j of
+// group_cols columns), consecutive threads along the columns of a group, then the next group,
+// so that narrow matrices keep every thread busy too. item(g, j, rows) is called once per item
+// of this thread; rows(each_row) then calls each_row(x) with the item's columns of every row of
+// the group in ascending order (R rows in flight).
+template <class T, bool kVec, int R, class Item>
+__device__ __forceinline__ void each_col_group(const T* __restrict__ a, i64 rows, i64 cols, i64 ld,
+                                               Item&& item) {
   constexpr int V = group_cols<T, kVec>();
-  constexpr int R = !kVec ? 8 : sizeof(T) == 8 ? 16 : 8; // rows in flight per thread
   const i64 groups = (rows + 63) / 64, ncv = (cols + V - 1) / V;
   for (i64 w = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; w < groups * ncv;
        w += static_cast<i64>(gridDim.x) * blockDim.x) {
     const i64 g = w / ncv;
     const i64 j = (w - g * ncv) * V;
     const i64 i0 = g * 64, i1 = min(rows, i0 + 64);
+    item(g, j, [&](auto&& each_row) {
+      for (i64 i = i0; i < i1; i += R) {
+        T x[R][V];
+        load_group_rows<T, kVec, R>(a, ld, i, i1, j, cols, x);
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+          if (i + r < i1)
+            each_row(x[r]);
+      }
+    });
+  }
+}
+
+// Whether every row of a block starts on 16 bytes (the kVec kernels).
+template <class T>
+inline bool rows_aligned(const T* a, i64 rows, i64 ld) {
+  return aligned_to(a, 16) && (rows == 1 || ld % (16 / static_cast<i64>(sizeof(T))) == 0);
+}
+
+// Column partials of 64-row groups (each_col_group).
+template <class T, Fn F, bool kVec>
+__global__ void __launch_bounds__(256)
+    col_groups_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* out) {
+  using P = Policy<F>;
+  constexpr int V = group_cols<T, kVec>();
+  constexpr int R = !kVec ? 8 : sizeof(T) == 8 ? 16 : 8; // rows in flight per thread
+  each_col_group<T, kVec, R>(a, rows, cols, ld, [&](i64 g, i64 j, auto&& group_rows) {
     double p[V];
 #pragma unroll
     for (int k = 0; k < V; ++k)
       p[k] = P::identity();
-    for (i64 i = i0; i < i1; i += R) {
-      T x[R][V];
-      load_group_rows<T, kVec, R>(a, ld, i, i1, j, cols, x);
+    group_rows([&](const T(&x)[V]) {
 #pragma unroll
-      for (int r = 0; r < R; ++r)
-        if (i + r < i1)
-#pragma unroll
-          for (int k = 0; k < V; ++k)
-            p[k] = P::combine(p[k], P::f(static_cast<double>(x[r][k])));
-    }
+      for (int k = 0; k < V; ++k)
+        p[k] = P::combine(p[k], P::f(static_cast<double>(x[k])));
+    });
 #pragma unroll
     for (int k = 0; k < V; ++k)
       if (j + k < cols)
         out[g * cols + j + k] = p[k];
-  }
+  });
 }
 
 // acc[j] ⊕= f(a[i][j]) for i ascending: one thread per column.

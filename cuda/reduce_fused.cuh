@@ -125,7 +125,7 @@ __global__ void __launch_bounds__(256)
   }
 }
 
-// Column partials of 64-row groups for every op of the mask (threads and loads as
+// Column partials of 64-row groups for every op of the mask (each_col_group, as
 // col_groups_kernel).
 template <class T, bool kVec>
 __global__ void __launch_bounds__(256)
@@ -133,12 +133,7 @@ __global__ void __launch_bounds__(256)
                             i64 stride, unsigned mask) {
   constexpr int V = group_cols<T, kVec>();
   constexpr int R = 8; // rows in flight per thread
-  const i64 groups = (rows + 63) / 64, ncv = (cols + V - 1) / V;
-  for (i64 w = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; w < groups * ncv;
-       w += static_cast<i64>(gridDim.x) * blockDim.x) {
-    const i64 g = w / ncv;
-    const i64 j = (w - g * ncv) * V;
-    const i64 i0 = g * 64, i1 = min(rows, i0 + 64);
+  each_col_group<T, kVec, R>(a, rows, cols, ld, [&](i64 g, i64 j, auto&& group_rows) {
     double ps[3][V]; // the Sum family (Fn 0 … 2) in double
     T pm[3][V];      // Min, Max, NormInf (Fn 3 … 5) in the data's type
     each_fn(mask, [&](auto fc) {
@@ -152,25 +147,20 @@ __global__ void __launch_bounds__(256)
           pm[f - 3][k] = static_cast<T>(Policy<F>::identity());
       }
     });
-    for (i64 i = i0; i < i1; i += R) {
-      T x[R][V];
-      load_group_rows<T, kVec, R>(a, ld, i, i1, j, cols, x);
+    group_rows([&](const T(&x)[V]) {
 #pragma unroll
-      for (int r = 0; r < R; ++r)
-        if (i + r < i1)
-#pragma unroll
-          for (int k = 0; k < V; ++k) {
-            const double d = static_cast<double>(x[r][k]); // converted once for all the ops
-            each_fn(mask, [&](auto fc) {
-              constexpr Fn F = decltype(fc)::value;
-              constexpr int f = static_cast<int>(F);
-              if constexpr (Policy<F>::is_sum())
-                ps[f][k] = Policy<F>::combine(ps[f][k], Policy<F>::f(d));
-              else
-                pm[f - 3][k] = Policy<F>::combine(pm[f - 3][k], Policy<F>::f(x[r][k]));
-            });
-          }
-    }
+      for (int k = 0; k < V; ++k) {
+        const double d = static_cast<double>(x[k]); // converted once for all the ops
+        each_fn(mask, [&](auto fc) {
+          constexpr Fn F = decltype(fc)::value;
+          constexpr int f = static_cast<int>(F);
+          if constexpr (Policy<F>::is_sum())
+            ps[f][k] = Policy<F>::combine(ps[f][k], Policy<F>::f(d));
+          else
+            pm[f - 3][k] = Policy<F>::combine(pm[f - 3][k], Policy<F>::f(x[k]));
+        });
+      }
+    });
     each_fn(mask, [&](auto fc) {
       constexpr Fn F = decltype(fc)::value;
       constexpr int f = static_cast<int>(F);
@@ -184,7 +174,7 @@ __global__ void __launch_bounds__(256)
             dst[j + k] = static_cast<double>(pm[f - 3][k]);
         }
     });
-  }
+  });
 }
 
 // dst[i] = finish(src[i]) (Mean divides by count, Norm2 takes the root, others copy).

@@ -59,6 +59,26 @@ struct alignas(VW > 1 ? 16 : alignof(W)) Vec {
   W w[VW];
 };
 
+// dst[k] = src[k] for the k of [0, VW) where 0 <= first + k < n (first: the run's position in
+// an output segment of n elements): one vector store when the whole run lies inside the
+// segment, else element by element, so that no byte outside it is written.
+template <class W, int VW>
+__device__ __forceinline__ void store_run(W* dst, const W* src, i64 first, i64 n) {
+  Vec<W, VW> w;
+#pragma unroll
+  for (int k = 0; k < VW; ++k)
+    if (first + k >= 0 && first + k < n)
+      w.w[k] = src[k];
+  if (first >= 0 && first + VW <= n) {
+    *reinterpret_cast<Vec<W, VW>*>(dst) = w;
+  } else {
+#pragma unroll
+    for (int k = 0; k < VW; ++k)
+      if (first + k >= 0 && first + k < n)
+        dst[k] = w.w[k];
+  }
+}
+
 // Segments of one phase: NSEG segments (tile rows when loading, tile columns when storing) of at
 // most L elements, cut into VW-element vectors, dealt to NT threads.
 template <int VW, int NSEG, int L, int NT, bool kAligned>
@@ -200,20 +220,7 @@ struct TransposeTile : TileArgs<W> {
       const int rb = H - m + u * VW;    // its local row
       if (ib >= rows || ib + VW <= 0)
         continue;
-      V w;
-#pragma unroll
-      for (int k = 0; k < VW; ++k)
-        if (ib + k >= 0 && ib + k < rows)
-          w.w[k] = tile[c * S + rb + k];
-      W* dst = out + j * ld_out + ib;
-      if (ib >= 0 && ib + VW <= rows) {
-        *reinterpret_cast<V*>(dst) = w;
-      } else {
-#pragma unroll
-        for (int k = 0; k < VW; ++k)
-          if (ib + k >= 0 && ib + k < rows)
-            dst[k] = w.w[k];
-      }
+      store_run<W, VW>(out + j * ld_out + ib, tile + c * S + rb, ib, rows);
     }
   }
 };

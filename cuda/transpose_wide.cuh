@@ -114,20 +114,7 @@ struct WideTile : TileArgs<W> {
         const int r0 = (ln + q * LO) * VW - m;
         if (r0 >= nr)
           continue;
-        V w;
-#pragma unroll
-        for (int k = 0; k < VW; ++k)
-          if (r0 + k >= 0 && r0 + k < nr)
-            w.w[k] = tile[c * S + r0 + k];
-        W* dst = out + o0 + r0;
-        if (r0 >= 0 && r0 + VW <= nr) {
-          *reinterpret_cast<V*>(dst) = w;
-        } else {
-#pragma unroll
-          for (int k = 0; k < VW; ++k)
-            if (r0 + k >= 0 && r0 + k < nr)
-              dst[k] = w.w[k];
-        }
+        store_run<W, VW>(out + o0 + r0, tile + c * S + r0, r0, nr);
       }
     }
   }

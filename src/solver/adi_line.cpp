@@ -86,26 +86,29 @@ void AdiLine::apply_explicit(const double* src, double* dst, std::int64_t rows) 
   }
 }
 
+void AdiLine::add_boundary_values(double* first, double* last, std::int64_t count,
+                                  std::int64_t step) const {
+  if (boundary_ != Boundary::Dirichlet || g_ == 0.0)
+    return;
+  const double hg = h_ * g_;
+  for (std::int64_t k = 0; k < count; ++k) {
+    first[k * step] += hg;
+    last[k * step] += hg;
+  }
+}
+
 void AdiLine::solve(double* lines, std::int64_t rows, double* explicit_out) const {
   if (n_ >= kMinCopiedLine && rows_share_sets(n_)) {
     solve_copied(lines, rows, explicit_out);
     return;
   }
   const BatchLayout layout = BatchLayout::rows(n_, rows);
-  const bool dirichlet = boundary_ == Boundary::Dirichlet && g_ != 0.0;
-  const double hg = h_ * g_;
   const std::int64_t tasks = (rows + kLinesPerTask - 1) / kLinesPerTask;
 #pragma omp parallel for schedule(static)
   for (std::int64_t t = 0; t < tasks; ++t) {
     const std::int64_t first = t * kLinesPerTask;
     const std::int64_t count = std::min(kLinesPerTask, rows - first);
-    if (dirichlet) {
-      // The known boundary values of the implicit unknowns move to the right-hand side.
-      for (std::int64_t r = first; r < first + count; ++r) {
-        lines[r * n_] += hg;
-        lines[r * n_ + n_ - 1] += hg;
-      }
-    }
+    add_boundary_values(lines + first * n_, lines + first * n_ + n_ - 1, count, n_);
     implicit_.solve_range(lines, layout, first, count);
     if (explicit_out)
       explicit_lines(lines, explicit_out, first, count);
@@ -114,8 +117,6 @@ void AdiLine::solve(double* lines, std::int64_t rows, double* explicit_out) cons
 
 void AdiLine::solve_copied(double* lines, std::int64_t rows, double* explicit_out) const {
   const std::int64_t n = n_, stride = copy_stride(n);
-  const bool dirichlet = boundary_ == Boundary::Dirichlet && g_ != 0.0;
-  const double hg = h_ * g_;
   const std::int64_t tasks = (rows + kLinesPerTask - 1) / kLinesPerTask;
   // One task's rows at the padded stride per thread (256 KiB at n = 4096: they stay in L2),
   // allocated here, outside the parallel region, so that a failure is an ordinary exception.
@@ -134,11 +135,7 @@ void AdiLine::solve_copied(double* lines, std::int64_t rows, double* explicit_ou
       for (std::int64_t r = 0; r < count; ++r) {
         double* b = buf + r * stride;
         std::copy_n(lines + (first + r) * n, n, b);
-        if (dirichlet) {
-          // As in solve(): the same additions on the same values.
-          b[0] += hg;
-          b[n - 1] += hg;
-        }
+        add_boundary_values(b, b + n - 1, 1, 1);
       }
       implicit_.solve_range(buf, layout, 0, count);
       // Each row back and its explicit half, while the row is in cache.
@@ -172,14 +169,7 @@ void AdiLine::explicit_columns(const double* x, std::int64_t lines, double* out,
 void AdiLine::solve_column_range(double* x, std::int64_t lines, double* explicit_out,
                                  std::int64_t first, std::int64_t count, bool streaming) const {
   const std::int64_t n = n_;
-  if (boundary_ == Boundary::Dirichlet && g_ != 0.0) {
-    // The known boundary values of the implicit unknowns move to the right-hand side.
-    const double hg = h_ * g_;
-    for (std::int64_t s = first; s < first + count; ++s) {
-      x[s] += hg;
-      x[(n - 1) * lines + s] += hg;
-    }
-  }
+  add_boundary_values(x + first, x + (n - 1) * lines + first, count, 1);
   if (!streaming) {
     implicit_.solve_range(x, BatchLayout::interleaved(n, lines), first, count);
     for (std::int64_t i = 0; i < n; ++i)

@@ -45,6 +45,11 @@ public:
   const cpu::ConstTridiag& implicit_matrix() const noexcept { return implicit_; }
 
 private:
+  // The known Dirichlet boundary values of the implicit unknowns moved to the right-hand side
+  // of count lines: first[k * step] and last[k * step] gain h g (nothing for a zero or
+  // periodic boundary). Every solve path adds them the same way, so that all give the same bits.
+  void add_boundary_values(double* first, double* last, std::int64_t count,
+                           std::int64_t step) const;
   // The explicit half of one line: v = (I + h D) u.
   void explicit_row(const double* u, double* v) const;
   void explicit_lines(const double* src, double* dst, std::int64_t first, std::int64_t count) const;

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 
 #include "core/check.hpp"
 #include "core/throw.hpp"
@@ -81,6 +82,19 @@ std::vector<DeviceInfo> devices() {
     out.push_back(d);
   }
   return out;
+}
+
+DeviceIdentity device_identity(int index) {
+  count_query();
+  cudaDeviceProp p{};
+  CHECK_CUDA(cudaGetDeviceProperties(&p, index));
+  char bus[32] = {};
+  CHECK_CUDA(cudaDeviceGetPCIBusId(bus, sizeof bus, index));
+  DeviceIdentity id;
+  static_assert(sizeof p.uuid.bytes == std::tuple_size_v<decltype(id.uuid)>);
+  std::memcpy(id.uuid.data(), p.uuid.bytes, id.uuid.size());
+  id.pci_bus_id = bus;
+  return id;
 }
 
 namespace {

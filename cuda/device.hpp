@@ -2,6 +2,7 @@
 // build (core/backend_fn.hpp): no devices, and bind_device() throws NotCompiled.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <string>
@@ -37,6 +38,13 @@ struct DeviceInfo {
   std::string driver;
 };
 
+// What tells GPUs apart across the nodes of a job: the UUID (PCI bus ids repeat from node to
+// node); the bus id is for messages.
+struct DeviceIdentity {
+  std::array<unsigned char, 16> uuid{};
+  std::string pci_bus_id;
+};
+
 // True when this build contains the CUDA backend.
 TESSERA_CUDA_FN_OR(false, bool compiled() noexcept);
 // Usable devices; 0 when not compiled, no driver or no GPU (never throws).
@@ -58,6 +66,10 @@ TESSERA_CUDA_FN_OR("", std::string runtime_version());
 // ranks than GPUs. Throws CudaError when there is no usable device.
 TESSERA_CUDA_FN_OR((::tessera::cuda::detail::counted_not_compiled(__func__), 0),
                    int bind_device(int node_local_rank));
+// The identity of device `index`; throws CudaError when the runtime cannot tell it.
+TESSERA_CUDA_FN_OR((::tessera::cuda::detail::counted_not_compiled(__func__),
+                    ::tessera::cuda::DeviceIdentity{}),
+                   DeviceIdentity device_identity(int index));
 // The calling thread's current device.
 TESSERA_CUDA_FN_OR((::tessera::cuda::detail::counted_not_compiled(__func__), 0),
                    int current_device());

@@ -209,7 +209,14 @@ void abort_job(MPI_Comm comm, const char* message, int code) noexcept {
   if (initialized && !finalized)
     MPI_Comm_rank(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm, &rank);
   std::fprintf(stderr, "[rank %d] tessera: fatal: %s\n", rank, message ? message : "(no message)");
+  abort_reported(comm, code);
+}
+
+void abort_reported(MPI_Comm comm, int code) noexcept {
   std::fflush(stderr);
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
   if (initialized && !finalized)
     MPI_Abort(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm, code);
   std::_Exit(code);

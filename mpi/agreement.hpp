@@ -30,5 +30,8 @@ void collectively_or_abort(MPI_Comm comm, double seconds, const std::function<vo
 // For failures that cannot be agreed on (inside a collective, in a thread): print the message
 // and MPI_Abort the whole job.
 [[noreturn]] void abort_job(MPI_Comm comm, const char* message, int code = 1) noexcept;
+// abort_job for a failure this rank has already reported: ends the whole job with `code`
+// (MPI_Abort; std::_Exit when MPI is not running).
+[[noreturn]] void abort_reported(MPI_Comm comm, int code = 1) noexcept;
 
 } // namespace tessera::mpi

@@ -6,6 +6,16 @@
 
 namespace tessera::mpi {
 
+int init_thread_multiple(int* argc, char*** argv) {
+  int provided = MPI_THREAD_SINGLE;
+  CHECK_MPI(MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided));
+  return provided;
+}
+
+void finalize() {
+  CHECK_MPI(MPI_Finalize());
+}
+
 bool initialized() noexcept {
   int flag = 0;
   int finalized = 0;

@@ -5,6 +5,10 @@
 
 namespace tessera::mpi {
 
+// For a program's main: starts MPI asking for MPI_THREAD_MULTIPLE (tessera's I/O thread makes
+// MPI calls while compute threads do too) and returns the level provided; finalize() ends it.
+int init_thread_multiple(int* argc, char*** argv);
+void finalize();
 // Whether MPI_Init(_thread) has run (and MPI_Finalize not yet).
 bool initialized() noexcept;
 // The thread level MPI provides (MPI_THREAD_SINGLE … MPI_THREAD_MULTIPLE).

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 
 #include "core/check.hpp"
 #include "core/log.hpp"
@@ -15,7 +14,6 @@
 #include "mpi/communicator.hpp"
 
 #if TESSERA_HAVE_NCCL
-#include <cuda_runtime.h>
 #include <nccl.h>
 #endif
 
@@ -57,12 +55,9 @@ DeviceId this_device() {
   int len = 0;
   MPI_Get_processor_name(id.host.data(), &len);
   try {
-    const int dev = cuda::ensure_device_bound();
-    cudaDeviceProp prop{};
-    if (cudaGetDeviceProperties(&prop, dev) != cudaSuccess ||
-        cudaDeviceGetPCIBusId(id.bus.data(), static_cast<int>(id.bus.size()), dev) != cudaSuccess)
-      return id;
-    std::memcpy(id.uuid.data(), prop.uuid.bytes, id.uuid.size());
+    const cuda::DeviceIdentity device = cuda::device_identity(cuda::ensure_device_bound());
+    id.uuid = device.uuid;
+    device.pci_bus_id.copy(id.bus.data(), id.bus.size() - 1);
     id.usable = 1;
   } catch (const Error&) {
     // usable stays 0: reported by every rank below

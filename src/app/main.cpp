@@ -15,6 +15,9 @@
 #include "core/throw.hpp"
 #include "cpu/transpose_tuner.hpp"
 #include "io/h5_file.hpp"
+#include "mpi/agreement.hpp"
+#include "mpi/communicator.hpp"
+#include "mpi/environment.hpp"
 #include "mpi/oversubscription.hpp"
 #include "solver/stop_signal.hpp"
 
@@ -41,9 +44,7 @@ int report_error(const tessera::app::Context& ctx, const char* kind, const char*
     return 1;
   }
   std::fprintf(stderr, "[rank %d] tessera: %s: %s\n", ctx.rank, kind, what);
-  std::fflush(stderr);
-  MPI_Abort(ctx.comm, 1);
-  return 1;
+  tessera::mpi::abort_reported(ctx.comm, 1);
 }
 
 int run_cli(tessera::app::Context& ctx, int argc, char** argv) {
@@ -112,13 +113,11 @@ int main(int argc, char** argv) {
   // heat2d run is kept and ends the run cleanly; other commands give the signals back their
   // default action (run_cli) and end at them.
   tessera::heat2d::StopSignals::catch_until_exit();
-  int provided = 0;
-  // The I/O thread makes MPI calls while compute threads do too.
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  const int provided = tessera::mpi::init_thread_multiple(&argc, &argv);
   tessera::app::Context ctx;
   ctx.comm = MPI_COMM_WORLD;
-  MPI_Comm_rank(ctx.comm, &ctx.rank);
-  MPI_Comm_size(ctx.comm, &ctx.nranks);
+  ctx.rank = tessera::mpi::comm_rank(ctx.comm);
+  ctx.nranks = tessera::mpi::comm_size(ctx.comm);
   ctx.thread_level = provided;
   ctx.command_line = joined_command_line(argc, argv);
   tessera::init_logging(ctx.rank, ctx.nranks);
@@ -136,6 +135,6 @@ int main(int argc, char** argv) {
   // Every rank is here (an error only some ranks saw aborted the job above): HDF5 files left
   // open by the error are closed now, while MPI still works.
   tessera::io::close_abandoned_files();
-  MPI_Finalize();
+  tessera::mpi::finalize();
   return code;
 }

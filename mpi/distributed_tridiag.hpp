@@ -27,6 +27,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -50,9 +51,16 @@ public:
     exchange();
     finish(x);
   }
+  // Called by finish() for each of this rank's points m, in ascending order, as soon as points
+  // m - 1, m and m + 1 of the lines [first, first + count) hold their solution (before() and
+  // after() stand for the neighbours outside the rank), from inside an OpenMP parallel region,
+  // each thread with its own lines: a caller's use of the solution while it is in cache.
+  using RowDone = std::function<void(std::int64_t m, std::int64_t first, std::int64_t count)>;
+
   void prepare(double* x); // the interior sweeps and the reduced right-hand sides (local)
   void exchange();         // collective: the allgather of the right-hand sides
-  void finish(double* x);  // the reduced system and the interior (local)
+  // The reduced system and the interior (local); `done`, when given, as above.
+  void finish(double* x, const RowDone& done = {});
 
   // After solve(): the solution at the point just before this rank's first point and just after
   // its last one (lines values each, wrapping when periodic), or nullptr where there is no such
@@ -71,7 +79,8 @@ private:
   }
   void local_sweeps(double* x, std::int64_t first, std::int64_t count);
   void reduced_solve(std::int64_t first, std::int64_t count);
-  void back_substitute(double* x, std::int64_t first, std::int64_t count) const;
+  void back_substitute(double* x, std::int64_t first, std::int64_t count,
+                       const RowDone& done) const;
 
   MPI_Comm comm_;
   std::int64_t L_ = 0, lines_ = 0, M_ = 0;

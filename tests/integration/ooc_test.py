@@ -13,15 +13,14 @@ import argparse
 import glob
 import json
 import os
-import random
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 
 import h5py
 import numpy as np
+
+from cli_common import Failure, Launcher, add_launch_args, drive, expect
 
 TIMEOUT = 600
 MiB = 1 << 20
@@ -30,19 +29,7 @@ MiB = 1 << 20
 SLACK = 24 * MiB
 
 
-class Failure(Exception):
-    pass
-
-
-def expect(cond, text):
-    if not cond:
-        raise Failure(text)
-
-
-class Runner:
-    def __init__(self, tessera, np_, mpirun, workdir):
-        self.tessera, self.np, self.mpirun, self.dir = tessera, np_, mpirun, workdir
-
+class Runner(Launcher):
     def run(self, args, timed=False, expect_ok=True):
         """Runs tessera; returns (process, [peak RSS in bytes per rank] when timed)."""
         # Each rank's /usr/bin/time report goes to a file of its own: on a shared stderr the
@@ -52,7 +39,7 @@ class Runner:
             os.remove(old)
         prog = ["/bin/sh", "-c", 'exec /usr/bin/time -v -o "$0.${OMPI_COMM_WORLD_RANK:-0}" "$@"',
                 rss_prefix, self.tessera] if timed else [self.tessera]
-        cmd = prog + args if self.np == 0 else [self.mpirun, "-np", str(self.np)] + prog + args
+        cmd = self.argv(args, prog)
         print("$ " + " ".join(cmd), flush=True)
         try:
             p = subprocess.run(cmd, cwd=self.dir, capture_output=True, text=True,
@@ -75,9 +62,6 @@ class Runner:
             expect(len(rss) == max(self.np, 1), f"expected one /usr/bin/time report per rank, "
                                                 f"got {len(rss)}")
         return p, rss
-
-    def path(self, name):
-        return os.path.join(self.dir, name)
 
 
 def reduce_json(r, ref, axis, extra, timed=False):
@@ -196,23 +180,8 @@ def scenario(r, rng):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--tessera", required=True)
-    ap.add_argument("--mpirun", default=shutil.which("mpirun") or "mpirun")
-    ap.add_argument("--np", type=int, default=1)
-    ap.add_argument("--seed", type=int)
-    args = ap.parse_args()
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2 ** 32)
-    print(f"ooc_test at np={args.np}, seed {seed} (rerun with --seed {seed})", flush=True)
-    work = tempfile.mkdtemp(prefix="tessera-ooc-")
-    r = Runner(os.path.abspath(args.tessera), args.np, args.mpirun, work)
-    try:
-        scenario(r, random.Random(seed))
-    except Failure as e:
-        print(f"FAILED (np={args.np}, seed {seed}, files kept in {work}): {e}", file=sys.stderr)
-        return 1
-    shutil.rmtree(work, ignore_errors=True)
-    print("ooc_test: passed")
-    return 0
+    add_launch_args(ap)
+    return drive("ooc_test", "", "tessera-ooc-", ap.parse_args(), Runner, scenario)
 
 
 if __name__ == "__main__":

@@ -23,11 +23,7 @@
 namespace {
 
 using namespace tessera::heat2d;
-using heat2d_test::base_settings;
-using heat2d_test::OutputContents;
-using heat2d_test::rank_of;
-using heat2d_test::read_output;
-using heat2d_test::size_of;
+using namespace heat2d_test;
 namespace h5 = tessera::io::nd;
 namespace io = tessera::io;
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "../mpi/test_heat2d_support.hpp"
+#include "../unit/test_tridiag_support.hpp"
 #include "cuda/buffer.hpp"
 #include "cuda/heat2d.hpp"
 #include "cuda/stream.hpp"
@@ -31,6 +32,8 @@ namespace {
 
 using heat2d::Boundary;
 using heat2d::Config;
+using tridiag_test::max_rel;
+using tridiag_test::transposed;
 
 Config config(std::int64_t nx, std::int64_t ny, Boundary b, Backend backend,
               double boundary_value = 0.25) {
@@ -112,16 +115,6 @@ TEST(CudaHeat2d, SolverMatchesCpuBitForBit) {
     }
 }
 
-// Largest |a - b| over the largest |b|.
-double rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  double e = 0.0, m = 0.0;
-  for (std::size_t k = 0; k < a.size(); ++k) {
-    e = std::max(e, std::abs(a[k] - b[k]));
-    m = std::max(m, std::abs(b[k]));
-  }
-  return e / m;
-}
-
 // Grids of more than two tiles a side: on one rank the GPU steps by tiles (partitioned solves,
 // no transposes), within 1e-12 of the CPU after every step; on two ranks by the transposed line
 // solves (bit for bit, so within the bound too). Stepping is a function of the state alone: a
@@ -156,7 +149,7 @@ TEST(CudaHeat2d, TiledStepMatchesCpuToRoundingAndRestartsBitForBit) {
         gpu.step();
         cpu.get_field_x(a.data());
         gpu.get_field_x(g.data());
-        EXPECT_LT(rel_diff(g, a), 1e-12) << "after step " << step;
+        EXPECT_LT(max_rel(g, a), 1e-12) << "after step " << step;
         if (step == 3)
           mid = g;
       }
@@ -176,16 +169,6 @@ TEST(CudaHeat2d, TiledStepMatchesCpuToRoundingAndRestartsBitForBit) {
       again.get_field_x(re.data());
       EXPECT_EQ(compare(re, g).count, 0u) << "after mutable_field_y";
     }
-}
-
-// Columns block (n × lines, line s at x[i * lines + s]) from rows (lines × n) and back.
-std::vector<double> to_columns(const std::vector<double>& rows, std::int64_t lines,
-                               std::int64_t n) {
-  std::vector<double> c(rows.size());
-  for (std::int64_t s = 0; s < lines; ++s)
-    for (std::int64_t i = 0; i < n; ++i)
-      c[static_cast<std::size_t>(i * lines + s)] = rows[static_cast<std::size_t>(s * n + i)];
-  return c;
 }
 
 std::vector<double> download(const cuda::DeviceBuffer& b, std::size_t count) {
@@ -229,24 +212,25 @@ TEST(CudaHeat2d, ColumnKernelsMatchAdiLine) {
         const cuda::DeviceTridiag tri(line.implicit_matrix());
         const cuda::unique_stream stream = cuda::make_stream();
         CUstream_st* s = stream.get();
-        const std::vector<double> cols = to_columns(rows, lines, n);
+        // The lines as the kernels take them: columns, line s at [i * lines + s].
+        const std::vector<double> cols = transposed(rows, lines, n);
         const std::size_t bytes = count * sizeof(double);
         cuda::DeviceBuffer x(bytes), out(bytes);
         cuda::copy(x.data(), cols.data(), bytes);
         cuda::heat2d_explicit_columns(s, x.as<double>(), out.as<double>(), n, lines, line.h(),
                                       periodic, k.g);
         cuda::synchronize(s);
-        EXPECT_EQ(compare(download(out, count), to_columns(expl, lines, n)).count, 0u)
+        EXPECT_EQ(compare(download(out, count), transposed(expl, lines, n)).count, 0u)
             << "explicit half";
         for (bool keep : {false, true}) {
           cuda::copy(x.data(), cols.data(), bytes);
           cuda::heat2d_solve_columns(s, tri, x.as<double>(), out.as<double>(), lines, line.h(),
                                      periodic, k.g, keep);
           cuda::synchronize(s);
-          EXPECT_EQ(compare(download(out, count), to_columns(solved_expl, lines, n)).count, 0u)
+          EXPECT_EQ(compare(download(out, count), transposed(solved_expl, lines, n)).count, 0u)
               << "explicit half after the solve, keep " << keep;
           if (keep) {
-            EXPECT_EQ(compare(download(x, count), to_columns(solved, lines, n)).count, 0u)
+            EXPECT_EQ(compare(download(x, count), transposed(solved, lines, n)).count, 0u)
                 << "solution";
           }
         }

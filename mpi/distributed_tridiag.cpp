@@ -7,6 +7,7 @@
 #include <climits>
 #include <cmath>
 
+#include "core/aligned_part.hpp"
 #include "core/check.hpp"
 #include "core/throw.hpp"
 #include "mpi/agreement.hpp"
@@ -49,15 +50,11 @@ void for_thread_ranges(std::int64_t lines, Body&& body) {
     for_panels(lines, body);
     return;
   }
-  constexpr std::int64_t kAlign = 8;
-  const std::int64_t blocks = (lines + kAlign - 1) / kAlign;
 #pragma omp parallel
   {
-    const std::int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
-    const std::int64_t first = std::min(lines, t * blocks / threads * kAlign);
-    const std::int64_t end = std::min(lines, (t + 1) * blocks / threads * kAlign);
-    if (end > first)
-      body(first, end - first);
+    const IndexRange r = aligned_part(lines, 8, omp_get_thread_num(), omp_get_num_threads());
+    if (r.size() > 0)
+      body(r.first, r.size());
   }
 }
 

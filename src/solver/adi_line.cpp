@@ -8,6 +8,7 @@
 #include <omp.h>
 
 #include "core/aligned_buffer.hpp"
+#include "core/aligned_part.hpp"
 
 namespace tessera::heat2d {
 
@@ -218,15 +219,11 @@ void AdiLine::solve_columns(double* x, std::int64_t lines, double* explicit_out)
   // One wide range of columns per thread, swept row by row (ConstTridiag::
   // solve_columns_streaming), its bounds on multiples of 8 columns (whole cache lines when the
   // rows are aligned).
-  constexpr std::int64_t kAlign = 8;
-  const std::int64_t blocks = (lines + kAlign - 1) / kAlign;
 #pragma omp parallel
   {
-    const std::int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
-    const std::int64_t first = std::min(lines, t * blocks / threads * kAlign);
-    const std::int64_t end = std::min(lines, (t + 1) * blocks / threads * kAlign);
-    if (end > first)
-      solve_column_range(x, lines, explicit_out, first, end - first, true);
+    const IndexRange r = aligned_part(lines, 8, omp_get_thread_num(), omp_get_num_threads());
+    if (r.size() > 0)
+      solve_column_range(x, lines, explicit_out, r.first, r.size(), true);
   }
 }
 

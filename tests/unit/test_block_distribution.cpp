@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "core/aligned_part.hpp"
 #include "core/block_distribution.hpp"
 #include "core/error.hpp"
 
@@ -42,4 +43,28 @@ TEST(BlockDistribution, TransposedSwapsShape) {
 
 TEST(BlockDistribution, RejectsZeroRanks) {
   EXPECT_THROW(BlockDistribution({3, 3}, 0), tessera::InputError);
+}
+
+// The per-thread column ranges of the streamed line solves: in order, covering [0, n) once,
+// every inner bound on a multiple of the block, block counts within one of each other.
+TEST(AlignedPart, CoversTheRangeInOrderOnBlockBounds) {
+  for (std::int64_t n : {0, 1, 7, 8, 9, 63, 64, 4096, 4097}) {
+    for (std::int64_t align : {1, 8}) {
+      for (std::int64_t parts : {1, 2, 3, 16}) {
+        std::int64_t next = 0, lo = n, hi = 0;
+        for (std::int64_t p = 0; p < parts; ++p) {
+          const tessera::IndexRange r = tessera::aligned_part(n, align, p, parts);
+          EXPECT_EQ(r.first, next) << n << " / " << parts << " part " << p;
+          EXPECT_GE(r.size(), 0);
+          EXPECT_TRUE(r.end == n || r.end % align == 0) << n << " part " << p;
+          const std::int64_t blocks = (r.size() + align - 1) / align;
+          lo = std::min(lo, blocks);
+          hi = std::max(hi, blocks);
+          next = r.end;
+        }
+        EXPECT_EQ(next, n) << n << " / " << parts;
+        EXPECT_LE(hi - lo, 1) << n << " / " << parts;
+      }
+    }
+  }
 }

@@ -103,12 +103,7 @@ tiles::Piece bind_piece(const double* base, const std::size_t (&o)[6],
 
 void bind_axis(const double* base, const Offsets& o, const cpu::PartitionedTridiag& p,
                std::int64_t lines, double g, tiles::Axis& a, tiles::Reduced& r) {
-  a.n = p.n();
-  a.tiles = static_cast<int>(p.tiles());
-  a.h = p.h();
-  a.add_bc = !p.periodic() && g != 0.0;
-  a.hg = a.add_bc ? p.h() * g : 0.0;
-  a.full = tiles::full_piece(p.full());
+  tiles::set_axis_values(p, g, a);
   a.last = bind_piece(base, o.piece[1], p.last());
   r.tiles = a.tiles;
   r.lines = lines;

@@ -95,6 +95,17 @@ struct Axis {
   TESSERA_HD double pr_first(int k) const { return k == tiles - 1 ? last.pr_first : full.pr_first; }
 };
 
+// An axis's values that do not depend on where its tables live (the device's bind_axis, the
+// tests' host replay); the caller sets `last`.
+inline void set_axis_values(const cpu::PartitionedTridiag& p, double g, Axis& a) {
+  a.n = p.n();
+  a.tiles = static_cast<int>(p.tiles());
+  a.h = p.h();
+  a.add_bc = !p.periodic() && g != 0.0;
+  a.hg = a.add_bc ? p.h() * g : 0.0;
+  a.full = full_piece(p.full());
+}
+
 // The reduced system of one direction (cpu::PartitionedTridiag's factorisation).
 struct Reduced {
   int tiles = 0;

@@ -68,12 +68,7 @@ tiles::Piece host_piece(const tessera::cpu::PartitionPiece& q) {
 
 void host_axis(const tessera::cpu::PartitionedTridiag& p, std::int64_t lines, double g,
                tiles::Axis& a, tiles::Reduced& r) {
-  a.n = p.n();
-  a.tiles = static_cast<int>(p.tiles());
-  a.h = p.h();
-  a.add_bc = !p.periodic() && g != 0.0;
-  a.hg = a.add_bc ? p.h() * g : 0.0;
-  a.full = tiles::full_piece(p.full());
+  tiles::set_axis_values(p, g, a);
   a.last = host_piece(p.last());
   r = {a.tiles,        lines,         p.h(),        p.periodic(), p.sub().data(),
        p.inv().data(), p.cp().data(), p.z().data(), p.corner(),   p.inv_correction()};

@@ -124,6 +124,9 @@ void fused_impl(cudaStream_t s, const std::vector<Op>& ops, Axis axis, DType t, 
   dispatch_type(t, [&](auto tag) {
     using T = decltype(tag);
     const T* data = static_cast<const T*>(a);
+    if (try_launch_staged_rows(s, data, rows, cols, ld, l.doubles, rows, StagedMaskOps{mask, {}}, 0,
+                               1.0))
+      return;
     if (cols <= kNarrowCols)
       launch_row_kernel(s, fused_row_values_kernel<T, row_unroll<T>(), 8>, rows, warp_rows<8>(),
                         data, rows, cols, ld, l.doubles, rows, mask);

@@ -4,12 +4,15 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <type_traits>
 
 #include "cuda/reduce_cols.cuh"
 #include "cuda/reduce_fused.cuh"
 #include "cuda/reduce_kernels.cuh"
+#include "cuda/reduce_rows_staged.cuh"
 
 namespace tessera::cuda::detail {
 
@@ -113,9 +116,84 @@ void launch_row_kernel(cudaStream_t s, K kernel, i64 rows, int rows_per_warp, au
   CHECK_CUDA_LAUNCH();
 }
 
+// The staged row kernel (reduce_rows_staged.cuh) for matrices of at most this many rows of at
+// least this many columns: with more rows, a warp per row already fills the device.
+constexpr i64 kStagedMaxRows = 1024;
+constexpr i64 kStagedMinCols = 4096;
+
+// TESSERA_CUDA_ROWS_KERNEL=warp|staged forces one row kernel (for measurements); unset or
+// anything else: the choice by shape.
+inline int rows_kernel_forced() {
+  static const int forced = [] {
+    const char* v = std::getenv("TESSERA_CUDA_ROWS_KERNEL");
+    return v == nullptr                    ? 0
+           : std::strcmp(v, "warp") == 0   ? 1
+           : std::strcmp(v, "staged") == 0 ? 2
+                                           : 0;
+  }();
+  return forced;
+}
+
+inline bool staged_rows_wanted(i64 rows, i64 cols) {
+  const int forced = rows_kernel_forced();
+  if (forced != 0)
+    return forced == 2 && cols > kNarrowCols;
+  return rows <= kStagedMaxRows && cols >= kStagedMinCols;
+}
+
+// Whether `kernel` (an instance of staged_row_values_kernel) can run on the current device:
+// compute capability 9.0 or later (clusters, distributed shared memory), code compiled for it,
+// and its ring of shared memory granted. Cached per device.
+template <class K>
+bool staged_rows_ready(K kernel, std::size_t ring_bytes) {
+  static signed char cache[64] = {}; // 0 unknown, 1 yes, -1 no
+  int dev = 0;
+  CHECK_CUDA(cudaGetDevice(&dev));
+  if (dev < 64 && cache[dev] != 0)
+    return cache[dev] > 0;
+  int major = 0;
+  CHECK_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+  cudaFuncAttributes attr{};
+  bool ok = major >= 9 && cudaFuncGetAttributes(&attr, kernel) == cudaSuccess &&
+            attr.binaryVersion >= 90 &&
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(ring_bytes)) == cudaSuccess;
+  (void)cudaGetLastError(); // a refusal above is an answer, not an error of a later launch
+  if (dev < 64)
+    cache[dev] = ok ? 1 : -1;
+  return ok;
+}
+
+// Row values by the staged kernel when the shape asks for it and the device takes it: out[slot *
+// stride + i] for every op of `ops`. False (nothing queued) otherwise.
+template <class T, class Ops>
+bool try_launch_staged_rows(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 ld, double* out,
+                            i64 stride, Ops ops, int code, double count) {
+  const auto kernel = staged_row_values_kernel<T, Ops>;
+  if (rows == 0 || !staged_rows_wanted(rows, cols) ||
+      !staged_rows_ready(kernel, staged_ring_bytes<T>()))
+    return false;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(rows * kStagedGroups));
+  cfg.blockDim = dim3(kStagedLanes);
+  cfg.dynamicSmemBytes = staged_ring_bytes<T>();
+  cfg.stream = s;
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = kStagedGroups;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  cfg.attrs = &cluster;
+  cfg.numAttrs = 1;
+  CHECK_CUDA(cudaLaunchKernelEx(&cfg, kernel, a, rows, cols, ld, out, stride, ops, code, count));
+  return true;
+}
+
 template <class T, Fn F>
 void launch_rows(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 ld, double* rowvals, int code,
                  double count) {
+  if (try_launch_staged_rows(s, a, rows, cols, ld, rowvals, 0, StagedOneOp<F>{}, code, count))
+    return;
   if (cols <= kNarrowCols)
     launch_row_kernel(s, row_values_kernel<T, F, row_unroll<T>(), 8>, rows, warp_rows<8>(), a, rows,
                       cols, ld, rowvals, code, count);

@@ -1,5 +1,7 @@
 // The one-GPU heat2d step by tiles (see heat2d_tiles.hpp): the tables of the partition method on
 // the device, and the kernels that run heat2d_tiles_math.hpp's phases, one warp per tile.
+#include <cstdlib>
+#include <string_view>
 #include <vector>
 
 #include "cuda/heat2d_tiles.hpp"
@@ -18,16 +20,33 @@ constexpr int kBlocksPerSm = 4; // registers capped for 16 warps per multiproces
 
 enum class Mode { Prepare, Half, Full };
 
+// The phases of one tile in the order of kMode, the x and y pieces px, py.
+template <Mode kMode, class PX, class PY, class B>
+__device__ __forceinline__ void run_tile(const tiles::Step& s, const PX& px, const PY& py,
+                                         const B& b, int lane, double* R) {
+  tiles::phase_rhs(s, b, lane, R);
+  __syncwarp();
+  if constexpr (kMode == Mode::Prepare) {
+    tiles::phase_reduced_x(s, px, b, lane, R);
+    return;
+  }
+  tiles::phase_solve_x(s, px, b, lane, R);
+  __syncwarp();
+  if constexpr (kMode == Mode::Half) {
+    tiles::phase_reduced_y(s, py, b, lane, R);
+    return;
+  }
+  tiles::phase_solve_y(s, py, b, lane, R);
+  __syncwarp();
+  tiles::phase_reduced_x(s, px, b, lane, R);
+}
+
+// A tile of any size, its pieces chosen position by position: the first version's path, taken by
+// every tile in it and by the last row and column of tiles in the fixed-size version.
 template <Mode kMode>
-__global__ void __launch_bounds__(32 * kWarps, kBlocksPerSm) tile_kernel(const tiles::Step s) {
-  __shared__ double smem[kWarps][kTile * kPitch];
-  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
-  const i64 id = static_cast<i64>(blockIdx.x) * kWarps + warp;
-  if (id >= static_cast<i64>(s.x.tiles) * s.y.tiles)
-    return; // the whole warp
-  const tiles::TileBox b =
-      tiles::tile_box(s, static_cast<int>(id / s.x.tiles), static_cast<int>(id % s.x.tiles));
-  double* R = smem[warp];
+__device__ __forceinline__ void any_tile(const tiles::Step& s, int ty, int tx, int lane,
+                                         double* R) {
+  const tiles::TileBox b = tiles::tile_box(s, ty, tx);
   tiles::phase_rhs(s, b, lane, R);
   __syncwarp();
   if constexpr (kMode == Mode::Prepare) {
@@ -43,6 +62,56 @@ __global__ void __launch_bounds__(32 * kWarps, kBlocksPerSm) tile_kernel(const t
   tiles::solve_y(s, b, lane, R);
   __syncwarp();
   tiles::reduced_x(s, b, lane, R);
+}
+// The same, not inlined, so that its registers and spills stay out of the fixed-size path; the
+// step is the kernel's __grid_constant__ parameter, read where it lies.
+template <Mode kMode>
+__device__ __noinline__ void edge_tile(const tiles::Step& s, int ty, int tx, int lane, double* R) {
+  any_tile<kMode>(s, ty, tx, lane, R);
+}
+
+// One warp per tile, the first version: every tile through any_tile.
+template <Mode kMode>
+__global__ void __launch_bounds__(32 * kWarps, kBlocksPerSm) tile_kernel(const tiles::Step s) {
+  __shared__ double smem[kWarps][kTile * kPitch];
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  const i64 id = static_cast<i64>(blockIdx.x) * kWarps + warp;
+  if (id >= static_cast<i64>(s.x.tiles) * s.y.tiles)
+    return; // the whole warp
+  any_tile<kMode>(s, static_cast<int>(id / s.x.tiles), static_cast<int>(id % s.x.tiles), lane,
+                  smem[warp]);
+}
+
+// One warp per tile: the tiles of kTile × kTile cells (all but the last row and column of tiles)
+// through a path compiled for that size, straight-line code with no per-position tests. Tables:
+// the full tiles' solve tables read from shared memory (kShared) or from the parameters' constant
+// bank. kBlocks blocks per multiprocessor: the register cap.
+template <Mode kMode, bool kShared, int kBlocks>
+__global__ void __launch_bounds__(32 * kWarps, kBlocks)
+    fixed_tile_kernel(const __grid_constant__ tiles::Step s) {
+  __shared__ double smem[kWarps][kTile * kPitch];
+  __shared__ __align__(16) double table[2][tiles::kSharedTable];
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  if constexpr (kShared) {
+    if (warp < 2 && lane < kTile - 1)
+      tiles::share_table(warp == 0 ? s.x.full : s.y.full, table[warp], lane);
+    __syncthreads();
+  }
+  const i64 id = static_cast<i64>(blockIdx.x) * kWarps + warp;
+  if (id >= static_cast<i64>(s.x.tiles) * s.y.tiles)
+    return; // the whole warp
+  const int ty = static_cast<int>(id / s.x.tiles), tx = static_cast<int>(id % s.x.tiles);
+  double* R = smem[warp];
+  if (ty + 1 < s.y.tiles && tx + 1 < s.x.tiles) {
+    if constexpr (kShared)
+      run_tile<kMode>(s, tiles::SharedPiece(s.x.full, table[0]),
+                      tiles::SharedPiece(s.y.full, table[1]), tiles::full_box(ty, tx), lane, R);
+    else
+      run_tile<kMode>(s, tiles::FixedPiece(s.x.full), tiles::FixedPiece(s.y.full),
+                      tiles::full_box(ty, tx), lane, R);
+  } else {
+    edge_tile<kMode>(s, ty, tx, lane, R);
+  }
 }
 
 __global__ void __launch_bounds__(128)
@@ -122,6 +191,44 @@ unsigned tile_blocks(const tiles::Step& s) {
   return static_cast<unsigned>((n + kWarps - 1) / kWarps);
 }
 
+using Kernel = TiledHeat2d::Kernel;
+
+// TESSERA_HEAT2D_TILE_KERNEL, read once (heat2d_tiles.hpp).
+Kernel default_kernel() {
+  static const Kernel k = [] {
+    const char* e = std::getenv("TESSERA_HEAT2D_TILE_KERNEL");
+    const std::string_view name = e != nullptr ? e : "new";
+    if (name == "old")
+      return Kernel::First;
+    if (name == "const")
+      return Kernel::Constant;
+    if (name == "new20")
+      return Kernel::Shared20;
+    return Kernel::Shared;
+  }();
+  return k;
+}
+
+template <Mode kMode>
+void launch_tiles(CUstream_st* stream, Kernel kernel, const tiles::Step& s) {
+  const unsigned blocks = tile_blocks(s), threads = 32 * kWarps;
+  switch (kernel) {
+  case Kernel::Shared:
+    fixed_tile_kernel<kMode, true, kBlocksPerSm><<<blocks, threads, 0, stream>>>(s);
+    break;
+  case Kernel::Shared20:
+    fixed_tile_kernel<kMode, true, kBlocksPerSm + 1><<<blocks, threads, 0, stream>>>(s);
+    break;
+  case Kernel::Constant:
+    fixed_tile_kernel<kMode, false, kBlocksPerSm><<<blocks, threads, 0, stream>>>(s);
+    break;
+  case Kernel::First:
+    tile_kernel<kMode><<<blocks, threads, 0, stream>>>(s);
+    break;
+  }
+  CHECK_CUDA_LAUNCH();
+}
+
 void launch_reduced(CUstream_st* stream, const tiles::Reduced& r, const double* P, const double* F,
                     double* S) {
   const auto blocks = static_cast<unsigned>((r.lines + 127) / 128);
@@ -164,6 +271,7 @@ TiledHeat2d::TiledHeat2d(std::int64_t nx, std::int64_t ny, double hx, double hy,
   base_.sy = sy_;
   base_.py = w + 5 * xs + ys;
   base_.fy = w + 5 * xs + 2 * ys;
+  kernel_ = default_kernel();
 }
 
 void TiledHeat2d::prepare(CUstream_st* stream, const double* u) {
@@ -171,8 +279,7 @@ void TiledHeat2d::prepare(CUstream_st* stream, const double* u) {
   s.u = u;
   s.px_out = px_[cur_];
   s.fx_out = fx_[cur_];
-  tile_kernel<Mode::Prepare><<<tile_blocks(s), 32 * kWarps, 0, stream>>>(s);
-  CHECK_CUDA_LAUNCH();
+  launch_tiles<Mode::Prepare>(stream, kernel_, s);
 }
 
 void TiledHeat2d::half(CUstream_st* stream, const double* u) {
@@ -180,8 +287,7 @@ void TiledHeat2d::half(CUstream_st* stream, const double* u) {
   s.u = u;
   s.fx = fx_[cur_];
   launch_reduced(stream, rx_, px_[cur_], fx_[cur_], sx_);
-  tile_kernel<Mode::Half><<<tile_blocks(s), 32 * kWarps, 0, stream>>>(s);
-  CHECK_CUDA_LAUNCH();
+  launch_tiles<Mode::Half>(stream, kernel_, s);
 }
 
 void TiledHeat2d::full(CUstream_st* stream, const double* u, double* u_next) {
@@ -192,8 +298,7 @@ void TiledHeat2d::full(CUstream_st* stream, const double* u, double* u_next) {
   s.px_out = px_[1 - cur_];
   s.fx_out = fx_[1 - cur_];
   launch_reduced(stream, ry_, base_.py, base_.fy, sy_);
-  tile_kernel<Mode::Full><<<tile_blocks(s), 32 * kWarps, 0, stream>>>(s);
-  CHECK_CUDA_LAUNCH();
+  launch_tiles<Mode::Full>(stream, kernel_, s);
   cur_ = 1 - cur_;
 }
 

@@ -14,6 +14,11 @@
 // tiles and the reduced systems' few values per line and tile), against 104 B for the transposed
 // line solves. prepare() makes the x reduced inputs of a state set from outside.
 //
+// The tiles of kTile × kTile cells (all but the last row and column of tiles) run code compiled
+// for that size, with the solve tables in shared memory and each line's separators loaded before
+// its solve; the kernels that test sizes position by position, the first version, are kept to
+// compare (set_kernel): all give the same bits.
+//
 // The solves are not Thomas' operation sequence: the fields agree with the CPU backend to
 // rounding (a few ulps per step), not bit for bit; the same state always gives the same bits.
 #pragma once
@@ -48,6 +53,14 @@ public:
   TESSERA_CUDA_FN(void half(CUstream_st* stream, const double* u));
   TESSERA_CUDA_FN(void full(CUstream_st* stream, const double* u, double* u_next));
 
+  // The tile kernels, all giving the same bits (to time them against each other): the tiles of
+  // kTile × kTile cells through straight-line code with the solve tables in shared memory (16 or,
+  // with registers capped, 20 warps per multiprocessor) or in the constant bank, or every tile
+  // through the size-testing path (the first version). The default is set by the environment,
+  // read once: TESSERA_HEAT2D_TILE_KERNEL = new | new20 | const | old (unset: new).
+  enum class Kernel { Shared, Shared20, Constant, First };
+  void set_kernel(Kernel k) noexcept { kernel_ = k; }
+
   // Field traffic in bytes of prepare(), half() and full() (the kernels' reads and writes as
   // counted above).
   TESSERA_CUDA_FN_OR(0.0, double bytes_prepare() const noexcept);
@@ -63,6 +76,7 @@ private:
   double* sx_ = nullptr; // the x and y separators (work_)
   double* sy_ = nullptr;
   int cur_ = 0;
+  Kernel kernel_ = Kernel::Shared;
 };
 
 } // namespace tessera::cuda

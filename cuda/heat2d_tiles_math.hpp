@@ -22,15 +22,6 @@ TESSERA_HD double stencil(double c, double before, double after, double h) {
   return fma(h, (before + after) - 2.0 * c, c);
 }
 
-// The separator before tile k, as the interior's coupling (0 past a Dirichlet end) and as the
-// neighbouring value (the boundary value past a Dirichlet end).
-TESSERA_HD double coupling_before(const double* S, i64 L, int k, int K, i64 l, bool periodic) {
-  return k > 0 ? S[(k - 1) * L + l] : (periodic ? S[(K - 1) * L + l] : 0.0);
-}
-TESSERA_HD double value_before(const double* S, i64 L, int k, int K, i64 l, bool periodic,
-                               double g) {
-  return k > 0 || periodic ? coupling_before(S, L, k, K, l, periodic) : g;
-}
 // A tile's first value from its reduced input F and its two separators. The tile itself stores
 // this (not its local solve's first value, equal to rounding) so that what its neighbour reads
 // from S and F is what the field holds: the next step's inputs are then the same whether they
@@ -39,19 +30,34 @@ TESSERA_HD double first_value(double pl_first, double pr_first, double f, double
                               double right) {
   return fma(right, pr_first, fma(left, pl_first, f));
 }
-// The value just after tile k's separator: the first value of the next tile.
-TESSERA_HD double value_after(const Axis& a, const double* S, const double* F, i64 L, int k, i64 l,
+
+// What line l's interior in tile k needs from its direction's reduced system: the separators
+// before (`left`, 0 past a Dirichlet end) and after it (`right`), its first value's reduced input
+// `f`, and the neighbouring values just before and after the tile (the boundary value past a
+// Dirichlet end; `after` is the first value of the next tile). The five loads do not depend on
+// each other nor on the tile's solve: issued before it, they are in flight while it runs.
+struct LineEnds {
+  double left, right, f, before, after;
+};
+TESSERA_HD LineEnds line_ends(const Axis& a, const double* S, const double* F, i64 L, int k, i64 l,
                               bool periodic, double g) {
   const int K = a.tiles;
-  if (k + 1 == K && !periodic)
-    return g;
-  const int next = k + 1 < K ? k + 1 : 0;
-  return first_value(a.pl_first(next), a.pr_first(next), F[next * L + l], S[k * L + l],
-                     S[next * L + l]);
+  const int prev = k > 0 ? k - 1 : K - 1, next = k + 1 < K ? k + 1 : 0;
+  const double s_prev = S[prev * L + l], s_k = S[k * L + l], s_next = S[next * L + l];
+  const double f_k = F[k * L + l], f_next = F[next * L + l];
+  const bool has_prev = k > 0 || periodic, has_next = k + 1 < K || periodic;
+  LineEnds e;
+  e.left = has_prev ? s_prev : 0.0;
+  e.right = s_k;
+  e.f = f_k;
+  e.before = has_prev ? s_prev : g;
+  e.after = has_next ? first_value(a.pl_first(next), a.pr_first(next), f_next, s_k, s_next) : g;
+  return e;
 }
 
 // Phase rhs (lane = column j): R = (I + h_y D_y) u^n on the tile, plus the x boundary terms.
-TESSERA_HD void phase_rhs(const Step& s, const TileBox& b, int j, double* R) {
+template <class B>
+TESSERA_HD void phase_rhs(const Step& s, const B& b, int j, double* R) {
   if (j >= b.mc)
     return;
   const i64 nx = s.nx, col = b.c0 + j;
@@ -92,9 +98,8 @@ TESSERA_HD void first_last(const P& p, const D& d, double& yf, double& yl) {
 }
 
 // Phase reduced_x (lane = row i): the x reduced inputs of R's rows.
-template <class P>
-TESSERA_HD void phase_reduced_x(const Step& s, const P& p, const TileBox& b, int i,
-                                const double* R) {
+template <class P, class B>
+TESSERA_HD void phase_reduced_x(const Step& s, const P& p, const B& b, int i, const double* R) {
   if (i >= b.mr)
     return;
   const double* row = R + i * kPitch;
@@ -136,10 +141,11 @@ TESSERA_HD void combine(const P& p, double left, double right, double (&v)[kTile
 }
 
 // Phase solve_x (lane = row i): u* on the tile's row, then R = (I + h_x D_x) u*.
-template <class P>
-TESSERA_HD void phase_solve_x(const Step& s, const P& p, const TileBox& b, int i, double* R) {
+template <class P, class B>
+TESSERA_HD void phase_solve_x(const Step& s, const P& p, const B& b, int i, double* R) {
   if (i >= b.mr)
     return;
+  const LineEnds e = line_ends(s.x, s.sx, s.fx, s.ny, b.tx, b.r0 + i, s.periodic, s.g);
   double* row = R + i * kPitch;
   double v[kTile];
   TESSERA_UNROLL
@@ -147,15 +153,11 @@ TESSERA_HD void phase_solve_x(const Step& s, const P& p, const TileBox& b, int i
     if (k <= p.q)
       v[k] = row[k];
   local_solve(p, s.x.h, v);
-  const i64 L = s.ny, l = b.r0 + i;
-  const int K = s.x.tiles;
-  const double right = s.sx[static_cast<i64>(b.tx) * L + l];
-  const double left = coupling_before(s.sx, L, b.tx, K, l, s.periodic);
-  combine(p, left, right, v);
+  combine(p, e.left, e.right, v);
   if (p.q > 0)
-    v[0] = first_value(p.pl_first, p.pr_first, s.fx[static_cast<i64>(b.tx) * L + l], left, right);
-  double before = value_before(s.sx, L, b.tx, K, l, s.periodic, s.g);
-  const double after_tile = value_after(s.x, s.sx, s.fx, L, b.tx, l, s.periodic, s.g);
+    v[0] = first_value(p.pl_first, p.pr_first, e.f, e.left, e.right);
+  double before = e.before;
+  const double after_tile = e.after;
   TESSERA_UNROLL
   for (int k = 0; k < kTile; ++k)
     if (k <= p.q) {
@@ -166,22 +168,22 @@ TESSERA_HD void phase_solve_x(const Step& s, const P& p, const TileBox& b, int i
 }
 
 // The column of R (lane = column j) with the y boundary terms, into registers.
-TESSERA_HD void load_column(const Step& s, const TileBox& b, int j, const double* R,
-                            double (&v)[kTile]) {
+template <class B>
+TESSERA_HD void load_column(const Step& s, const B& b, int j, const double* R, double (&v)[kTile]) {
+  // Row r0 + i is the first row (0) or the last (ny - 1) only as the tile's first or last row.
+  const bool first = s.y.add_bc && b.r0 == 0, last = s.y.add_bc && b.r0 + b.mr == s.ny;
   TESSERA_UNROLL
   for (int i = 0; i < kTile; ++i)
     if (i < b.mr) {
       v[i] = R[i * kPitch + j];
-      const i64 r = b.r0 + i;
-      if (s.y.add_bc && (r == 0 || r == s.ny - 1))
+      if ((i == 0 && first) || (i == b.mr - 1 && last))
         v[i] += s.y.hg;
     }
 }
 
 // Phase reduced_y (lane = column j): the y reduced inputs of R's columns.
-template <class P>
-TESSERA_HD void phase_reduced_y(const Step& s, const P& p, const TileBox& b, int j,
-                                const double* R) {
+template <class P, class B>
+TESSERA_HD void phase_reduced_y(const Step& s, const P& p, const B& b, int j, const double* R) {
   if (j >= b.mc)
     return;
   double v[kTile];
@@ -198,27 +200,25 @@ TESSERA_HD void phase_reduced_y(const Step& s, const P& p, const TileBox& b, int
 
 // Phase solve_y (lane = column j): u^{n+1} on the tile's column, written out, then
 // R = (I + h_y D_y) u^{n+1} plus the x boundary terms: the next step's first right-hand side.
-template <class P>
-TESSERA_HD void phase_solve_y(const Step& s, const P& p, const TileBox& b, int j, double* R) {
+template <class P, class B>
+TESSERA_HD void phase_solve_y(const Step& s, const P& p, const B& b, int j, double* R) {
   if (j >= b.mc)
     return;
+  const i64 l = b.c0 + j;
+  const LineEnds e = line_ends(s.y, s.sy, s.fy, s.nx, b.ty, l, s.periodic, s.g);
   double v[kTile];
   load_column(s, b, j, R, v);
   local_solve(p, s.y.h, v);
-  const i64 L = s.nx, l = b.c0 + j;
-  const int K = s.y.tiles;
-  const double left = coupling_before(s.sy, L, b.ty, K, l, s.periodic);
-  const double right = s.sy[static_cast<i64>(b.ty) * L + l];
-  combine(p, left, right, v);
+  combine(p, e.left, e.right, v);
   if (p.q > 0)
-    v[0] = first_value(p.pl_first, p.pr_first, s.fy[static_cast<i64>(b.ty) * L + l], left, right);
+    v[0] = first_value(p.pl_first, p.pr_first, e.f, e.left, e.right);
   TESSERA_UNROLL
   for (int i = 0; i < kTile; ++i)
     if (i < b.mr)
       s.u_next[(b.r0 + i) * s.nx + l] = v[i];
   const double bc = s.x.add_bc && (l == 0 || l == s.nx - 1) ? s.x.hg : 0.0;
-  double before = value_before(s.sy, L, b.ty, K, l, s.periodic, s.g);
-  const double after_tile = value_after(s.y, s.sy, s.fy, L, b.ty, l, s.periodic, s.g);
+  double before = e.before;
+  const double after_tile = e.after;
   TESSERA_UNROLL
   for (int i = 0; i < kTile; ++i)
     if (i < b.mr) {
@@ -254,29 +254,67 @@ TESSERA_HD void solve_y(const Step& s, const TileBox& b, int lane, double* R) {
   TESSERA_TILE_PIECE(s.y, b.ty, f);
 }
 
-// The reduced solve of one line l: S = M^{-1} (P + h F_{k+1}).
+// The reduced solve of one line l: S = M^{-1} (P + h F_{k+1}). One thread per line gives few
+// warps (4096 lines: one per multiprocessor), so each sweep goes kAhead tiles at a time, the
+// chunk's loads issued together before its recurrence, and going back before any of the chunk's
+// values is overwritten (with L unknown the compiler cannot tell S[(k-1) L + l] from S[k L + l],
+// and would wait for each load in turn).
+constexpr int kAhead = 16;
 TESSERA_HD void reduced_line(const Reduced& r, const double* __restrict__ P,
                              const double* __restrict__ F, double* __restrict__ S, i64 l) {
   const i64 L = r.lines;
   const int K = r.tiles;
   double y = 0.0;
-  TESSERA_UNROLL8
-  for (int k = 0; k < K; ++k) {
-    const double f = k + 1 < K ? F[(k + 1) * L + l] : (r.periodic ? F[l] : 0.0);
-    const double rhs = fma(r.h, f, P[k * L + l]);
-    y = (k == 0 ? rhs : fma(-TESSERA_LDG(r.sub + k), y, rhs)) * TESSERA_LDG(r.inv + k);
-    S[k * L + l] = y;
+  for (int k0 = 0; k0 < K; k0 += kAhead) {
+    double p[kAhead], f[kAhead];
+    TESSERA_UNROLL
+    for (int j = 0; j < kAhead; ++j) {
+      const int k = k0 + j;
+      if (k < K) {
+        const int next = k + 1 < K ? k + 1 : 0;
+        p[j] = P[k * L + l];
+        f[j] = F[next * L + l];
+      }
+    }
+    TESSERA_UNROLL
+    for (int j = 0; j < kAhead; ++j) {
+      const int k = k0 + j;
+      if (k < K) {
+        const double rhs = fma(r.h, k + 1 < K || r.periodic ? f[j] : 0.0, p[j]);
+        y = (k == 0 ? rhs : fma(-TESSERA_LDG(r.sub + k), y, rhs)) * TESSERA_LDG(r.inv + k);
+        S[k * L + l] = y;
+      }
+    }
   }
-  TESSERA_UNROLL8
-  for (int k = K - 2; k >= 0; --k) {
-    y = fma(-TESSERA_LDG(r.cp + k), y, S[k * L + l]);
-    S[k * L + l] = y;
+  for (int k0 = K - 2; k0 >= 0; k0 -= kAhead) {
+    double v[kAhead];
+    TESSERA_UNROLL
+    for (int j = 0; j < kAhead; ++j)
+      if (k0 - j >= 0)
+        v[j] = S[(k0 - j) * L + l];
+    TESSERA_UNROLL
+    for (int j = 0; j < kAhead; ++j) {
+      const int k = k0 - j;
+      if (k >= 0) {
+        y = fma(-TESSERA_LDG(r.cp + k), y, v[j]);
+        S[k * L + l] = y;
+      }
+    }
   }
   if (!r.periodic)
     return;
   const double fac = (y + r.corner * S[(K - 1) * L + l]) * r.invc;
-  for (int k = 0; k < K; ++k)
-    S[k * L + l] = fma(-fac, TESSERA_LDG(r.z + k), S[k * L + l]);
+  for (int k0 = 0; k0 < K; k0 += kAhead) {
+    double v[kAhead];
+    TESSERA_UNROLL
+    for (int j = 0; j < kAhead; ++j)
+      if (k0 + j < K)
+        v[j] = S[(k0 + j) * L + l];
+    TESSERA_UNROLL
+    for (int j = 0; j < kAhead; ++j)
+      if (k0 + j < K)
+        S[(k0 + j) * L + l] = fma(-fac, TESSERA_LDG(r.z + k0 + j), v[j]);
+  }
 }
 
 } // namespace tessera::cuda::tiles

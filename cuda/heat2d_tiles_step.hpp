@@ -17,11 +17,9 @@
 // Device pass: unrolled loops keep the per-lane arrays in registers; read-only loads of tables.
 #if defined(__CUDA_ARCH__)
 #define TESSERA_UNROLL _Pragma("unroll")
-#define TESSERA_UNROLL8 _Pragma("unroll 8")
 #define TESSERA_LDG(p) __ldg(p)
 #else
 #define TESSERA_UNROLL
-#define TESSERA_UNROLL8
 #define TESSERA_LDG(p) (*(p))
 #endif
 
@@ -80,6 +78,50 @@ inline FullPiece full_piece(const cpu::PartitionPiece& q) {
   p.pl_first = q.pl_first;
   p.pr_first = q.pr_first;
   return p;
+}
+
+// A full tile's piece with its size a constant: the phases' loops over it then compile to
+// straight-line code with no per-position tests (the interior tiles' path of the kernels).
+struct FixedPiece {
+  static constexpr int q = kTile - 1;
+  const FullPiece& p;
+  double pl_first, pr_first;
+  TESSERA_HD explicit FixedPiece(const FullPiece& f)
+      : p(f), pl_first(f.pl_first), pr_first(f.pr_first) {}
+  TESSERA_HD double inv(int k) const { return p.inv_v[k]; }
+  TESSERA_HD double upper(int k) const { return p.upper_v[k]; }
+  TESSERA_HD double phi_l(int k) const { return p.phi_l_v[k]; }
+  TESSERA_HD double phi_r(int k) const { return p.phi_r_v[k]; }
+  TESSERA_HD double w_first(int k) const { return p.w_first_v[k]; }
+  TESSERA_HD double w_last(int k) const { return p.w_last_v[k]; }
+};
+
+// The same tables copied to shared memory (kSharedTable doubles, 16-byte aligned) in the order
+// the phases read them: inv, upper, then (phi_l, phi_r) and (w_first, w_last) in pairs, so that
+// each pair is one 16-byte load. Shared memory, unlike the constant bank, serves every warp at
+// the same speed whatever the others read, and its loads can be issued ahead of the sweeps.
+constexpr int kSharedTable = 6 * kTile;
+struct SharedPiece {
+  static constexpr int q = kTile - 1;
+  const double* t;
+  double pl_first, pr_first;
+  TESSERA_HD SharedPiece(const FullPiece& f, const double* table)
+      : t(table), pl_first(f.pl_first), pr_first(f.pr_first) {}
+  TESSERA_HD double inv(int k) const { return t[k]; }
+  TESSERA_HD double upper(int k) const { return t[kTile + k]; }
+  TESSERA_HD double phi_l(int k) const { return t[2 * kTile + 2 * k]; }
+  TESSERA_HD double phi_r(int k) const { return t[2 * kTile + 2 * k + 1]; }
+  TESSERA_HD double w_first(int k) const { return t[4 * kTile + 2 * k]; }
+  TESSERA_HD double w_last(int k) const { return t[4 * kTile + 2 * k + 1]; }
+};
+// Position k (< kTile - 1) of f's tables into `table`.
+TESSERA_HD void share_table(const FullPiece& f, double* table, int k) {
+  table[k] = f.inv_v[k];
+  table[kTile + k] = f.upper_v[k];
+  table[2 * kTile + 2 * k] = f.phi_l_v[k];
+  table[2 * kTile + 2 * k + 1] = f.phi_r_v[k];
+  table[4 * kTile + 2 * k] = f.w_first_v[k];
+  table[4 * kTile + 2 * k + 1] = f.w_last_v[k];
 }
 
 // One direction: its partition and boundary terms.
@@ -145,6 +187,16 @@ TESSERA_HD TileBox tile_box(const Step& s, int ty, int tx) {
   b.mr = static_cast<int>(s.ny - b.r0 < kTile ? s.ny - b.r0 : kTile);
   b.mc = static_cast<int>(s.nx - b.c0 < kTile ? s.nx - b.c0 : kTile);
   return b;
+}
+// A tile with kTile rows and columns (every tile but the last of each direction), its size a
+// constant for the phases.
+struct FullBox {
+  int ty, tx;
+  i64 r0, c0;
+  static constexpr int mr = kTile, mc = kTile;
+};
+TESSERA_HD FullBox full_box(int ty, int tx) {
+  return {ty, tx, static_cast<i64>(ty) * kTile, static_cast<i64>(tx) * kTile};
 }
 
 } // namespace tessera::cuda::tiles

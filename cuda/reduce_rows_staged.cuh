@@ -116,6 +116,13 @@ __device__ __forceinline__ void staged_issue(T* slot, const T* pa, int m, i64 en
   }
 }
 
+// Waits until at most N groups of this thread's asynchronous copies are pending
+// (__pipeline_wait_prior stops at 8).
+template <int N>
+__device__ __forceinline__ void staged_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
 // The row values of rows [0, rows): block b takes lane group b % 4 of row b / 4 (clusters of
 // four blocks, one warp each). Values go to out[slot * stride + row], finished by finish_code.
 template <class T, class Ops>
@@ -158,17 +165,23 @@ __global__ void __launch_bounds__(32)
     if (next < stages)
       staged_issue(ring + (next % NS) * kSlotElems, pa, m, end, next, g, t);
     __pipeline_commit();
-    __pipeline_wait_prior(NS - 1);
-    __syncwarp(); // every thread's copies of stage k are complete and visible
+    staged_wait<NS - 1>();
+    __syncthreads(); // every thread's copies of stage k are complete and visible (one warp)
     const T* slot = ring + (k % NS) * kSlotElems + t;
     const i64 ck = c0 + 128 * k * kStagedSteps;
     // Every column of the stage, for every thread, inside the row: no checks.
     const bool whole = (k > 0 || g > 0 || m == 0) &&
                        128 * ((k + 1) * kStagedSteps - 1) + kStagedLanes * (g + 1) - m <= cols;
     if (whole) {
+      // All of the stage's loads first: the additions are one dependent chain, and a load
+      // between two of them would put its latency on the chain.
+      T x[kStagedSteps];
 #pragma unroll
       for (int s = 0; s < kStagedSteps; ++s)
-        ops.add(static_cast<double>(slot[s * kStagedLanes]));
+        x[s] = slot[s * kStagedLanes];
+#pragma unroll
+      for (int s = 0; s < kStagedSteps; ++s)
+        ops.add(static_cast<double>(x[s]));
     } else {
 #pragma unroll 4
       for (int s = 0; s < kStagedSteps; ++s) {
@@ -177,7 +190,7 @@ __global__ void __launch_bounds__(32)
           ops.add(static_cast<double>(slot[s * kStagedLanes]));
       }
     }
-    __syncwarp(); // stage k's slot is refilled by the next iteration's copies
+    __syncthreads(); // stage k's slot is refilled by the next iteration's copies
   }
 
   // Lane (32g + t - m) mod 128 of every op, into block 0's shared memory; block 0 applies the

@@ -126,10 +126,11 @@ constexpr i64 kStagedMinCols = 4096;
 inline int rows_kernel_forced() {
   static const int forced = [] {
     const char* v = std::getenv("TESSERA_CUDA_ROWS_KERNEL");
-    return v == nullptr                    ? 0
-           : std::strcmp(v, "warp") == 0   ? 1
-           : std::strcmp(v, "staged") == 0 ? 2
-                                           : 0;
+    return v == nullptr                     ? 0
+           : std::strcmp(v, "warp") == 0    ? 1
+           : std::strcmp(v, "staged") == 0  ? 2
+           : std::strcmp(v, "staged1") == 0 ? 3
+                                            : 0;
   }();
   return forced;
 }
@@ -137,15 +138,15 @@ inline int rows_kernel_forced() {
 inline bool staged_rows_wanted(i64 rows, i64 cols) {
   const int forced = rows_kernel_forced();
   if (forced != 0)
-    return forced == 2 && cols > kNarrowCols;
+    return forced >= 2 && cols > kNarrowCols;
   return rows <= kStagedMaxRows && cols >= kStagedMinCols;
 }
 
 // Whether `kernel` (an instance of staged_row_values_kernel) can run on the current device:
 // compute capability 9.0 or later (clusters, distributed shared memory), code compiled for it,
 // and its ring of shared memory granted. Cached per device.
-template <class K>
-bool staged_rows_ready(K kernel, std::size_t ring_bytes) {
+template <auto kernel>
+bool staged_rows_ready(std::size_t ring_bytes) {
   static signed char cache[64] = {}; // 0 unknown, 1 yes, -1 no
   int dev = 0;
   CHECK_CUDA(cudaGetDevice(&dev));
@@ -169,13 +170,18 @@ bool staged_rows_ready(K kernel, std::size_t ring_bytes) {
 template <class T, class Ops>
 bool try_launch_staged_rows(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 ld, double* out,
                             i64 stride, Ops ops, int code, double count) {
-  const auto kernel = staged_row_values_kernel<T, Ops>;
-  if (rows == 0 || !staged_rows_wanted(rows, cols) ||
-      !staged_rows_ready(kernel, staged_ring_bytes<T>()))
+  if (rows == 0 || !staged_rows_wanted(rows, cols))
+    return false;
+  const bool one = rows_kernel_forced() == 3;
+  constexpr auto k1 = staged_row_values_kernel<T, Ops, 1>;
+  constexpr auto k4 = staged_row_values_kernel<T, Ops, 4>;
+  const auto kernel = one ? k1 : k4;
+  if (!(one ? staged_rows_ready<k1>(staged_ring_bytes<T>())
+            : staged_rows_ready<k4>(staged_ring_bytes<T>())))
     return false;
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(static_cast<unsigned>(rows * kStagedGroups));
-  cfg.blockDim = dim3(kStagedLanes);
+  cfg.blockDim = dim3(kStagedLanes * (one ? 1 : 4));
   cfg.dynamicSmemBytes = staged_ring_bytes<T>();
   cfg.stream = s;
   cudaLaunchAttribute cluster{};

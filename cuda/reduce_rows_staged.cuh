@@ -90,15 +90,15 @@ struct StagedMaskOps {
 // Queues the asynchronous copies of stage k of group g's share of a row into `slot`: aligned
 // positions 128·(kS + s) + 32g + [0, 32) for s < S, in 16-byte pieces spread over the warp.
 // `end` = m + cols is the aligned position past the row's last element.
-template <class T>
+template <class T, int W>
 __device__ __forceinline__ void staged_issue(T* slot, const T* pa, int m, i64 end, i64 k, int g,
                                              int t) {
   constexpr int V = 16 / static_cast<int>(sizeof(T));
   constexpr int kPiecesPerStep = kStagedLanes / V;
-  constexpr int kPerThread = kStagedSteps * kPiecesPerStep / 32;
+  constexpr int kPerThread = kStagedSteps * kPiecesPerStep / (32 * W);
 #pragma unroll
   for (int i = 0; i < kPerThread; ++i) {
-    const int q = t + 32 * i;
+    const int q = t + 32 * W * i;
     const int s = q / kPiecesPerStep, pc = q % kPiecesPerStep;
     const i64 p0 = 128 * (k * kStagedSteps + s) + kStagedLanes * g + V * pc;
     T* dst = slot + s * kStagedLanes + V * pc;
@@ -109,10 +109,12 @@ __device__ __forceinline__ void staged_issue(T* slot, const T* pa, int m, i64 en
       continue;
     }
     const i64 n = end - p0; // elements of this piece inside the row
-    if (n >= V)
+    if (n >= V) {
       __pipeline_memcpy_async(dst, pa + p0, 16);
-    else if (n > 0)
-      __pipeline_memcpy_async(dst, pa + p0, 16, static_cast<std::size_t>(V - n) * sizeof(T));
+    } else { // the vector holding the last column: its elements up to it
+      for (int e = 0; e < n; ++e)
+        __pipeline_memcpy_async(dst + e, pa + p0 + e, sizeof(T));
+    }
   }
 }
 
@@ -125,8 +127,8 @@ __device__ __forceinline__ void staged_wait() {
 
 // The row values of rows [0, rows): block b takes lane group b % 4 of row b / 4 (clusters of
 // four blocks, one warp each). Values go to out[slot * stride + row], finished by finish_code.
-template <class T, class Ops>
-__global__ void __launch_bounds__(32)
+template <class T, class Ops, int W>
+__global__ void __launch_bounds__(32 * W)
     staged_row_values_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* out,
                              i64 stride, Ops ops, int finish_code, double count) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -154,7 +156,7 @@ __global__ void __launch_bounds__(32)
 #pragma unroll 1
   for (int k = 0; k < NS - 1; ++k) {
     if (k < stages)
-      staged_issue(ring + k * kSlotElems, pa, m, end, k, g, t);
+      staged_issue<T, W>(ring + k * kSlotElems, pa, m, end, k, g, t);
     __pipeline_commit();
   }
   // The column of this thread's element in step 0 of stage k: c0 + 128·kS.
@@ -163,10 +165,14 @@ __global__ void __launch_bounds__(32)
   for (i64 k = 0; k < stages; ++k) {
     const i64 next = k + NS - 1; // into the slot that stage k - 1 used
     if (next < stages)
-      staged_issue(ring + (next % NS) * kSlotElems, pa, m, end, next, g, t);
+      staged_issue<T, W>(ring + (next % NS) * kSlotElems, pa, m, end, next, g, t);
     __pipeline_commit();
     staged_wait<NS - 1>();
-    __syncthreads(); // every thread's copies of stage k are complete and visible (one warp)
+    __syncthreads();         // every thread's copies of stage k are complete and visible
+    if (t >= kStagedLanes) { // warps 1 … W-1 only copy
+      __syncthreads();
+      continue;
+    }
     const T* slot = ring + (k % NS) * kSlotElems + t;
     const i64 ck = c0 + 128 * k * kStagedSteps;
     // Every column of the stage, for every thread, inside the row: no checks.
@@ -197,9 +203,10 @@ __global__ void __launch_bounds__(32)
   // halving tree (thread t holding lanes 4t … 4t+3, as lane_tree expects).
   double* lanes0 = cluster.map_shared_rank(&lanes[0][0], 0);
   const int lane = (kStagedLanes * g + t - m) & (kSumLanes - 1);
-  ops.each([&](auto, int slot, double v) { lanes0[slot * kSumLanes + lane] = v; });
+  if (t < kStagedLanes)
+    ops.each([&](auto, int slot, double v) { lanes0[slot * kSumLanes + lane] = v; });
   cluster.sync();
-  if (g != 0)
+  if (g != 0 || t >= kStagedLanes)
     return;
   ops.each([&](auto fc, int slot, double) {
     double v[4];

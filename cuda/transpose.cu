@@ -9,9 +9,8 @@ namespace detail {
 namespace {
 
 // auto, classic tiles, wide 512 B, wide 256 B, skinny, small tile, wide flat, wide tall, scalar
-// 64×64 tile, scalar tall tile, small tile of 16×16 threads, line-aligned tiles (one block per
-// tile, persistent)
-constexpr int kVariants = 1 + kClassic + 11;
+// 64×64 tile, scalar tall tile, small tile of 16×16 threads
+constexpr int kVariants = 1 + kClassic + 9;
 
 // ---- the choice ----
 
@@ -26,9 +25,7 @@ enum Kernel : int {
   kWideTall,
   kScalar64,
   kScalarTall,
-  kTile32Square,
-  kLines,
-  kLinesPersistent
+  kTile32Square
 };
 
 // Rows of both sides start on whole vectors (input) and sectors (output): the classic kernel's
@@ -100,10 +97,6 @@ void launch_elem(cudaStream_t s, int variant, const void* in, void* out, i64 row
     return launch_wide_skew<E, true>(s, in, out, rows, cols, ld_in, ld_out);
   case kWideTall:
     return launch_wide_skew<E, false>(s, in, out, rows, cols, ld_in, ld_out);
-  case kLines:
-    return launch_line_tile<E, false>(s, in, out, rows, cols, ld_in, ld_out);
-  case kLinesPersistent:
-    return launch_line_tile<E, true>(s, in, out, rows, cols, ld_in, ld_out);
   default:
     return launch_skinny_elem<E>(s, in, out, rows, cols, ld_in, ld_out);
   }
@@ -175,11 +168,6 @@ std::string transpose_variant_name(DType t, int variant) {
     return "tile 32x32/16x16";
   if (variant == kScalarTall)
     return e < 16 ? "tile 128x" + std::to_string(256 / e) + "/32x8" : "tile 64x32/32x8";
-  if (variant == kLines || variant == kLinesPersistent) {
-    const bool p = variant == kLinesPersistent;
-    return "lines " + std::to_string(line_tile_rows(e, p)) + "x" +
-           std::to_string(line_tile_cols(e)) + "/32x8" + (p ? "/p" : "");
-  }
   if (variant == kWideFlat || variant == kWideTall) {
     const int l = 512 / e, h = std::max(8, 128 / e);
     return "wide " + std::to_string(variant == kWideFlat ? h : l) + "x" +

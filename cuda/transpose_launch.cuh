@@ -1,7 +1,7 @@
 // Host launchers of the transpose kernel families, included by cuda/transpose.cu only (which
 // chooses among them): the classic tiles (transpose_kernel.cuh: alignment analysis, tile shape
-// per element size), the wide-row, scalar-tile, line-aligned tile and skinny kernels. Each
-// launches one kernel for a shape with checked arguments.
+// per element size), the wide-row, scalar-tile and skinny kernels. Each launches one kernel for
+// a shape with checked arguments.
 #pragma once
 
 #include <algorithm>
@@ -9,7 +9,6 @@
 #include <cstdint>
 
 #include "cuda/transpose_kernel.cuh"
-#include "cuda/transpose_line_tile.cuh"
 #include "cuda/transpose_scalar_tile.cuh"
 #include "cuda/transpose_skinny.cuh"
 #include "cuda/transpose_wide.cuh"
@@ -185,56 +184,6 @@ void launch_scalar_tile(cudaStream_t s, const void* in, void* out, i64 rows, i64
                   static_cast<unsigned>(std::min<i64>(tiles_y, 65535)));
   transpose_scalar_tile<W, TR, TC, BX, BY, kMinBlocks><<<grid, dim3(BX, BY), 0, s>>>(
       static_cast<const W*>(in), static_cast<W*>(out), rows, cols, ld_in, ld_out, tiles_y);
-  CHECK_CUDA_LAUNCH();
-}
-
-// ---- the line-aligned tile kernel (transpose_line_tile.cuh) ----
-
-// Its tiles, at most 33 KiB of shared memory (the static limit is 48 KiB). One block per tile:
-// the scalar tiles that transpose() takes for large misaligned rows (128×64 for 4-byte, 64×64
-// for 8-byte and 32×32 for 16-byte elements), so that a comparison isolates the realignment.
-// Persistent: 64×64 for 4- and 8-byte elements and 64×32 for 16-byte ones (16, 16 and 8 loads in
-// flight per thread, also while the previous tile is written out).
-constexpr int line_tile_rows(int elem, bool persistent) {
-  return persistent ? 64 : elem == 4 ? 128 : elem == 8 ? 64 : 32;
-}
-constexpr int line_tile_cols(int elem) {
-  return elem == 16 ? 32 : 64;
-}
-
-template <int E, bool kPersistent>
-void launch_line_tile(cudaStream_t s, const void* in, void* out, i64 rows, i64 cols, i64 ld_in,
-                      i64 ld_out) {
-  using W = typename Word<E>::type;
-  constexpr int TR = line_tile_rows(E, kPersistent), TC = line_tile_cols(E);
-  using K = LineTile<W, TR, TC>;
-  // The one-block-per-tile variant keeps the scalar tile's register bound (one block per
-  // multiprocessor); persistent blocks are sized for four.
-  auto kernel = transpose_line_tile < W, TR, TC, kPersistent ? 4 : 1 > ;
-  const auto line = [](const void* p) {
-    return static_cast<int>(reinterpret_cast<std::uintptr_t>(p) / E % K::kLine);
-  };
-  const i64 tiles_x = (cols + TC - 1) / TC, tiles_y = (rows + TR - 1) / TR;
-  const K k{static_cast<const W*>(in),
-            static_cast<W*>(out),
-            rows,
-            cols,
-            ld_in,
-            ld_out,
-            line(in),
-            line(out),
-            tiles_x,
-            tiles_x * tiles_y};
-  i64 grid = std::min(k.ntiles, i64{1} << 30);
-  if constexpr (kPersistent) {
-    static const i64 resident = [&] { // asked once per kernel
-      int per_sm = 0;
-      CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, K::NT, 0));
-      return static_cast<i64>(std::max(1, per_sm)) * sm_count();
-    }();
-    grid = std::min(grid, resident);
-  }
-  kernel<<<static_cast<unsigned>(grid), dim3(K::BX, K::BY), 0, s>>>(k);
   CHECK_CUDA_LAUNCH();
 }
 

@@ -118,7 +118,7 @@ void launch_row_kernel(cudaStream_t s, K kernel, i64 rows, int rows_per_warp, au
 
 // The staged row kernel (reduce_rows_staged.cuh) for matrices of at most this many rows of at
 // least this many columns: with more rows, a warp per row already fills the device.
-constexpr i64 kStagedMaxRows = 1024;
+constexpr i64 kStagedMaxRows = 512;
 constexpr i64 kStagedMinCols = 4096;
 
 // TESSERA_CUDA_ROWS_KERNEL=warp|staged forces one row kernel (for measurements); unset or
@@ -129,7 +129,7 @@ inline int rows_kernel_forced() {
     return v == nullptr                     ? 0
            : std::strcmp(v, "warp") == 0    ? 1
            : std::strcmp(v, "staged") == 0  ? 2
-           : std::strcmp(v, "staged1") == 0 ? 3
+           : std::strcmp(v, "staged8") == 0 ? 3
                                             : 0;
   }();
   return forced;
@@ -172,16 +172,16 @@ bool try_launch_staged_rows(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 
                             i64 stride, Ops ops, int code, double count) {
   if (rows == 0 || !staged_rows_wanted(rows, cols))
     return false;
-  const bool one = rows_kernel_forced() == 3;
-  constexpr auto k1 = staged_row_values_kernel<T, Ops, 1>;
+  const bool eight = rows_kernel_forced() == 3;
   constexpr auto k4 = staged_row_values_kernel<T, Ops, 4>;
-  const auto kernel = one ? k1 : k4;
-  if (!(one ? staged_rows_ready<k1>(staged_ring_bytes<T>())
-            : staged_rows_ready<k4>(staged_ring_bytes<T>())))
+  constexpr auto k8 = staged_row_values_kernel<T, Ops, 8>;
+  const auto kernel = eight ? k8 : k4;
+  if (!(eight ? staged_rows_ready<k8>(staged_ring_bytes<T>())
+              : staged_rows_ready<k4>(staged_ring_bytes<T>())))
     return false;
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(static_cast<unsigned>(rows * kStagedGroups));
-  cfg.blockDim = dim3(kStagedLanes * (one ? 1 : 4));
+  cfg.blockDim = dim3(kStagedLanes * (eight ? 8 : 4));
   cfg.dynamicSmemBytes = staged_ring_bytes<T>();
   cfg.stream = s;
   cudaLaunchAttribute cluster{};

@@ -140,7 +140,7 @@ __global__ void __launch_bounds__(32 * W)
   T* ring = reinterpret_cast<T*>(staged_ring);
 
   namespace cg = cooperative_groups;
-  const cg::cluster_group cluster = cg::this_cluster();
+  cg::cluster_group cluster = cg::this_cluster();
   const int g = static_cast<int>(cluster.block_rank());
   const i64 r = blockIdx.x / kStagedGroups;
   const int t = static_cast<int>(threadIdx.x);
@@ -150,6 +150,9 @@ __global__ void __launch_bounds__(32 * W)
   const i64 end = m + cols;
   const i64 stages = ((end + 127) / 128 + kStagedSteps - 1) / kStagedSteps;
 
+  // Block 0's shared memory may be written only once it runs: this arrival, waited for before
+  // those writes, says so without holding anything up now.
+  auto started = cluster.barrier_arrive();
   ops.init();
   // Stages k … k + NS - 2 are in flight while stage k is added; one commit per stage (empty
   // past the end) keeps the count of pending groups fixed for the wait.
@@ -201,6 +204,7 @@ __global__ void __launch_bounds__(32 * W)
 
   // Lane (32g + t - m) mod 128 of every op, into block 0's shared memory; block 0 applies the
   // halving tree (thread t holding lanes 4t … 4t+3, as lane_tree expects).
+  cluster.barrier_wait(std::move(started));
   double* lanes0 = cluster.map_shared_rank(&lanes[0][0], 0);
   const int lane = (kStagedLanes * g + t - m) & (kSumLanes - 1);
   if (t < kStagedLanes)

@@ -211,6 +211,21 @@ TYPED_TEST(CudaTranspose, EveryKernelOnEveryShapeClass) {
   }
 }
 
+// Every kernel on prime shapes of several tiles each way (128-row tiles included) and on single
+// rows and columns longer than a tile, as whole matrices and as offset sub-blocks of wider ones:
+// rows then start at every position within their 128-byte lines.
+TYPED_TEST(CudaTranspose, OddPrimesAndSubBlocksEveryVariant) {
+  TESSERA_REQUIRE_GPU();
+  cuda::StreamPool pool(1);
+  const Case shapes[] = {{1, 1031}, {1031, 1}, {263, 521}, {521, 263}};
+  for (int v = 0; v < cuda::transpose_variant_count(); ++v)
+    for (const Case& c : shapes) {
+      check_transpose<TypeParam>(c.rows, c.cols, 0, 0, 0, 0, v, pool[0]);
+      check_transpose<TypeParam>(c.rows, c.cols, 7, 13, 5, 3, v, pool[0]);
+      check_transpose<TypeParam>(c.rows, c.cols, 32, 1, 31, 2, v, pool[0]);
+    }
+}
+
 // One small case of each kernel, offset and padded (what compute-sanitizer runs, quickly).
 TEST(CudaTransposeKernels, OneOfEachForTheSanitizers) {
   TESSERA_REQUIRE_GPU();

@@ -96,11 +96,23 @@ __device__ __forceinline__ void staged_issue(T* slot, const T* pa, int m, i64 en
   constexpr int V = 16 / static_cast<int>(sizeof(T));
   constexpr int kPiecesPerStep = kStagedLanes / V;
   constexpr int kPerThread = kStagedSteps * kPiecesPerStep / (32 * W);
+  const i64 base = 128 * k * kStagedSteps; // the stage's first aligned position
+  // Most stages lie inside the row for every thread: whole vectors, no checks.
+  if ((k > 0 || m == 0) && base + 128 * kStagedSteps <= end) {
+#pragma unroll
+    for (int i = 0; i < kPerThread; ++i) {
+      const int q = t + 32 * W * i;
+      const int s = q / kPiecesPerStep, pc = q % kPiecesPerStep;
+      __pipeline_memcpy_async(slot + s * kStagedLanes + V * pc,
+                              pa + base + 128 * s + kStagedLanes * g + V * pc, 16);
+    }
+    return;
+  }
 #pragma unroll
   for (int i = 0; i < kPerThread; ++i) {
     const int q = t + 32 * W * i;
     const int s = q / kPiecesPerStep, pc = q % kPiecesPerStep;
-    const i64 p0 = 128 * (k * kStagedSteps + s) + kStagedLanes * g + V * pc;
+    const i64 p0 = base + 128 * s + kStagedLanes * g + V * pc;
     T* dst = slot + s * kStagedLanes + V * pc;
     if (p0 < m) { // the vector holding column 0: its elements from column 0 on
       for (int e = m; e < V; ++e)

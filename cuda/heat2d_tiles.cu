@@ -114,14 +114,6 @@ __global__ void __launch_bounds__(32 * kWarps, kBlocks)
   }
 }
 
-__global__ void __launch_bounds__(128)
-    reduced_kernel(const tiles::Reduced r, const double* __restrict__ P,
-                   const double* __restrict__ F, double* __restrict__ S) {
-  const i64 l = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (l < r.lines)
-    tiles::reduced_line(r, P, F, S, l);
-}
-
 // The host tables of one direction, appended to `t`; the offsets are fixed up once `t` is on the
 // device (pointers are set from the device base by `bind`).
 struct Offsets {
@@ -229,11 +221,14 @@ void launch_tiles(CUstream_st* stream, Kernel kernel, const tiles::Step& s) {
   CHECK_CUDA_LAUNCH();
 }
 
-void launch_reduced(CUstream_st* stream, const tiles::Reduced& r, const double* P, const double* F,
-                    double* S) {
-  const auto blocks = static_cast<unsigned>((r.lines + 127) / 128);
-  reduced_kernel<<<blocks, 128, 0, stream>>>(r, P, F, S);
-  CHECK_CUDA_LAUNCH();
+// TESSERA_HEAT2D_REDUCED, read once (heat2d_tiles.hpp).
+ReducedSolve default_reduced() {
+  static const ReducedSolve how = [] {
+    const char* e = std::getenv("TESSERA_HEAT2D_REDUCED");
+    return e != nullptr && std::string_view(e) == "thread" ? ReducedSolve::Thread
+                                                           : ReducedSolve::Warp;
+  }();
+  return how;
 }
 
 } // namespace
@@ -272,6 +267,7 @@ TiledHeat2d::TiledHeat2d(std::int64_t nx, std::int64_t ny, double hx, double hy,
   base_.py = w + 5 * xs + ys;
   base_.fy = w + 5 * xs + 2 * ys;
   kernel_ = default_kernel();
+  reduced_ = default_reduced();
 }
 
 void TiledHeat2d::prepare(CUstream_st* stream, const double* u) {
@@ -286,7 +282,7 @@ void TiledHeat2d::half(CUstream_st* stream, const double* u) {
   tiles::Step s = base_;
   s.u = u;
   s.fx = fx_[cur_];
-  launch_reduced(stream, rx_, px_[cur_], fx_[cur_], sx_);
+  solve_reduced(stream, rx_, px_[cur_], fx_[cur_], sx_, reduced_);
   launch_tiles<Mode::Half>(stream, kernel_, s);
 }
 
@@ -297,7 +293,7 @@ void TiledHeat2d::full(CUstream_st* stream, const double* u, double* u_next) {
   s.fx = fx_[cur_];
   s.px_out = px_[1 - cur_];
   s.fx_out = fx_[1 - cur_];
-  launch_reduced(stream, ry_, base_.py, base_.fy, sy_);
+  solve_reduced(stream, ry_, base_.py, base_.fy, sy_, reduced_);
   launch_tiles<Mode::Full>(stream, kernel_, s);
   cur_ = 1 - cur_;
 }
@@ -311,9 +307,10 @@ double tile_bytes(const tiles::Step& s, double reads, double writes, double x_va
   return 8.0 * (nx * ny * (reads * (1.0 + 2.0 / kTile) + writes) + x_values * s.x.tiles * ny +
                 y_values * s.y.tiles * nx);
 }
-// Reduced solve: P and F read, S written, then S read and written (periodic: once more).
-double reduced_values(const tiles::Step& s) {
-  return s.periodic ? 7.0 : 5.0;
+// Reduced solve: P and F read, S written; one thread per line reads and writes S once more
+// (periodic: twice more).
+double reduced_values(const tiles::Step& s, bool by_warps) {
+  return by_warps ? 3.0 : (s.periodic ? 7.0 : 5.0);
 }
 } // namespace
 
@@ -322,11 +319,11 @@ double TiledHeat2d::bytes_prepare() const noexcept {
 }
 // The half kernel reads S_{k-1}, S_k, S_{k+1}, F_{k+1} of x and writes P, F of y.
 double TiledHeat2d::bytes_half() const noexcept {
-  return tile_bytes(base_, 1, 0, 4 + reduced_values(base_), 2);
+  return tile_bytes(base_, 1, 0, 4 + reduced_values(base_, reduced_by_warps(rx_, reduced_)), 2);
 }
 // The full kernel reads four values of x and of y and writes P, F of x.
 double TiledHeat2d::bytes_full() const noexcept {
-  return tile_bytes(base_, 1, 1, 6, 4 + reduced_values(base_));
+  return tile_bytes(base_, 1, 1, 6, 4 + reduced_values(base_, reduced_by_warps(ry_, reduced_)));
 }
 
 } // namespace tessera::cuda

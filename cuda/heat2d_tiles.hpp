@@ -4,7 +4,7 @@
 // tiles::kTile × kTile cells aligned to the separators of both directions.
 //
 // One Peaceman–Rachford step, u^n → u^{n+1}, is four kernels:
-//   reduced x   the x-lines' separators, one thread per line          (small arrays)
+//   reduced x   the x-lines' separators, a warp per line              (small arrays)
 //   half        per tile: r = (I + h_y D_y) u^n, the x interior solves, u*, w = (I + h_x D_x) u*,
 //               and the y reduced inputs of w                          (reads u^n)
 //   reduced y   the y-lines' separators
@@ -34,6 +34,18 @@ struct CUstream_st;
 
 namespace tessera::cuda {
 
+// How the reduced systems are solved: a warp per line, both sweeps as scans over the lanes
+// (heat2d_tiles_reduced.hpp; lines of more than 32 × tiles::kMaxChunk tiles take Thread), or one
+// thread per line with the sequential sweeps (the first version, kept to compare). They agree to
+// rounding.
+enum class ReducedSolve { Warp, Thread };
+// Whether `how` runs r by warps.
+TESSERA_CUDA_FN_OR(false, bool reduced_by_warps(const tiles::Reduced& r, ReducedSolve how));
+// S = the separators of r.lines lines from their reduced inputs P and F (each [r.tiles][r.lines],
+// on the device, as are r's tables).
+TESSERA_CUDA_FN(void solve_reduced(CUstream_st* stream, const tiles::Reduced& r, const double* P,
+                                   const double* F, double* S, ReducedSolve how));
+
 class TiledHeat2d {
 public:
   TiledHeat2d() = default;
@@ -60,6 +72,9 @@ public:
   // read once: TESSERA_HEAT2D_TILE_KERNEL = new | new20 | const | old (unset: new).
   enum class Kernel { Shared, Shared20, Constant, First };
   void set_kernel(Kernel k) noexcept { kernel_ = k; }
+  // The reduced solves; the default is set by the environment, read once:
+  // TESSERA_HEAT2D_REDUCED = warp | thread (unset: warp).
+  void set_reduced(ReducedSolve how) noexcept { reduced_ = how; }
 
   // Field traffic in bytes of prepare(), half() and full() (the kernels' reads and writes as
   // counted above).
@@ -77,6 +92,7 @@ private:
   double* sy_ = nullptr;
   int cur_ = 0;
   Kernel kernel_ = Kernel::Shared;
+  ReducedSolve reduced_ = ReducedSolve::Warp;
 };
 
 } // namespace tessera::cuda

@@ -254,8 +254,9 @@ TESSERA_HD void solve_y(const Step& s, const TileBox& b, int lane, double* R) {
   TESSERA_TILE_PIECE(s.y, b.ty, f);
 }
 
-// The reduced solve of one line l: S = M^{-1} (P + h F_{k+1}). One thread per line gives few
-// warps (4096 lines: one per multiprocessor), so each sweep goes kAhead tiles at a time, the
+// The reduced solve of one line l: S = M^{-1} (P + h F_{k+1}), by one thread (ReducedSolve::Thread,
+// and lines too long for a warp's registers: heat2d_tiles_reduced.hpp). One thread per line gives
+// few warps (4096 lines: one per multiprocessor), so each sweep goes kAhead tiles at a time, the
 // chunk's loads issued together before its recurrence, and going back before any of the chunk's
 // values is overwritten (with L unknown the compiler cannot tell S[(k-1) L + l] from S[k L + l],
 // and would wait for each load in turn).

@@ -1,6 +1,7 @@
 // The partition method (cpu/tridiag_partition.hpp) against plain Thomas (ConstTridiag), the
 // ADI line work of the CPU backend (AdiLine) against plain formulas, and the one-GPU tile step
-// (cuda/heat2d_tiles_math.hpp) replayed lane by lane on the host against the ADI step of AdiLine.
+// (cuda/heat2d_tiles_math.hpp, with the reduced systems by warps: heat2d_tiles_reduced.hpp)
+// replayed lane by lane on the host against the ADI step of AdiLine.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,6 +15,7 @@
 #include "cpu/tridiag.hpp"
 #include "cpu/tridiag_partition.hpp"
 #include "cuda/heat2d_tiles_math.hpp"
+#include "cuda/heat2d_tiles_reduced.hpp"
 #include "solver/adi_line.hpp"
 #include "test_tridiag_support.hpp"
 
@@ -135,14 +137,14 @@ struct HostTiles {
     s.fy = fyv.data();
     s.sy = sy.data();
     for (std::int64_t l = 0; l < rx.lines; ++l)
-      tiles::reduced_line(rx, pxv[cur].data(), fx[cur].data(), sx.data(), l);
+      tiles::replay_reduced_line(rx, pxv[cur].data(), fx[cur].data(), sx.data(), l);
     each_tile(s, [&](const tiles::TileBox& b, double* R) {
       lanes([&](int l) { tiles::phase_rhs(s, b, l, R); });
       lanes([&](int l) { tiles::solve_x(s, b, l, R); });
       lanes([&](int l) { tiles::reduced_y(s, b, l, R); });
     });
     for (std::int64_t l = 0; l < ry.lines; ++l)
-      tiles::reduced_line(ry, pyv.data(), fyv.data(), sy.data(), l);
+      tiles::replay_reduced_line(ry, pyv.data(), fyv.data(), sy.data(), l);
     each_tile(s, [&](const tiles::TileBox& b, double* R) {
       lanes([&](int l) { tiles::phase_rhs(s, b, l, R); });
       lanes([&](int l) { tiles::solve_x(s, b, l, R); });

@@ -125,8 +125,6 @@ void solve_reduced(CUstream_st* stream, const tiles::Reduced& r, const double* P
     const int q = tiles::reduced_chunk(r.tiles);
     if (q <= 4)
       launch_warp<4>(stream, r, P, F, S);
-    else if (q <= 8)
-      launch_warp<8>(stream, r, P, F, S);
     else
       launch_warp<tiles::kMaxChunk>(stream, r, P, F, S);
   } else {

@@ -18,9 +18,11 @@
 namespace tessera::cuda::tiles {
 
 constexpr int kWarpLanes = 32;
-// The most positions per lane kept in registers: lines of up to 32 × 16 = 512 tiles (n = 16384);
-// longer ones take the thread-per-line solve (heat2d_tiles_math.hpp's reduced_line).
-constexpr int kMaxChunk = 16;
+// The most positions per lane kept in registers: lines of up to 32 × 8 = 256 tiles (n = 8192);
+// longer ones take the thread-per-line solve (heat2d_tiles_math.hpp's reduced_line). Measured on
+// an H200: at n = 16384 (16 positions per lane, 90 registers) the warps made the step slower
+// (2.63 ms against 2.50 ms), at n = 8192 and 4096 faster.
+constexpr int kMaxChunk = 8;
 
 TESSERA_HD int reduced_chunk(int tiles) {
   return (tiles + kWarpLanes - 1) / kWarpLanes;

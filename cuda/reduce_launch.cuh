@@ -126,11 +126,9 @@ constexpr i64 kStagedMinCols = 4096;
 inline int rows_kernel_forced() {
   static const int forced = [] {
     const char* v = std::getenv("TESSERA_CUDA_ROWS_KERNEL");
-    return v == nullptr                     ? 0
-           : std::strcmp(v, "warp") == 0    ? 1
-           : std::strcmp(v, "staged") == 0  ? 2
-           : std::strcmp(v, "staged8") == 0 ? 3
-                                            : 0;
+    if (v == nullptr)
+      return 0;
+    return std::strcmp(v, "warp") == 0 ? 1 : std::strcmp(v, "staged") == 0 ? 2 : 0;
   }();
   return forced;
 }
@@ -138,7 +136,7 @@ inline int rows_kernel_forced() {
 inline bool staged_rows_wanted(i64 rows, i64 cols) {
   const int forced = rows_kernel_forced();
   if (forced != 0)
-    return forced >= 2 && cols > kNarrowCols;
+    return forced == 2 && cols > kNarrowCols;
   return rows <= kStagedMaxRows && cols >= kStagedMinCols;
 }
 
@@ -172,16 +170,12 @@ bool try_launch_staged_rows(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 
                             i64 stride, Ops ops, int code, double count) {
   if (rows == 0 || !staged_rows_wanted(rows, cols))
     return false;
-  const bool eight = rows_kernel_forced() == 3;
-  constexpr auto k4 = staged_row_values_kernel<T, Ops, 4>;
-  constexpr auto k8 = staged_row_values_kernel<T, Ops, 8>;
-  const auto kernel = eight ? k8 : k4;
-  if (!(eight ? staged_rows_ready<k8>(staged_ring_bytes<T>())
-              : staged_rows_ready<k4>(staged_ring_bytes<T>())))
+  constexpr auto kernel = staged_row_values_kernel<T, Ops, kStagedWarps>;
+  if (!staged_rows_ready<kernel>(staged_ring_bytes<T>()))
     return false;
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(static_cast<unsigned>(rows * kStagedGroups));
-  cfg.blockDim = dim3(kStagedLanes * (eight ? 8 : 4));
+  cfg.blockDim = dim3(kStagedLanes * kStagedWarps);
   cfg.dynamicSmemBytes = staged_ring_bytes<T>();
   cfg.stream = s;
   cudaLaunchAttribute cluster{};

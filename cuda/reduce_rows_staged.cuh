@@ -31,6 +31,10 @@ constexpr int kStagedGroups = 4;
 constexpr int kStagedLanes = kSumLanes / kStagedGroups;
 static_assert(kStagedLanes == 32, "one warp per lane group");
 
+// Warps per block: one adds, all copy. Copying warps beyond the first doubled the speed (one
+// warp issuing every copy and adding ran at 4–5 GB/s per block); eight gave the same as four.
+constexpr int kStagedWarps = 4;
+
 // Steps (chunks of 128 columns) per stage, and stages in the ring: 4 KiB (f32) or 8 KiB (f64) a
 // stage, 60 KiB or 88 KiB in flight per block, enough to keep each block's share of the
 // bandwidth with one block per multiprocessor.

@@ -4,12 +4,13 @@
 // The canonical order leaves 128 dependent chains of additions per row; with one warp per row
 // (row_values_kernel) a 17-row matrix keeps 17 warps busy, each with a few hundred bytes of
 // loads in flight, and runs at 2–3 % of the memory bandwidth. Here a row is cut into its four
-// groups of 32 lanes, one single-warp block per group, the four blocks of a row forming one
-// thread block cluster: thread t of group g owns one canonical lane, and the group's share of
-// the row (32 consecutive elements of every 128) streams through a ring of shared memory filled
-// by asynchronous copies issued stages ahead (tens of KiB in flight per block instead of a few
-// hundred bytes). At the end the four blocks put their lanes in block 0's shared memory
-// (distributed shared memory), which applies the fixed halving tree.
+// groups of 32 lanes, one block per group, the four blocks of a row forming one thread block
+// cluster: thread t of the block's first warp owns one canonical lane of group g, and the
+// group's share of the row (32 consecutive elements of every 128) streams through a ring of
+// shared memory filled by asynchronous copies that all the block's warps issue stages ahead
+// (tens of KiB in flight per block instead of a few hundred bytes). At the end the four blocks put
+// their lanes in block 0's shared memory (distributed shared memory), which applies the fixed
+// halving tree.
 //
 // The row is read as the aligned 16-byte vectors that cover it, like warp_row_scan: with m the
 // row's phase within a vector, aligned position p (from the vector holding column 0) is column
@@ -36,8 +37,7 @@ static_assert(kStagedLanes == 32, "one warp per lane group");
 constexpr int kStagedWarps = 4;
 
 // Steps (chunks of 128 columns) per stage, and stages in the ring: 4 KiB (f32) or 8 KiB (f64) a
-// stage, 60 KiB or 88 KiB in flight per block, enough to keep each block's share of the
-// bandwidth with one block per multiprocessor.
+// stage, 60 KiB or 88 KiB in flight per block.
 constexpr int kStagedSteps = 32;
 template <class T>
 constexpr int staged_stages() {
@@ -142,7 +142,8 @@ __device__ __forceinline__ void staged_wait() {
 }
 
 // The row values of rows [0, rows): block b takes lane group b % 4 of row b / 4 (clusters of
-// four blocks, one warp each). Values go to out[slot * stride + row], finished by finish_code.
+// four blocks of W warps: warp 0 adds, all W copy). Values go to out[slot * stride + row], finished
+// by finish_code.
 template <class T, class Ops, int W>
 __global__ void __launch_bounds__(32 * W)
     staged_row_values_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* out,

@@ -170,7 +170,7 @@ bool try_launch_staged_rows(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 
                             i64 stride, Ops ops, int code, double count) {
   if (rows == 0 || !staged_rows_wanted(rows, cols))
     return false;
-  constexpr auto kernel = staged_row_values_kernel<T, Ops, kStagedWarps>;
+  constexpr auto kernel = staged_row_values_kernel<T, Ops>;
   if (!staged_rows_ready<kernel>(staged_ring_bytes<T>()))
     return false;
   cudaLaunchConfig_t cfg{};

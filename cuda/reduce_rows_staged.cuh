@@ -94,18 +94,18 @@ struct StagedMaskOps {
 // Queues the asynchronous copies of stage k of group g's share of a row into `slot`: aligned
 // positions 128·(kS + s) + 32g + [0, 32) for s < S, in 16-byte pieces spread over the warp.
 // `end` = m + cols is the aligned position past the row's last element.
-template <class T, int W>
+template <class T>
 __device__ __forceinline__ void staged_issue(T* slot, const T* pa, int m, i64 end, i64 k, int g,
                                              int t) {
   constexpr int V = 16 / static_cast<int>(sizeof(T));
   constexpr int kPiecesPerStep = kStagedLanes / V;
-  constexpr int kPerThread = kStagedSteps * kPiecesPerStep / (32 * W);
+  constexpr int kPerThread = kStagedSteps * kPiecesPerStep / (32 * kStagedWarps);
   const i64 base = 128 * k * kStagedSteps; // the stage's first aligned position
   // Most stages lie inside the row for every thread: whole vectors, no checks.
   if ((k > 0 || m == 0) && base + 128 * kStagedSteps <= end) {
 #pragma unroll
     for (int i = 0; i < kPerThread; ++i) {
-      const int q = t + 32 * W * i;
+      const int q = t + 32 * kStagedWarps * i;
       const int s = q / kPiecesPerStep, pc = q % kPiecesPerStep;
       __pipeline_memcpy_async(slot + s * kStagedLanes + V * pc,
                               pa + base + 128 * s + kStagedLanes * g + V * pc, 16);
@@ -114,7 +114,7 @@ __device__ __forceinline__ void staged_issue(T* slot, const T* pa, int m, i64 en
   }
 #pragma unroll
   for (int i = 0; i < kPerThread; ++i) {
-    const int q = t + 32 * W * i;
+    const int q = t + 32 * kStagedWarps * i;
     const int s = q / kPiecesPerStep, pc = q % kPiecesPerStep;
     const i64 p0 = base + 128 * s + kStagedLanes * g + V * pc;
     T* dst = slot + s * kStagedLanes + V * pc;
@@ -142,10 +142,10 @@ __device__ __forceinline__ void staged_wait() {
 }
 
 // The row values of rows [0, rows): block b takes lane group b % 4 of row b / 4 (clusters of
-// four blocks of W warps: warp 0 adds, all W copy). Values go to out[slot * stride + row], finished
-// by finish_code.
-template <class T, class Ops, int W>
-__global__ void __launch_bounds__(32 * W)
+// four blocks of kStagedWarps warps: warp 0 adds, all copy). Values go to out[slot * stride + row],
+// finished by finish_code.
+template <class T, class Ops>
+__global__ void __launch_bounds__(32 * kStagedWarps)
     staged_row_values_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* out,
                              i64 stride, Ops ops, int finish_code, double count) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -176,7 +176,7 @@ __global__ void __launch_bounds__(32 * W)
 #pragma unroll 1
   for (int k = 0; k < NS - 1; ++k) {
     if (k < stages)
-      staged_issue<T, W>(ring + k * kSlotElems, pa, m, end, k, g, t);
+      staged_issue<T>(ring + k * kSlotElems, pa, m, end, k, g, t);
     __pipeline_commit();
   }
   // The column of this thread's element in step 0 of stage k: c0 + 128·kS.
@@ -185,11 +185,11 @@ __global__ void __launch_bounds__(32 * W)
   for (i64 k = 0; k < stages; ++k) {
     const i64 next = k + NS - 1; // into the slot that stage k - 1 used
     if (next < stages)
-      staged_issue<T, W>(ring + (next % NS) * kSlotElems, pa, m, end, next, g, t);
+      staged_issue<T>(ring + (next % NS) * kSlotElems, pa, m, end, next, g, t);
     __pipeline_commit();
     staged_wait<NS - 1>();
     __syncthreads();         // every thread's copies of stage k are complete and visible
-    if (t >= kStagedLanes) { // warps 1 … W-1 only copy
+    if (t >= kStagedLanes) { // the other warps only copy
       __syncthreads();
       continue;
     }
@@ -241,7 +241,7 @@ __global__ void __launch_bounds__(32 * W)
 #else
   (void)a, (void)rows, (void)cols, (void)ld, (void)out, (void)stride, (void)ops;
   (void)finish_code, (void)count;
-  __trap(); // launched only where staged_rows_supported() says so
+  __trap(); // launched only where staged_rows_ready() says so
 #endif
 }
 

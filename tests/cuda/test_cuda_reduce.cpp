@@ -13,34 +13,21 @@
 #include "cuda/stream.hpp"
 #include "cuda_test_util.hpp"
 #include "mpi/reduce_plan.hpp"
+#include "reduce_test_support.hpp"
 
 namespace tessera {
 namespace {
 
-constexpr Op kOps[] = {Op::Sum, Op::Min, Op::Max, Op::Mean, Op::Norm1, Op::Norm2, Op::NormInf};
-constexpr Axis kAxes[] = {Axis::All, Axis::Rows, Axis::Cols};
+using test::dense;
+using test::kAxes;
+using test::kOps;
+using test::result_size;
 
 struct Case {
   std::int64_t rows, cols;
 };
 const Case kShapes[] = {{1, 1},    {1, 1000},  {1000, 1}, {31, 33},    {17, 31}, {64, 128},
                         {65, 129}, {130, 257}, {200, 3},  {1000, 999}, {0, 5},   {5, 0}};
-
-// The data as a dense rows × cols copy (for the reference) of a block stored with leading
-// dimension ld at element offset off.
-template <class T>
-std::vector<T> dense(const std::vector<T>& stored, std::int64_t rows, std::int64_t cols,
-                     std::int64_t ld, std::int64_t off) {
-  std::vector<T> d(static_cast<std::size_t>(rows * cols));
-  for (std::int64_t i = 0; i < rows; ++i)
-    for (std::int64_t j = 0; j < cols; ++j)
-      d[i * cols + j] = stored[off + i * ld + j];
-  return d;
-}
-
-std::size_t result_size(Axis axis, std::int64_t rows, std::int64_t cols) {
-  return axis == Axis::All ? 1 : static_cast<std::size_t>(axis == Axis::Rows ? rows : cols);
-}
 
 template <class T>
 void check_reduce(std::int64_t rows, std::int64_t cols, std::int64_t pad, std::int64_t off,

@@ -10,12 +10,13 @@
 #include "cuda/reduce.hpp"
 #include "cuda/stream.hpp"
 #include "cuda_test_util.hpp"
+#include "reduce_test_support.hpp"
 
 namespace tessera {
 namespace {
 
-constexpr Op kOps[] = {Op::Sum, Op::Min, Op::Max, Op::Mean, Op::Norm1, Op::Norm2, Op::NormInf};
-constexpr Axis kAxes[] = {Axis::All, Axis::Rows, Axis::Cols};
+using test::kAxes;
+using test::kOps;
 
 struct Layout {
   std::int64_t rows, cols, pad, off;
@@ -24,19 +25,6 @@ struct Layout {
   std::size_t extent() const { return static_cast<std::size_t>(off + (rows - 1) * ld() + cols); }
 };
 
-template <class T>
-std::vector<T> dense(const std::vector<T>& stored, const Layout& l) {
-  std::vector<T> d(static_cast<std::size_t>(l.rows * l.cols));
-  for (std::int64_t i = 0; i < l.rows; ++i)
-    for (std::int64_t j = 0; j < l.cols; ++j)
-      d[i * l.cols + j] = stored[l.off + i * l.ld() + j];
-  return d;
-}
-
-std::size_t result_size(Axis axis, const Layout& l) {
-  return axis == Axis::All ? 1 : static_cast<std::size_t>(axis == Axis::Rows ? l.rows : l.cols);
-}
-
 // Every op and axis of one layout, one op at a time and all seven fused, against the reference.
 template <class T>
 void check_layout(const Layout& l, cuda::ReduceWorkspace& ws, CUstream_st* s) {
@@ -44,13 +32,13 @@ void check_layout(const Layout& l, cuda::ReduceWorkspace& ws, CUstream_st* s) {
   SCOPED_TRACE(::testing::Message() << l.rows << "x" << l.cols << " pad " << l.pad << " offset "
                                     << l.off << " seed " << seed);
   const auto stored = test::random_vector<T>(l.extent(), seed);
-  const auto a = dense(stored, l);
+  const auto a = test::dense(stored, l.rows, l.cols, l.ld(), l.off);
   cuda::DeviceBuffer dev(l.extent() * sizeof(T));
   cuda::copy(dev.data(), stored.data(), dev.bytes());
   const T* data = dev.as<T>() + l.off;
   for (Axis axis : kAxes) {
     SCOPED_TRACE(::testing::Message() << "over " << axis_name(axis));
-    const std::size_t len = result_size(axis, l);
+    const std::size_t len = test::result_size(axis, l.rows, l.cols);
     cuda::DeviceBuffer out(8 * len * std::size(kOps));
     std::vector<double*> outs;
     for (std::size_t k = 0; k < std::size(kOps); ++k)

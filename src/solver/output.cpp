@@ -71,7 +71,12 @@ Output::Output(io::IoThread& io, const Solver& solver, const Initial& init, Outp
 }
 
 Output::~Output() {
-  queue_.abort(nullptr); // wakes a write waiting for an item that will never come
+  // Every queued write runs to its end on every rank, even while unwinding: the writes are
+  // collective, and a rank that dropped one (aborting the queue) while another rank's I/O thread
+  // had already started it would leave that thread in a collective call nobody joins. Closing
+  // (not aborting) keeps the items, and a write can never wait for an item: each one was queued
+  // before its write was submitted.
+  queue_.close();
   for (auto& f : pending_)
     f.wait();
   if (!file_)

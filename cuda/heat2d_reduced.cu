@@ -116,6 +116,16 @@ bool reduced_by_warps(const tiles::Reduced& r, ReducedSolve how) {
   return how == ReducedSolve::Warp && tiles::reduced_chunk(r.tiles) <= tiles::kMaxChunk;
 }
 
+void load_reduced(const tiles::Reduced& r, ReducedSolve how) {
+  cudaFuncAttributes a{};
+  if (!reduced_by_warps(r, how))
+    CHECK_CUDA(cudaFuncGetAttributes(&a, reduced_thread_kernel));
+  else if (tiles::reduced_chunk(r.tiles) <= 4)
+    CHECK_CUDA(cudaFuncGetAttributes(&a, reduced_warp_kernel<4>));
+  else
+    CHECK_CUDA(cudaFuncGetAttributes(&a, reduced_warp_kernel<tiles::kMaxChunk>));
+}
+
 void solve_reduced(CUstream_st* stream, const tiles::Reduced& r, const double* P, const double* F,
                    double* S, ReducedSolve how) {
   if (r.lines == 0 || r.tiles == 0)

@@ -221,6 +221,28 @@ void launch_tiles(CUstream_st* stream, Kernel kernel, const tiles::Step& s) {
   CHECK_CUDA_LAUNCH();
 }
 
+// CUDA loads a kernel at its first launch (lazy loading, the default): milliseconds that would
+// land in the first step and, in a short run, in its time per step. Asking for a kernel's
+// attributes loads it now.
+template <Mode kMode>
+void load_tiles(Kernel kernel) {
+  cudaFuncAttributes a{};
+  switch (kernel) {
+  case Kernel::Shared:
+    CHECK_CUDA(cudaFuncGetAttributes(&a, fixed_tile_kernel<kMode, true, kBlocksPerSm>));
+    break;
+  case Kernel::Shared20:
+    CHECK_CUDA(cudaFuncGetAttributes(&a, fixed_tile_kernel<kMode, true, kBlocksPerSm + 1>));
+    break;
+  case Kernel::Constant:
+    CHECK_CUDA(cudaFuncGetAttributes(&a, fixed_tile_kernel<kMode, false, kBlocksPerSm>));
+    break;
+  case Kernel::First:
+    CHECK_CUDA(cudaFuncGetAttributes(&a, tile_kernel<kMode>));
+    break;
+  }
+}
+
 // TESSERA_HEAT2D_REDUCED, read once (heat2d_tiles.hpp).
 ReducedSolve default_reduced() {
   static const ReducedSolve how = [] {
@@ -266,8 +288,21 @@ TiledHeat2d::TiledHeat2d(std::int64_t nx, std::int64_t ny, double hx, double hy,
   base_.sy = sy_;
   base_.py = w + 5 * xs + ys;
   base_.fy = w + 5 * xs + 2 * ys;
-  kernel_ = default_kernel();
-  reduced_ = default_reduced();
+  set_kernel(default_kernel());
+  set_reduced(default_reduced());
+}
+
+void TiledHeat2d::set_kernel(Kernel k) {
+  kernel_ = k;
+  load_tiles<Mode::Prepare>(k);
+  load_tiles<Mode::Half>(k);
+  load_tiles<Mode::Full>(k);
+}
+
+void TiledHeat2d::set_reduced(ReducedSolve how) {
+  reduced_ = how;
+  load_reduced(rx_, how);
+  load_reduced(ry_, how);
 }
 
 void TiledHeat2d::prepare(CUstream_st* stream, const double* u) {

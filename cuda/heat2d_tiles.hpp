@@ -45,6 +45,9 @@ TESSERA_CUDA_FN_OR(false, bool reduced_by_warps(const tiles::Reduced& r, Reduced
 // on the device, as are r's tables).
 TESSERA_CUDA_FN(void solve_reduced(CUstream_st* stream, const tiles::Reduced& r, const double* P,
                                    const double* F, double* S, ReducedSolve how));
+// Loads the kernel solve_reduced(…, r, …, how) launches (CUDA loads kernels lazily, at their first
+// launch, otherwise).
+TESSERA_CUDA_FN(void load_reduced(const tiles::Reduced& r, ReducedSolve how));
 
 class TiledHeat2d {
 public:
@@ -71,10 +74,11 @@ public:
   // through the size-testing path (the first version). The default is set by the environment,
   // read once: TESSERA_HEAT2D_TILE_KERNEL = new | new20 | const | old (unset: new).
   enum class Kernel { Shared, Shared20, Constant, First };
-  void set_kernel(Kernel k) noexcept { kernel_ = k; }
+  // Both setters load the kernels they choose, so that the first step does not.
+  TESSERA_CUDA_FN(void set_kernel(Kernel k));
   // The reduced solves; the default is set by the environment, read once:
   // TESSERA_HEAT2D_REDUCED = warp | thread (unset: warp).
-  void set_reduced(ReducedSolve how) noexcept { reduced_ = how; }
+  TESSERA_CUDA_FN(void set_reduced(ReducedSolve how));
 
   // Field traffic in bytes of prepare(), half() and full() (the kernels' reads and writes as
   // counted above).

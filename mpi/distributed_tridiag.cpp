@@ -321,8 +321,12 @@ void DistributedTridiag::exchange() {
       MPI_Allgather(send_.data(), count, MPI_DOUBLE, gathered_.data(), count, MPI_DOUBLE, comm_));
 }
 
-void DistributedTridiag::finish(double* x, const RowDone& done) {
+void DistributedTridiag::reduce() {
   for_panels(lines_, [&](std::int64_t first, std::int64_t count) { reduced_solve(first, count); });
+}
+
+void DistributedTridiag::finish(double* x, const RowDone& done) {
+  reduce();
   for_thread_ranges(lines_, [&](std::int64_t first, std::int64_t count) {
     back_substitute(x, first, count, done);
   });

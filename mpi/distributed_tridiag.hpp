@@ -62,6 +62,25 @@ public:
   // The reduced system and the interior (local); `done`, when given, as above.
   void finish(double* x, const RowDone& done = {});
 
+  // For a caller that runs the local work itself (the GPU solver does it on the device, with the
+  // same operations): the interior factors of prepare()'s sweeps and finish()'s back
+  // substitution, the right-hand sides that prepare() fills (2 × lines values: the first points',
+  // then the last points'), and the reduced solve alone. Then prepare() = the sweeps + filling
+  // right_hand_sides(), and finish() = reduce() + the back substitution from first() and last().
+  struct Factors {
+    std::span<const double> a, c;    // this rank's sub- and super-diagonal (L values)
+    std::span<const double> inv, cp; // Thomas factors of the interior rows 1 … L-2 (index m)
+    std::span<const double> p, q;    // the interior responses to f and to l
+  };
+  Factors factors() const noexcept { return {a_, c_, inv_, cp_, p_, q_}; }
+  std::span<double> right_hand_sides() noexcept { return send_; }
+  // After exchange(): solves the reduced system (OpenMP over lines; outside a parallel region).
+  void reduce();
+  // After reduce(): the solution at this rank's first and last point (lines values each), or
+  // nullptr where this rank holds no point (first) or fewer than two (last).
+  const double* first() const noexcept { return L_ >= 1 ? row(k_first_) : nullptr; }
+  const double* last() const noexcept { return L_ >= 2 ? row(k_first_ + 1) : nullptr; }
+
   // After solve(): the solution at the point just before this rank's first point and just after
   // its last one (lines values each, wrapping when periodic), or nullptr where there is no such
   // point (the ends of a non-periodic line) or this rank holds no points.

@@ -17,13 +17,14 @@ std::string_view boundary_name(Boundary b) noexcept;
 // "dirichlet" or "periodic"; throws InputError otherwise.
 Boundary parse_boundary(std::string_view s);
 
-// How the x-lines, split over the ranks in the state's layout, are solved on several CPU ranks.
+// How the x-lines, split over the ranks in the state's layout, are solved on several ranks.
 //   Transpose    the field is transposed so that every x-line lies on one rank, solved by Thomas,
 //                and transposed back: the same bits on any rank count.
 //   Distributed  the x-lines are solved where they lie by a reduced system
 //                (mpi/distributed_tridiag.hpp): no transposes, 2 values per line and rank cross
 //                ranks, and the bits depend on the rank count (they agree to rounding).
-// One rank needs neither (both give the one-rank bits); the CUDA backend always transposes.
+// One rank needs neither (both give the one-rank bits). Both run on the CUDA backend too, with the
+// CPU's bits for the same setting and rank count.
 enum class LineSolve { Transpose, Distributed };
 std::string_view line_solve_name(LineSolve l) noexcept;
 // "transpose" or "distributed"; throws InputError otherwise.

@@ -37,12 +37,6 @@ Solver::Solver(const Config& config, MPI_Comm comm, PhaseTimers* timers)
   // Plans with the Auto exchange pick their algorithm by a timed trial at the first execute:
   // run it now, so that it is not counted as stepping.
   ScopedPhase p(*timers_, "setup: exchange trial");
-  if (config_.backend == Backend::Cuda) {
-    device_init();
-    return;
-  }
-  work_.assign(std::max(local_x_, local_y_), 0.0);
-  lines_x_.assign(local_x_, 0.0);
   if (config_.line_solve == LineSolve::Distributed && !one_rank_) {
     // This rank's rows of every x-line's matrix (the points of its block of layout Y).
     const auto rows = static_cast<std::size_t>(dist_y_.rows(rank_));
@@ -51,6 +45,12 @@ Solver::Solver(const Config& config, MPI_Comm comm, PhaseTimers* timers)
     xdist_ = std::make_unique<DistributedTridiag>(comm_, off, diag, off, config_.ny,
                                                   config_.boundary == Boundary::Periodic);
   }
+  if (config_.backend == Backend::Cuda) {
+    device_init();
+    return;
+  }
+  work_.assign(std::max(local_x_, local_y_), 0.0);
+  lines_x_.assign(local_x_, 0.0);
   to_x_.execute(work_.data(), lines_x_.data());
   to_y_.execute(lines_x_.data(), u_.data());
 }

@@ -10,7 +10,7 @@
 //   explicit half in y (layout Y) → transpose → implicit x-solves + explicit half in x
 //   (layout X) → transpose → implicit y-solves (layout Y)
 // and the explicit half in y of the next step is fused into the y-solves while the lines are in
-// cache. With Config::line_solve == Distributed on several CPU ranks there are no transposes in a
+// cache. With Config::line_solve == Distributed on several ranks there are no transposes in a
 // step: the x-lines are solved where they lie in layout Y (each rank holds a contiguous piece of
 // every x-line) by mpi/distributed_tridiag.hpp, which exchanges 2 values per x-line and rank;
 // those fields agree with the transposed ones to rounding, not bit for bit. On one rank the CPU
@@ -22,7 +22,8 @@
 //
 // With Config::backend == Cuda the state lives on the rank's GPU (solver_cuda.cpp): the same
 // operations on every line, with the lines stored as columns so that the line kernels are
-// coalesced, queued on one stream; the same bits as the CPU. On one rank, grids of more than 64
+// coalesced, queued on one stream; the same bits as the CPU (with Distributed too: the x-lines'
+// sweeps on the device, the reduced system on the host). On one rank, grids of more than 64
 // points a side are stepped by tiles instead (cuda/heat2d_tiles.hpp: no transposes, partitioned
 // line solves), which agree with the CPU to rounding. The host views (field_y,
 // get_field_x, …) and device_field_y copy on demand.
@@ -98,9 +99,10 @@ private:
   struct Device; // solver_device.hpp
   // One rank: no layout changes inside a step (the CPU solves x-lines as columns of layout Y).
   bool single_rank() const noexcept { return one_rank_; }
-  // Several CPU ranks with LineSolve::Distributed: the x-lines solved in layout Y.
+  // Several ranks with LineSolve::Distributed: the x-lines solved in layout Y.
   bool distributed_x() const noexcept { return xdist_ != nullptr; }
   void distributed_x_half();
+  void device_distributed_x_half(); // the same on the GPU (solver_cuda.cpp)
   void transpose(TransposePlan& plan, const double* in, double* out, const char* phase);
   TransposeOptions plan_options() const;
   // The CUDA backend (solver_cuda.cpp).
@@ -130,7 +132,7 @@ private:
   std::size_t local_x_ = 0, local_y_ = 0;
   AdiLine line_x_, line_y_;
   TransposePlan to_x_, to_y_;                 // layout Y → X and X → Y
-  std::unique_ptr<DistributedTridiag> xdist_; // LineSolve::Distributed on several CPU ranks
+  std::unique_ptr<DistributedTridiag> xdist_; // LineSolve::Distributed on several ranks
   mutable std::vector<double> u_;             // the state, layout Y (CUDA: the host copy)
   std::vector<double> work_;                  // the explicit half of the next transpose's input
   std::vector<double> lines_x_;               // layout X lines being solved

@@ -20,8 +20,12 @@
 // On one rank with more than two tiles a side (cuda/heat2d_tiles.hpp) the step runs instead by
 // tiles where the state lies, with no transposes and one pass over the field fewer per half step;
 // its partitioned solves agree with the CPU to rounding, not bit for bit.
+// With several ranks and LineSolve::Distributed the x half step runs without the plans instead
+// (device_distributed_x_half): the x-lines are solved where they lie, through a reduced system.
 // Without a CUDA build the kernels are stubs and resolve_backend never selects this path.
 #include <algorithm>
+#include <span>
+#include <vector>
 
 #include "cuda/device.hpp"
 #include "cuda/heat2d.hpp"
@@ -94,6 +98,30 @@ void Solver::device_init() {
     d->tiled = std::make_unique<cuda::TiledHeat2d>(config_.nx, config_.ny, line_x_.h(), line_y_.h(),
                                                    config_.boundary == Boundary::Periodic,
                                                    boundary_term(config_));
+  if (xdist_) {
+    // The x-lines' interior factors, copied once (heat2d_distributed.hpp).
+    const DistributedTridiag::Factors f = xdist_->factors();
+    const std::size_t L = f.a.size();
+    const std::size_t ny = static_cast<std::size_t>(config_.ny);
+    std::vector<double> t;
+    for (const auto part : {f.a, f.c, f.inv, f.cp, f.p, f.q})
+      t.insert(t.end(), part.begin(), part.end());
+    d->dist_factors = cuda::DeviceBuffer(std::max<std::size_t>(t.size(), 1) * kDouble);
+    if (!t.empty())
+      cuda::copy(d->dist_factors.data(), t.data(), t.size() * kDouble);
+    const double* base = d->dist_factors.as<double>();
+    d->dist = {.a = base,
+               .c = base + L,
+               .inv = base + 2 * L,
+               .cp = base + 3 * L,
+               .p = base + 4 * L,
+               .q = base + 5 * L,
+               .points = static_cast<std::int64_t>(L),
+               .lines = config_.ny};
+    d->dist_rhs = cuda::DeviceBuffer(2 * ny * kDouble);
+    d->dist_ends = cuda::DeviceBuffer(4 * ny * kDouble);
+    d->ends_host.assign(4 * ny, 0.0);
+  }
   if (!d->single_rank) {
     d->stage = cuda::DeviceBuffer(most);
     d->stage2 = cuda::DeviceBuffer(most);
@@ -241,19 +269,69 @@ void Solver::device_step() {
     DevicePhase p(d.pending, s, kYLinesPhase, 16.0 * cells_y);
     cuda::heat2d_explicit_columns(s, u, work, config_.ny, rows_y, line_y_.h(), periodic, g);
   }
-  device_to_x(work, lines);
-  {
-    DevicePhase p(d.pending, s, kXLinesPhase,
-                  cuda::heat2d_solve_columns_bytes(periodic, false) * cells_x);
-    cuda::heat2d_solve_columns(s, d.tri_x, lines, work, rows_x, line_x_.h(), periodic, g, false);
+  if (xdist_) {
+    device_distributed_x_half();
+  } else {
+    device_to_x(work, lines);
+    {
+      DevicePhase p(d.pending, s, kXLinesPhase,
+                    cuda::heat2d_solve_columns_bytes(periodic, false) * cells_x);
+      cuda::heat2d_solve_columns(s, d.tri_x, lines, work, rows_x, line_x_.h(), periodic, g, false);
+    }
+    device_to_y(work, u);
   }
-  device_to_y(work, u);
   {
     DevicePhase p(d.pending, s, kYLinesPhase,
                   cuda::heat2d_solve_columns_bytes(periodic, true) * cells_y);
     cuda::heat2d_solve_columns(s, d.tri_y, u, work, rows_y, line_y_.h(), periodic, g, true);
   }
   finish_device_step(s); // one wait, after all of the step is queued: no gaps between kernels
+}
+
+// Several ranks, LineSolve::Distributed: Solver::distributed_x_half on the device. work (Yt)
+// holds (I + A_y D_y) u; it goes to layout Y (rows_y × ny, the x-lines as columns) in `stage`,
+// the lines are swept there, the reduced system is solved on the host (2 values per line and
+// rank gathered), and the back substitution writes the explicit half in x, v, to `stage2`, which
+// goes back to Yt in u. The same operations as the CPU's, so the same bits.
+void Solver::device_distributed_x_half() {
+  Device& d = *dev_;
+  CUstream_st* s = d.stream.get();
+  const std::int64_t ny = config_.ny, rows = dist_y_.rows(rank_);
+  const bool dirichlet = config_.boundary == Boundary::Dirichlet;
+  const double g = boundary_term(config_);
+  const double h = line_x_.h();
+  const double cells = static_cast<double>(local_y_);
+  const auto uny = static_cast<std::size_t>(ny);
+  if (rows > 0) {
+    DevicePhase p(d.pending, s, kXLinesPhase, (16.0 + 32.0) * cells);
+    cuda::transpose(s, d.work.as<double>(), d.stage.as<double>(), ny, rows);
+    const bool add = dirichlet && g != 0.0;
+    cuda::distributed_lines_prepare(s, d.dist, d.stage.as<double>(), d.dist_rhs.as<double>(),
+                                    add && dist_y_.begin(rank_) == 0,
+                                    add && dist_y_.begin(rank_) + rows == config_.nx, h * g);
+    const std::span<double> rhs = xdist_->right_hand_sides();
+    cuda::copy_async(s, rhs.data(), d.dist_rhs.data(), rhs.size() * kDouble);
+  }
+  cuda::synchronize(s);
+  {
+    ScopedPhase p(*timers_, kReducedPhase, 16.0 * static_cast<double>(ny * mpi::comm_size(comm_)));
+    xdist_->exchange();
+  }
+  xdist_->reduce();
+  if (rows == 0)
+    return;
+  // The rank's first and last points and its neighbours', as the back substitution reads them.
+  double* ends = d.ends_host.data();
+  const double* rows4[4] = {xdist_->first(), xdist_->last(), xdist_->before(), xdist_->after()};
+  for (std::size_t k = 0; k < 4; ++k)
+    if (rows4[k] != nullptr)
+      std::copy(rows4[k], rows4[k] + ny, ends + k * uny);
+  cuda::copy_async(s, d.dist_ends.data(), ends, 4 * uny * kDouble);
+  DevicePhase p(d.pending, s, kXLinesPhase, (16.0 + 16.0) * cells);
+  cuda::distributed_lines_finish(s, d.dist, d.stage.as<double>(), d.dist_ends.as<double>(),
+                                 rows4[2] != nullptr, rows4[3] != nullptr, h, g,
+                                 d.stage2.as<double>());
+  cuda::transpose(s, d.stage2.as<double>(), d.u.as<double>(), rows, ny);
 }
 
 // After a device step is queued: one wait for all of it (callers time step() on the host, the
@@ -292,6 +370,10 @@ void Solver::tiled_step() {
 double Solver::device_bytes_per_step() const noexcept {
   if (dev_->tiled)
     return dev_->tiled->bytes_half() + dev_->tiled->bytes_full();
+  if (xdist_) // two local transposes, the sweeps and the back substitution; the y-lines as below
+    return (32.0 + cuda::distributed_lines_bytes() +
+            cuda::heat2d_solve_columns_bytes(config_.boundary == Boundary::Periodic, true)) *
+           static_cast<double>(local_y_);
   const bool periodic = config_.boundary == Boundary::Periodic;
   const double cells_x = static_cast<double>(local_x_), cells_y = static_cast<double>(local_y_);
   double bytes = cuda::heat2d_solve_columns_bytes(periodic, false) * cells_x +

@@ -9,8 +9,10 @@
 
 #include <deque>
 #include <memory>
+#include <vector>
 
 #include "cuda/buffer.hpp"
+#include "cuda/heat2d_distributed.hpp"
 #include "cuda/heat2d_tiles.hpp"
 #include "cuda/stream.hpp"
 #include "cuda/tridiag.hpp"
@@ -40,6 +42,12 @@ struct Solver::Device {
   // One rank, more than two tiles a side: the step by tiles, no transposes (heat2d_tiles.hpp);
   // `u` and `work` then alternate as the state.
   std::unique_ptr<cuda::TiledHeat2d> tiled;
+  // Several ranks with LineSolve::Distributed (heat2d_distributed.hpp): the interior factors of
+  // the x-lines (6 × L), the reduced system's right-hand sides (2 × ny) and the four rows of
+  // values it gives back (4 × ny), and their host copy.
+  cuda::DeviceBuffer dist_factors, dist_rhs, dist_ends;
+  cuda::DistributedLineFactors dist;
+  std::vector<double> ends_host;
   std::deque<DeviceTimed> pending; // phases not yet read back, oldest first
 };
 

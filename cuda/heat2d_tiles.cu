@@ -1,9 +1,8 @@
 // The one-GPU heat2d step by tiles (see heat2d_tiles.hpp): the tables of the partition method on
 // the device, and the kernels that run heat2d_tiles_math.hpp's phases, one warp per tile.
-#include <cstdlib>
-#include <string_view>
 #include <vector>
 
+#include "core/env_choice.hpp"
 #include "cuda/heat2d_tiles.hpp"
 #include "cuda/launch.cuh"
 
@@ -188,15 +187,8 @@ using Kernel = TiledHeat2d::Kernel;
 // TESSERA_HEAT2D_TILE_KERNEL, read once (heat2d_tiles.hpp).
 Kernel default_kernel() {
   static const Kernel k = [] {
-    const char* e = std::getenv("TESSERA_HEAT2D_TILE_KERNEL");
-    const std::string_view name = e != nullptr ? e : "new";
-    if (name == "old")
-      return Kernel::First;
-    if (name == "const")
-      return Kernel::Constant;
-    if (name == "new20")
-      return Kernel::Shared20;
-    return Kernel::Shared;
+    constexpr Kernel kinds[] = {Kernel::Shared, Kernel::Shared20, Kernel::Constant, Kernel::First};
+    return kinds[env_choice("TESSERA_HEAT2D_TILE_KERNEL", {"new", "new20", "const", "old"}, 0)];
   }();
   return k;
 }
@@ -245,11 +237,9 @@ void load_tiles(Kernel kernel) {
 
 // TESSERA_HEAT2D_REDUCED, read once (heat2d_tiles.hpp).
 ReducedSolve default_reduced() {
-  static const ReducedSolve how = [] {
-    const char* e = std::getenv("TESSERA_HEAT2D_REDUCED");
-    return e != nullptr && std::string_view(e) == "thread" ? ReducedSolve::Thread
-                                                           : ReducedSolve::Warp;
-  }();
+  static const ReducedSolve how = env_choice("TESSERA_HEAT2D_REDUCED", {"warp", "thread"}, 0) == 1
+                                      ? ReducedSolve::Thread
+                                      : ReducedSolve::Warp;
   return how;
 }
 

@@ -4,11 +4,10 @@
 #pragma once
 
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
 #include <string>
 #include <type_traits>
 
+#include "core/env_choice.hpp"
 #include "cuda/reduce_cols.cuh"
 #include "cuda/reduce_fused.cuh"
 #include "cuda/reduce_kernels.cuh"
@@ -121,15 +120,10 @@ void launch_row_kernel(cudaStream_t s, K kernel, i64 rows, int rows_per_warp, au
 constexpr i64 kStagedMaxRows = 512;
 constexpr i64 kStagedMinCols = 4096;
 
-// TESSERA_CUDA_ROWS_KERNEL=warp|staged forces one row kernel (for measurements); unset or
-// anything else: the choice by shape.
+// TESSERA_CUDA_ROWS_KERNEL=warp|staged forces one row kernel (for measurements); unset (or
+// anything else, with a warning): the choice by shape. 0: by shape, 1: warp, 2: staged.
 inline int rows_kernel_forced() {
-  static const int forced = [] {
-    const char* v = std::getenv("TESSERA_CUDA_ROWS_KERNEL");
-    if (v == nullptr)
-      return 0;
-    return std::strcmp(v, "warp") == 0 ? 1 : std::strcmp(v, "staged") == 0 ? 2 : 0;
-  }();
+  static const int forced = 1 + env_choice("TESSERA_CUDA_ROWS_KERNEL", {"warp", "staged"}, -1);
   return forced;
 }
 

@@ -1,25 +1,32 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package tessera needs to build, test and run. Idempotent: when all
 # are present it prints one line and returns at once. Run as root (or with sudo available).
+#   scripts/setup-deps.sh           everything
+#   scripts/setup-deps.sh --build   only what configuring and building need (scripts/test.sh
+#                                   installs the rest, the test tools, beside the first build)
 set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config git clang-format
-  openmpi-bin libopenmpi-dev libhdf5-openmpi-dev hdf5-tools
+  openmpi-bin libopenmpi-dev libhdf5-openmpi-dev
   libgtest-dev libcli11-dev libtomlplusplus-dev libspdlog-dev libfmt-dev
   libfftw3-dev libfftw3-mpi-dev
-  python3 python3-h5py python3-numpy time
-  gfortran pybind11-dev python3-mpi4py python3-pytest
-  python3-matplotlib python3-netcdf4
+  gfortran pybind11-dev
+  python3 python3-h5py python3-numpy # the configure step lists the CLI test cases with them
 )
-# The ParaView test (pvbatch opens a heat2d output's XDMF sidecar; Xvfb gives it a display);
-# TESSERA_WITH_PARAVIEW=0 leaves ParaView out (it is large).
-if [[ "${TESSERA_WITH_PARAVIEW:-1}" == 1 ]]; then
-  packages+=(paraview python3-paraview xvfb)
-fi
-# The Slurm integration test needs a local one-node cluster (scripts/slurm-local.sh).
-if [[ "${TESSERA_WITH_SLURM:-1}" == 1 ]]; then
-  packages+=(slurm-wlm munge)
+if [[ "${1:-}" != "--build" ]]; then
+  packages+=(
+    hdf5-tools time python3-mpi4py python3-pytest python3-matplotlib python3-netcdf4
+  )
+  # The ParaView test (pvbatch opens a heat2d output's XDMF sidecar; Xvfb gives it a display);
+  # TESSERA_WITH_PARAVIEW=0 leaves ParaView out (it is large).
+  if [[ "${TESSERA_WITH_PARAVIEW:-1}" == 1 ]]; then
+    packages+=(paraview python3-paraview xvfb)
+  fi
+  # The Slurm integration test needs a local one-node cluster (scripts/slurm-local.sh).
+  if [[ "${TESSERA_WITH_SLURM:-1}" == 1 ]]; then
+    packages+=(slurm-wlm munge)
+  fi
 fi
 
 missing=()

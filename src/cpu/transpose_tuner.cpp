@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/env_choice.hpp"
 #include "core/log.hpp"
 #include "cpu/wisdom.hpp"
 
@@ -20,12 +21,8 @@ namespace tessera::cpu {
 namespace {
 
 Tuning tuning_from_environment() {
-  const char* v = std::getenv("TESSERA_TUNING");
-  if (v == nullptr || *v == '\0' || std::string_view(v) == "measure")
-    return Tuning::Measure;
-  if (std::string_view(v) != "estimate")
-    log::warn("TESSERA_TUNING={} is not estimate or measure: measuring", v);
-  return std::string_view(v) == "estimate" ? Tuning::Estimate : Tuning::Measure;
+  return env_choice("TESSERA_TUNING", {"measure", "estimate"}, 0) == 1 ? Tuning::Estimate
+                                                                       : Tuning::Measure;
 }
 
 // The process's choices; one lock, taken only outside the timed kernels.

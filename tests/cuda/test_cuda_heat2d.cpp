@@ -66,6 +66,15 @@ Diff compare(const std::vector<double>& a, const std::vector<double>& b) {
   return d;
 }
 
+// Random values for this rank's block of layout X (seeded per rank).
+std::vector<double> random_state_x(const heat2d::Solver& s, std::uint64_t seed, int rank) {
+  std::vector<double> u(static_cast<std::size_t>(s.layout_x().local_size(rank)));
+  test::Rng r{seed + static_cast<std::uint64_t>(rank)};
+  for (double& v : u)
+    v = r.wide();
+  return u;
+}
+
 // Both line solves: on several ranks `distributed` solves the x-lines where they lie (the sweeps
 // on the device, the reduced system on the host), with the CPU's operations.
 TEST(CudaHeat2d, SolverMatchesCpuBitForBit) {
@@ -89,11 +98,7 @@ TEST(CudaHeat2d, SolverMatchesCpuBitForBit) {
         heat2d::Solver cpu(cc, MPI_COMM_WORLD);
         heat2d::Solver gpu(gc, MPI_COMM_WORLD);
         // The same random initial state, in layout X.
-        const auto& lx = cpu.layout_x();
-        std::vector<double> u0(static_cast<std::size_t>(lx.local_size(rank)));
-        test::Rng r{seed + static_cast<std::uint64_t>(rank)};
-        for (double& v : u0)
-          v = r.wide();
+        const std::vector<double> u0 = random_state_x(cpu, seed, rank);
         cpu.set_field_x(u0.data());
         gpu.set_field_x(u0.data());
         for (int step = 1; step <= 12; ++step) {
@@ -144,11 +149,7 @@ TEST(CudaHeat2d, TiledStepMatchesCpuToRoundingAndRestartsBitForBit) {
       heat2d::Solver cpu(c, MPI_COMM_WORLD);
       c.backend = Backend::Cuda;
       heat2d::Solver gpu(c, MPI_COMM_WORLD), again(c, MPI_COMM_WORLD);
-      const auto& lx = cpu.layout_x();
-      std::vector<double> u0(static_cast<std::size_t>(lx.local_size(rank)));
-      test::Rng r{seed + static_cast<std::uint64_t>(rank)};
-      for (double& v : u0)
-        v = r.wide();
+      const std::vector<double> u0 = random_state_x(cpu, seed, rank);
       cpu.set_field_x(u0.data());
       gpu.set_field_x(u0.data());
       std::vector<double> a(u0.size()), g(u0.size()), mid(u0.size());

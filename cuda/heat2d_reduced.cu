@@ -101,45 +101,44 @@ __global__ void __launch_bounds__(128)
     tiles::reduced_line(r, P, F, S, l);
 }
 
-template <int kQ>
-void launch_warp(CUstream_st* stream, const tiles::Reduced& r, const double* P, const double* F,
-                 double* S) {
-  const int q = tiles::reduced_chunk(r.tiles);
-  const auto bytes = static_cast<std::size_t>(kLines) * (32 * (q | 1) + 4) * sizeof(double);
-  const auto blocks = static_cast<unsigned>((r.lines + kLines - 1) / kLines);
-  reduced_warp_kernel<kQ><<<blocks, 32 * kLines, bytes, stream>>>(r, P, F, S);
-}
-
 } // namespace
 
 bool reduced_by_warps(const tiles::Reduced& r, ReducedSolve how) {
   return how == ReducedSolve::Warp && tiles::reduced_chunk(r.tiles) <= tiles::kMaxChunk;
 }
 
+namespace {
+
+// The kernel solve_reduced runs for r and `how` (all three take the same arguments): a warp per
+// line with the fewest registers that hold the lane's positions, or a thread per line.
+using ReducedKernelFn = void (*)(tiles::Reduced, const double*, const double*, double*);
+ReducedKernelFn reduced_kernel_for(const tiles::Reduced& r, ReducedSolve how) {
+  if (!reduced_by_warps(r, how))
+    return reduced_thread_kernel;
+  return tiles::reduced_chunk(r.tiles) <= 4 ? reduced_warp_kernel<4>
+                                            : reduced_warp_kernel<tiles::kMaxChunk>;
+}
+
+} // namespace
+
 void load_reduced(const tiles::Reduced& r, ReducedSolve how) {
   cudaFuncAttributes a{};
-  if (!reduced_by_warps(r, how))
-    CHECK_CUDA(cudaFuncGetAttributes(&a, reduced_thread_kernel));
-  else if (tiles::reduced_chunk(r.tiles) <= 4)
-    CHECK_CUDA(cudaFuncGetAttributes(&a, reduced_warp_kernel<4>));
-  else
-    CHECK_CUDA(cudaFuncGetAttributes(&a, reduced_warp_kernel<tiles::kMaxChunk>));
+  CHECK_CUDA(cudaFuncGetAttributes(&a, reduced_kernel_for(r, how)));
 }
 
 void solve_reduced(CUstream_st* stream, const tiles::Reduced& r, const double* P, const double* F,
                    double* S, ReducedSolve how) {
   if (r.lines == 0 || r.tiles == 0)
     return;
+  const ReducedKernelFn kernel = reduced_kernel_for(r, how);
   if (reduced_by_warps(r, how)) {
-    // The fewest registers that hold the lane's positions.
     const int q = tiles::reduced_chunk(r.tiles);
-    if (q <= 4)
-      launch_warp<4>(stream, r, P, F, S);
-    else
-      launch_warp<tiles::kMaxChunk>(stream, r, P, F, S);
+    const auto bytes = static_cast<std::size_t>(kLines) * (32 * (q | 1) + 4) * sizeof(double);
+    const auto blocks = static_cast<unsigned>((r.lines + kLines - 1) / kLines);
+    kernel<<<blocks, 32 * kLines, bytes, stream>>>(r, P, F, S);
   } else {
     const auto blocks = static_cast<unsigned>((r.lines + 127) / 128);
-    reduced_thread_kernel<<<blocks, 128, 0, stream>>>(r, P, F, S);
+    kernel<<<blocks, 128, 0, stream>>>(r, P, F, S);
   }
   CHECK_CUDA_LAUNCH();
 }

@@ -193,23 +193,27 @@ Kernel default_kernel() {
   return k;
 }
 
+// The tile kernel of `kernel` for kMode (all take the step by value).
+using TileKernelFn = void (*)(tiles::Step);
+template <Mode kMode>
+TileKernelFn tile_kernel_for(Kernel kernel) {
+  switch (kernel) {
+  case Kernel::Shared20:
+    return fixed_tile_kernel<kMode, true, kBlocksPerSm + 1>;
+  case Kernel::Constant:
+    return fixed_tile_kernel<kMode, false, kBlocksPerSm>;
+  case Kernel::First:
+    return tile_kernel<kMode>;
+  case Kernel::Shared:
+    break;
+  }
+  return fixed_tile_kernel<kMode, true, kBlocksPerSm>;
+}
+
 template <Mode kMode>
 void launch_tiles(CUstream_st* stream, Kernel kernel, const tiles::Step& s) {
   const unsigned blocks = tile_blocks(s), threads = 32 * kWarps;
-  switch (kernel) {
-  case Kernel::Shared:
-    fixed_tile_kernel<kMode, true, kBlocksPerSm><<<blocks, threads, 0, stream>>>(s);
-    break;
-  case Kernel::Shared20:
-    fixed_tile_kernel<kMode, true, kBlocksPerSm + 1><<<blocks, threads, 0, stream>>>(s);
-    break;
-  case Kernel::Constant:
-    fixed_tile_kernel<kMode, false, kBlocksPerSm><<<blocks, threads, 0, stream>>>(s);
-    break;
-  case Kernel::First:
-    tile_kernel<kMode><<<blocks, threads, 0, stream>>>(s);
-    break;
-  }
+  tile_kernel_for<kMode>(kernel)<<<blocks, threads, 0, stream>>>(s);
   CHECK_CUDA_LAUNCH();
 }
 
@@ -219,20 +223,7 @@ void launch_tiles(CUstream_st* stream, Kernel kernel, const tiles::Step& s) {
 template <Mode kMode>
 void load_tiles(Kernel kernel) {
   cudaFuncAttributes a{};
-  switch (kernel) {
-  case Kernel::Shared:
-    CHECK_CUDA(cudaFuncGetAttributes(&a, fixed_tile_kernel<kMode, true, kBlocksPerSm>));
-    break;
-  case Kernel::Shared20:
-    CHECK_CUDA(cudaFuncGetAttributes(&a, fixed_tile_kernel<kMode, true, kBlocksPerSm + 1>));
-    break;
-  case Kernel::Constant:
-    CHECK_CUDA(cudaFuncGetAttributes(&a, fixed_tile_kernel<kMode, false, kBlocksPerSm>));
-    break;
-  case Kernel::First:
-    CHECK_CUDA(cudaFuncGetAttributes(&a, tile_kernel<kMode>));
-    break;
-  }
+  CHECK_CUDA(cudaFuncGetAttributes(&a, tile_kernel_for<kMode>(kernel)));
 }
 
 // TESSERA_HEAT2D_REDUCED, read once (heat2d_tiles.hpp).

@@ -9,8 +9,9 @@ namespace detail {
 namespace {
 
 // auto, classic tiles, wide 512 B, wide 256 B, skinny, small tile, wide flat, wide tall, scalar
-// 64×64 tile, scalar tall tile, small tile of 16×16 threads
-constexpr int kVariants = 1 + kClassic + 9;
+// 64×64 tile, scalar tall tile, small tile of 16×16 threads, lean 64×64, tall, 32×32 and
+// 32×32 tiles of 16×16 threads
+constexpr int kVariants = 1 + kClassic + 13;
 
 // ---- the choice ----
 
@@ -25,50 +26,38 @@ enum Kernel : int {
   kWideTall,
   kScalar64,
   kScalarTall,
-  kTile32Square
+  kTile32Square,
+  kLean64,
+  kLeanTall,
+  kLean32,
+  kLean32Square
 };
 
-// Rows of both sides start on whole vectors (input) and sectors (output): the classic kernel's
-// aligned path.
-bool classic_aligned(int E, const void* in, const void* out, i64 rows, i64 cols, i64 ld_in,
-                     i64 ld_out) {
-  const int vw = 16 / E, sector = 32 / E;
-  const auto elem = [E](const void* p) { return reinterpret_cast<std::uintptr_t>(p) / E; };
-  return elem(in) % vw == 0 && (rows == 1 || ld_in % vw == 0) && elem(out) % sector == 0 &&
-         (cols == 1 || ld_out % sector == 0);
-}
-
 // Matrices up to this size stay in the L2 cache (50 MB on an H100, 60 MB on an H200) between
-// the phases of a tile: the scalar tiles' many blocks win there.
+// the phases of a tile: the 64×64 tiles' many blocks win there.
 constexpr i64 kCachedBytes = i64{48} << 20;
 
 // The kernel for a shape and layout (see transpose.hpp). Chosen from measurements on an H200
 // (bench/RESULTS.md, section GPU): for each class, the kernel that moved the most bytes.
-int choose(int E, const void* in, const void* out, i64 rows, i64 cols, i64 ld_in, i64 ld_out) {
+int choose(int E, const void* in, const void* out, i64 rows, i64 cols) {
   if (E > 4 && !(aligned_to(in, E) && aligned_to(out, E)))
     return kClassic0; // only its element-word path takes 4-byte aligned complex data
-  if (E == 16)
-    return kWide512; // 32×32 tiles of 16-byte elements: 512-byte runs both ways, every class
-  // Skinny: 32×32 tiles; 16×16 threads for 4-byte elements (two 64-byte row runs per warp).
-  if (std::min(rows, cols) <= kSkinnyMax)
-    return E == 4 ? kTile32Square : kTile32;
-  // Cached, and large with rows on whole vectors and sectors: the 64×64 scalar tile, except
-  // 8-byte aligned ones, which take 32×32 wide tiles of 256-byte runs. Large with misaligned
-  // rows: the 64×64 (8-byte) or 128×64 (4-byte) scalar tiles.
-  if (rows * cols * E <= kCachedBytes)
-    return kScalar64;
-  const bool aligned = classic_aligned(E, in, out, rows, cols, ld_in, ld_out);
-  if (E == 8)
-    return aligned ? kWide256 : kScalar64;
-  // 4-byte rows that do not start on vectors: 128 rows per tile, 32 elements per thread.
-  return aligned ? kScalar64 : kScalarTall;
+  // Short and wide: 32×32 tiles, many small blocks (one row of tiles); 16×16 threads for 4-byte
+  // elements (two 64-byte row runs per warp access).
+  if (rows <= kSkinnyMax)
+    return E == 4 ? kTile32Square : kLean32;
+  // Fewer rows than a tall tile holds: 64×64 tiles; cached matrices too (their many blocks).
+  if (rows < kScalarTallRows<4> || rows * cols * E <= kCachedBytes)
+    return kLean64;
+  // Everything else, aligned or not, tall-and-skinny included: 128 rows × 256 bytes.
+  return kLeanTall;
 }
 
 template <int E>
 void launch_elem(cudaStream_t s, int variant, const void* in, void* out, i64 rows, i64 cols,
                  i64 ld_in, i64 ld_out) {
   if (variant == kAuto)
-    variant = choose(E, in, out, rows, cols, ld_in, ld_out);
+    variant = choose(E, in, out, rows, cols);
   const bool loose = E > 4 && !(aligned_to(in, E) && aligned_to(out, E));
   if (loose || (variant == kSkinny && !skinny_fits(rows, cols, ld_in, ld_out)))
     variant = kClassic0; // the asked kernel cannot take this layout
@@ -97,6 +86,16 @@ void launch_elem(cudaStream_t s, int variant, const void* in, void* out, i64 row
     return launch_wide_skew<E, true>(s, in, out, rows, cols, ld_in, ld_out);
   case kWideTall:
     return launch_wide_skew<E, false>(s, in, out, rows, cols, ld_in, ld_out);
+  case kLean64:
+    return launch_lean_tile<E, kScalar64Rows<E>, kScalar64Cols<E>, 1>(s, in, out, rows, cols, ld_in,
+                                                                      ld_out);
+  case kLeanTall:
+    return launch_lean_tile<E, kScalarTallRows<E>, kScalarTallCols<E>, 1>(s, in, out, rows, cols,
+                                                                          ld_in, ld_out);
+  case kLean32:
+    return launch_lean_tile<E, 32, 32, 8>(s, in, out, rows, cols, ld_in, ld_out);
+  case kLean32Square:
+    return launch_lean_tile<E, 32, 32, 1, 16, 16>(s, in, out, rows, cols, ld_in, ld_out);
   default:
     return launch_skinny_elem<E>(s, in, out, rows, cols, ld_in, ld_out);
   }
@@ -168,6 +167,14 @@ std::string transpose_variant_name(DType t, int variant) {
     return "tile 32x32/16x16";
   if (variant == kScalarTall)
     return e < 16 ? "tile 128x" + std::to_string(256 / e) + "/32x8" : "tile 64x32/32x8";
+  if (variant == kLean64)
+    return e < 16 ? "lean 64x64/32x8" : "lean 32x32/32x8/mb1";
+  if (variant == kLeanTall)
+    return e < 16 ? "lean 128x" + std::to_string(256 / e) + "/32x8" : "lean 64x32/32x8";
+  if (variant == kLean32)
+    return "lean 32x32/32x8";
+  if (variant == kLean32Square)
+    return "lean 32x32/16x16";
   if (variant == kWideFlat || variant == kWideTall) {
     const int l = 512 / e, h = std::max(8, 128 / e);
     return "wide " + std::to_string(variant == kWideFlat ? h : l) + "x" +
@@ -181,7 +188,9 @@ std::string transpose_variant_name(DType t, int variant) {
 
 int transpose_choice(DType t, const void* in, const void* out, std::int64_t rows, std::int64_t cols,
                      std::int64_t ld_in, std::int64_t ld_out) {
-  return detail::choose(static_cast<int>(dtype_size(t)), in, out, rows, cols, ld_in, ld_out);
+  static_cast<void>(ld_in); // the choice depends on the shape and the pointers' alignment only
+  static_cast<void>(ld_out);
+  return detail::choose(static_cast<int>(dtype_size(t)), in, out, rows, cols);
 }
 
 } // namespace tessera::cuda

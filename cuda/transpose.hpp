@@ -2,22 +2,20 @@
 // dimensions: out[j*ld_out + i] = in[i*ld_in + j] for 0 <= i < rows, 0 <= j < cols.
 // Device pointers; the work is queued on `stream` (asynchronous). in and out must not overlap.
 //
-// The kernel is chosen from the shape and layout (transpose_choice(); measured on an H200):
-//  - small scalar tiles (32×32, element accesses): one side at most 32 (4-byte elements with
-//    16×16 threads, two 64-byte row runs per warp access; 8-byte ones with 32×8 threads and
-//    eight blocks per multiprocessor);
-//  - large scalar tiles (32×8 threads, element accesses, 16 or 32 loads in flight per thread):
-//    64×64 for 4- and 8-byte matrices of at most 48 MiB (they stay in the L2 cache), for
-//    larger 4-byte matrices whose rows all start on 16-byte vectors (input) and 32-byte sectors
-//    (output), and for larger 8-byte matrices whose rows do not (odd leading dimensions,
-//    offset sub-blocks); 128×64 for larger 4-byte matrices whose rows do not;
-//  - wide tiles: larger 8-byte matrices whose rows do (32×32 tiles of 256-byte runs) and
-//    16-byte elements of every shape (32×32, 512-byte runs): each warp instruction is one
-//    contiguous run of aligned 16-byte vectors along a row, element accesses only for the
-//    partial vectors at its two ends.
-// transpose_variant() also offers the classic tile (16-byte vectors, output rows cut on
-// sectors), a skinny kernel (the short side held whole in shared memory) and flat and tall
-// wide tiles, for comparison.
+// The kernel is chosen from the shape and the pointers' alignment (transpose_choice();
+// measured on an H200, bench/RESULTS.md):
+//  - lean scalar tiles (cuda/transpose_lean_tile.cuh: 32×8 threads, element accesses, every
+//    load of a tile in registers first, no bounds checks inside the matrix, consecutive blocks
+//    down a column of tiles): 128 rows × 256 bytes for matrices of at least 128 rows over
+//    48 MiB, whatever their leading dimensions (tall-and-skinny included); 64×64 (32×32 for
+//    16-byte elements) for smaller ones, which stay in the L2 cache, and for 33–127 rows;
+//    32×32 with many small blocks for 8- and 16-byte matrices of at most 32 rows;
+//  - 32×32 scalar tiles of 16×16 threads (two 64-byte row runs per warp access) for 4-byte
+//    matrices of at most 32 rows;
+//  - complex data aligned to 4 bytes only: the classic tile's element-word path.
+// transpose_variant() also offers, for comparison, the classic tile (16-byte vectors, output
+// rows cut on sectors), a skinny kernel (the short side held whole in shared memory), wide
+// tiles of aligned 16-byte vectors and the checked scalar tiles taken along rows of tiles.
 // No byte outside the matrices is read or written (padding between rows is left alone).
 //
 // In the distributed transpose this is also the fused pack: transposing a rank's m × N block

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "cuda/transpose_kernel.cuh"
+#include "cuda/transpose_lean_tile.cuh"
 #include "cuda/transpose_scalar_tile.cuh"
 #include "cuda/transpose_skinny.cuh"
 #include "cuda/transpose_wide.cuh"
@@ -184,6 +185,23 @@ void launch_scalar_tile(cudaStream_t s, const void* in, void* out, i64 rows, i64
                   static_cast<unsigned>(std::min<i64>(tiles_y, 65535)));
   transpose_scalar_tile<W, TR, TC, BX, BY, kMinBlocks><<<grid, dim3(BX, BY), 0, s>>>(
       static_cast<const W*>(in), static_cast<W*>(out), rows, cols, ld_in, ld_out, tiles_y);
+  CHECK_CUDA_LAUNCH();
+}
+
+// ---- the lean scalar tiles (transpose_lean_tile.cuh) ----
+
+template <int E, int TR, int TC, int kMinBlocks, int BX = 32, int BY = 8>
+void launch_lean_tile(cudaStream_t s, const void* in, void* out, i64 rows, i64 cols, i64 ld_in,
+                      i64 ld_out) {
+  using W = typename Word<E>::type;
+  const i64 tiles_x = (cols + TC - 1) / TC, tiles_y = (rows + TR - 1) / TR;
+  TESSERA_CUDA_REQUIRE(tiles_x * tiles_y <= INT_MAX,
+                       "cuda::transpose: " + shape_str(rows, cols) +
+                           " has too many tiles for the lean scalar-tile kernel");
+  transpose_lean_tile<W, TR, TC, BX, BY, kMinBlocks>
+      <<<static_cast<unsigned>(tiles_x * tiles_y), dim3(BX, BY), 0, s>>>(
+          static_cast<const W*>(in), static_cast<W*>(out), rows, cols, ld_in, ld_out,
+          static_cast<unsigned>(tiles_y));
   CHECK_CUDA_LAUNCH();
 }
 

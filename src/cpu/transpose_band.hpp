@@ -21,16 +21,19 @@
 namespace tessera::cpu::detail {
 
 // The tile walk alone: band(j, i0, i1) moves input rows [i0, i1) of the N columns from j (one
-// band of output rows); the last cols % N columns are moved element by element. No barrier:
-// the caller ends the walk (after a store fence, where it streams).
+// band of output rows); the last cols % N columns are moved element by element, by the tile of
+// the last column group while its input rows are still in the cache (a separate pass would read
+// a tall-and-skinny matrix from memory twice). No barrier: the caller ends the walk (after a
+// store fence, where it streams).
 template <std::int64_t N, class Word, class Band>
 void walk_bands(const Word* in, Word* out, std::int64_t rows, std::int64_t cols, std::int64_t ld_in,
                 std::int64_t ld_out, const KernelParams& k, Band&& band) {
   const std::int64_t tile_rows = std::max<std::int64_t>(N, k.tile_rows / N * N);
   const std::int64_t group = std::max(1, k.tile_bands);
   const std::int64_t bands = cols / N;
-  const std::int64_t groups = (bands + group - 1) / group;
+  const std::int64_t groups = std::max<std::int64_t>(1, (bands + group - 1) / group);
   const std::int64_t segments = (rows + tile_rows - 1) / tile_rows;
+  const std::int64_t jr = bands * N; // the first leftover column
 #pragma omp for schedule(static) nowait
   for (std::int64_t t = 0; t < groups * segments; ++t) {
     const std::int64_t g = t / segments;
@@ -38,16 +41,10 @@ void walk_bands(const Word* in, Word* out, std::int64_t rows, std::int64_t cols,
     const std::int64_t i1 = std::min(i0 + tile_rows, rows);
     for (std::int64_t b = g * group; b < std::min(bands, (g + 1) * group); ++b)
       band(b * N, i0, i1, tile_rows);
-  }
-  const std::int64_t jr = bands * N;
-  if (jr < cols) {
-#pragma omp for schedule(static) nowait
-    for (std::int64_t t = 0; t < segments; ++t) {
-      const std::int64_t i1 = std::min((t + 1) * tile_rows, rows);
+    if (g == groups - 1)
       for (std::int64_t j = jr; j < cols; ++j)
-        for (std::int64_t i = t * tile_rows; i < i1; ++i)
+        for (std::int64_t i = i0; i < i1; ++i)
           out[j * ld_out + i] = in[i * ld_in + j];
-    }
   }
 }
 

@@ -141,8 +141,10 @@ void run_avx2(const KernelParams& k, std::size_t element_size, const void* in, v
     break;
   case 8:
     // Streaming needs every block's output rows on 32-byte boundaries: tiles start on multiples
-    // of 8 rows, so the output's base and row stride decide.
-    if (k.streaming && reinterpret_cast<std::uintptr_t>(out) % 32 == 0 && ld_out % 4 == 0)
+    // of 8 rows, or where the output rows meet a line when ld_out is a multiple of one
+    // (line_shift), so the output's base and row stride decide.
+    if (k.streaming && ((reinterpret_cast<std::uintptr_t>(out) % 32 == 0 && ld_out % 4 == 0) ||
+                        (reinterpret_cast<std::uintptr_t>(out) % 8 == 0 && ld_out % 8 == 0)))
       run_banded<Block8x8Streaming>(in, out, rows, cols, ld_in, ld_out, k, true);
     else
       run_banded<Block8x8>(in, out, rows, cols, ld_in, ld_out, k);

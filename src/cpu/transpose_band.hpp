@@ -20,6 +20,22 @@
 
 namespace tessera::cpu::detail {
 
+// Where the row segments of the tile walk start: every tile_rows rows from `shift` (with a
+// thin first segment [0, shift) when shift > 0). When all output rows start at the same offset
+// in a 64-byte line (ld_out a multiple of a line), the grid is shifted so that every block's
+// output runs begin on a line: otherwise each 64-byte store straddles two lines, and
+// non-temporal stores cannot be used at all. A std::vector's data, 16 bytes past a line, ran at
+// a quarter of the aligned speed (4096² f64, one thread, on an Intel Xeon).
+template <class Word>
+std::int64_t line_shift(const Word* out, std::int64_t ld_out) {
+  constexpr auto line = static_cast<std::int64_t>(64 / sizeof(Word));
+  const auto addr = reinterpret_cast<std::uintptr_t>(out);
+  if (line <= 1 || ld_out % line != 0 || addr % sizeof(Word) != 0)
+    return 0;
+  const auto mis = static_cast<std::int64_t>(addr / sizeof(Word) % line);
+  return (line - mis) % line;
+}
+
 // The tile walk alone: band(j, i0, i1) moves input rows [i0, i1) of the N columns from j (one
 // band of output rows); the last cols % N columns are moved element by element, by the tile of
 // the last column group while its input rows are still in the cache (a separate pass would read
@@ -32,13 +48,15 @@ void walk_bands(const Word* in, Word* out, std::int64_t rows, std::int64_t cols,
   const std::int64_t group = std::max(1, k.tile_bands);
   const std::int64_t bands = cols / N;
   const std::int64_t groups = std::max<std::int64_t>(1, (bands + group - 1) / group);
-  const std::int64_t segments = (rows + tile_rows - 1) / tile_rows;
+  const std::int64_t shift = std::min(rows, line_shift(out, ld_out));
+  const std::int64_t head = shift > 0 ? 1 : 0; // the thin first segment
+  const std::int64_t segments = head + (rows - shift + tile_rows - 1) / tile_rows;
   const std::int64_t jr = bands * N; // the first leftover column
 #pragma omp for schedule(static) nowait
   for (std::int64_t t = 0; t < groups * segments; ++t) {
-    const std::int64_t g = t / segments;
-    const std::int64_t i0 = (t % segments) * tile_rows;
-    const std::int64_t i1 = std::min(i0 + tile_rows, rows);
+    const std::int64_t g = t / segments, sgm = t % segments;
+    const std::int64_t i0 = sgm < head ? 0 : shift + (sgm - head) * tile_rows;
+    const std::int64_t i1 = sgm < head ? shift : std::min(i0 + tile_rows, rows);
     for (std::int64_t b = g * group; b < std::min(bands, (g + 1) * group); ++b)
       band(b * N, i0, i1, tile_rows);
     if (g == groups - 1)

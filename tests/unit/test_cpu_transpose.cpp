@@ -110,26 +110,34 @@ TYPED_TEST(CpuTranspose, TypeErasedFormDispatchesOnDType) {
 // Every candidate the tuner may pick on this processor (register blocks of each supported
 // instruction set, tile shapes, prefetch, non-temporal stores), not only the one it picks:
 // awkward shapes, padded and odd leading dimensions (every output row at a different offset
-// within a cache line), 1 and 3 threads.
+// within a cache line), output rows all at the same offset past a line (the walk then shifts its
+// tiles onto the lines), 1 and 3 threads.
 TYPED_TEST(CpuTranspose, EveryCandidateKernelMatchesTheReference) {
   using T = TypeParam;
   const unsigned seed = fresh_seed();
   std::mt19937_64 rng(seed);
   const Shape2 shapes[] = {{1, 257},   {257, 1},   {17, 31},   {127, 131},  {61, 1009},
                            {1009, 61}, {300, 264}, {256, 200}, {1030, 1040}};
-  for (const auto& s : shapes)
-    for (std::int64_t pad : {0, 1, 3, 4}) {
-      const std::int64_t ld_in = s.cols + pad, ld_out = s.rows + pad;
+  struct Layout {
+    std::int64_t pad, offset; // elements added to each output row, and before the first
+  };
+  for (const auto& s : shapes) {
+    const std::int64_t to_line = 16 - s.rows % 16 + 16; // ld_out a multiple of a line
+    for (const Layout l : {Layout{0, 0}, Layout{1, 0}, Layout{3, 0}, Layout{4, 0},
+                           Layout{to_line, 1}, Layout{to_line, 3}}) {
+      const std::int64_t ld_in = s.cols + l.pad, ld_out = s.rows + l.pad;
       const auto in = random_matrix<T>(static_cast<std::size_t>(s.rows * ld_in), rng);
       const T fill(-1);
-      // The output starts on a 64-byte line, so that row strides that are multiples of 32 bytes
-      // take the non-temporal store paths (which need aligned rows) and the others do not.
+      // The output starts on a 64-byte line (plus the layout's offset), so that row strides
+      // that are multiples of 32 bytes take the non-temporal store paths (which need aligned
+      // rows) and the others do not.
       const auto n_out = static_cast<std::size_t>(s.cols * ld_out);
-      const AlignedBuffer storage(n_out * sizeof(T), "the transposed matrix");
-      const std::span<T> out(storage.as<T>(), n_out);
+      const AlignedBuffer storage((n_out + static_cast<std::size_t>(l.offset)) * sizeof(T),
+                                  "the transposed matrix");
+      const std::span<T> out(storage.as<T>() + l.offset, n_out);
       for (const auto& kernel : cpu::detail::candidates(sizeof(T))) {
         std::fill(out.begin(), out.end(), fill);
-        const int threads = pad == 1 ? 3 : 1;
+        const int threads = l.pad == 1 || l.offset == 3 ? 3 : 1;
 #pragma omp parallel num_threads(threads)
         cpu::detail::run_kernel(kernel, sizeof(T), in.data(), out.data(), s.rows, s.cols, ld_in,
                                 ld_out);
@@ -138,10 +146,12 @@ TYPED_TEST(CpuTranspose, EveryCandidateKernelMatchesTheReference) {
             const T want = i < s.rows ? in[i * ld_in + j] : fill;
             if (std::memcmp(&out[j * ld_out + i], &want, sizeof(T)) != 0)
               FAIL() << cpu::detail::kernel_name(kernel) << ", " << s.rows << "x" << s.cols
-                     << " pad " << pad << " at (" << j << "," << i << "), seed " << seed;
+                     << " pad " << l.pad << " offset " << l.offset << " at (" << j << "," << i
+                     << "), seed " << seed;
           }
       }
     }
+  }
 }
 
 TEST(CpuTransposeKernels, NamesRoundTripAndNonsenseIsRefused) {

@@ -238,10 +238,10 @@ TEST(CudaTransposeKernels, OneOfEachForTheSanitizers) {
     }
 }
 
-// The choice follows the shape class: small scalar tiles for skinny shapes, the 64×64 scalar tile
-// for cached shapes, aligned large 4-byte and misaligned large 8-byte ones, the 128×64 one for
-// misaligned large 4-byte shapes, 32×32 wide tiles for aligned large 8-byte and all 16-byte
-// elements.
+// The choice follows the shape class: 32×32 tiles for a short side of rows (16×16 threads for
+// 4-byte elements), lean 64×64 tiles for cached shapes and for fewer than 128 rows, lean tall
+// tiles (128 rows × 256 bytes; 64×32 for 16-byte elements) for every other large shape, aligned
+// or not, tall-and-skinny included.
 TEST(CudaTransposeChoice, PicksTheKernelOfTheShapeClass) {
   const auto name = [](DType t, std::int64_t rows, std::int64_t cols, std::int64_t ld_in,
                        std::int64_t ld_out) {
@@ -250,16 +250,17 @@ TEST(CudaTransposeChoice, PicksTheKernelOfTheShapeClass) {
   };
   if (cuda::transpose_variant_count() == 0)
     GTEST_SKIP() << "built without CUDA";
-  EXPECT_EQ(name(DType::f32, 1000003, 17, 17, 1000003), "tile 32x32/16x16");
-  EXPECT_EQ(name(DType::f64, 17, 1000003, 1000003, 17), "tile 32x32/32x8");
-  EXPECT_EQ(name(DType::f32, 2053, 2039, 2039, 2053), "tile 64x64/32x8");
-  EXPECT_EQ(name(DType::f64, 2053, 2039, 2039, 2053), "tile 64x64/32x8");
-  EXPECT_EQ(name(DType::f32, 16411, 16363, 16363, 16411), "tile 128x64/32x8");
-  EXPECT_EQ(name(DType::f32, 16384, 16383, 16383, 16384), "tile 128x64/32x8");
-  EXPECT_EQ(name(DType::f32, 16384, 16384, 16384, 16384), "tile 64x64/32x8");
-  EXPECT_EQ(name(DType::f64, 16411, 16363, 16363, 16411), "tile 64x64/32x8");
-  EXPECT_EQ(name(DType::f64, 16384, 16384, 16384, 16384), "wide 32x32");
-  EXPECT_EQ(name(DType::c128, 1000003, 17, 20, 1000003), "wide 32x32");
+  EXPECT_EQ(name(DType::f32, 1000003, 17, 17, 1000003), "lean 128x64/32x8");
+  EXPECT_EQ(name(DType::f32, 17, 1000003, 1000003, 17), "tile 32x32/16x16");
+  EXPECT_EQ(name(DType::f64, 17, 1000003, 1000003, 17), "lean 32x32/32x8");
+  EXPECT_EQ(name(DType::f32, 2053, 2039, 2039, 2053), "lean 64x64/32x8");
+  EXPECT_EQ(name(DType::f64, 2053, 2039, 2039, 2053), "lean 64x64/32x8");
+  EXPECT_EQ(name(DType::f64, 100, 1000003, 1000003, 100), "lean 64x64/32x8");
+  EXPECT_EQ(name(DType::f32, 16411, 16363, 16363, 16411), "lean 128x64/32x8");
+  EXPECT_EQ(name(DType::f32, 16384, 16384, 16384, 16384), "lean 128x64/32x8");
+  EXPECT_EQ(name(DType::f64, 16411, 16363, 16363, 16411), "lean 128x32/32x8");
+  EXPECT_EQ(name(DType::f64, 16384, 16384, 16384, 16384), "lean 128x32/32x8");
+  EXPECT_EQ(name(DType::c128, 1000003, 17, 20, 1000003), "lean 64x32/32x8");
 }
 
 // The large prime-sided shape, for the two real types (time and memory), on one rank.

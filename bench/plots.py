@@ -158,44 +158,51 @@ def bench(args):
                 return header, rows
         sys.exit(f"{RESULTS}: no table with the columns {first_cols}")
 
-    # CPU: tessera's kernels as a fraction of memcpy / a plain read (the anchors = 1.0).
-    header, rows = table(["benchmark", "GB/s", "ceiling GB/s", "fraction"])
-    fig, ax = plt.subplots(figsize=(7, 4))
-    bars(ax, [r[0] for r in rows], [("tessera", [number(r[3]) for r in rows])],
-         "fraction of memcpy / plain read", "CPU, 1 rank × 2 threads (bench/RESULTS.md)")
-    ax.axhline(1.0, color="grey", lw=1)
-    targets = [number(r[header.index("target")]) for r in rows]
-    ax.scatter(np.arange(len(rows)), targets, marker="_", s=900, color="k", label="target")
-    ax.legend(fontsize=8)
+    def column(header, rows, name):
+        return [number(r[header.index(name)]) for r in rows]
+
+    def anchor(cell, name):
+        """The figure after `name` in an anchor cell ('memcpy 42.3, HPTT 27.5')."""
+        m = re.search(re.escape(name) + r"\S*\s+(\d+(\.\d+)?)", cell)
+        return float(m.group(1)) if m else math.nan
+
+    # CPU: the newest rounds (the first table of the CPU section): tessera, memcpy and HPTT.
+    header, rows = table(["what", "tessera (median of 5 rounds)"])
+    local = [r for r in rows if r[0].startswith("local")]
+    fig, ax = plt.subplots(figsize=(8, 4))
+    bars(ax, [r[0].replace("local ", "").split(",")[0] for r in local],
+         [("tessera", [number(r[1]) for r in local]),
+          ("memcpy", [anchor(r[3], "memcpy") for r in local]),
+          ("HPTT (MEASURE)", [anchor(r[3], "HPTT") for r in local])],
+         "GB/s", "CPU local transpose, 1 rank × 2 threads (bench/RESULTS.md)")
     save(fig, "bench-cpu.png")
 
-    # CPU distributed transpose: tessera against FFTW's MPI transpose, GB/s of each run.
-    header, rows = table(["shape", "run", "FFTW s"])
+    # CPU distributed transpose: tessera against FFTW's MPI transpose, same rounds.
+    dist = [r for r in rows if "compare_fftw" in r[0]]
     fig, ax = plt.subplots(figsize=(7, 4))
-    labels = [f"{r[0]} run {r[1]}" for r in rows]
-    bars(ax, labels, [("FFTW (fftw_mpi_plan_transpose)",
-                       [number(r[header.index("FFTW GB/s")]) for r in rows]),
-                      ("tessera TransposePlan", [number(r[header.index("tessera GB/s")])
-                                                 for r in rows])],
-         "GB/s", "distributed transpose, 2 ranks (bench/RESULTS.md)")
+    bars(ax, [r[0].split(",")[0].replace("distributed ", "") for r in dist],
+         [("FFTW (FFTW_MEASURE)", [anchor(r[3], "FFTW") for r in dist]),
+          ("tessera TransposePlan", [number(r[1]) for r in dist])],
+         "GB/s", "distributed transpose, 2 ranks × 1 thread (bench/RESULTS.md)")
     save(fig, "bench-fftw.png")
 
-    # GPU transpose: tessera and cuBLAS geam as fractions of a device-to-device copy.
-    header, rows = table(["shape", "dtype", "copy GB/s", "geam", "tessera"])
-    fig, ax = plt.subplots(figsize=(9, 4))
-    labels = [f"{r[0]} {r[1]}" for r in rows]
-    bars(ax, labels, [("cuBLAS geam", [number(r[3]) for r in rows]),
-                      ("tessera", [number(r[4]) for r in rows])],
+    # GPU transpose: tessera, cuBLAS geam and the textbook tile as fractions of a device copy.
+    header, rows = table(["shape", "dtype", "kernel chosen", "copy GB/s"])
+    fig, ax = plt.subplots(figsize=(10, 4))
+    bars(ax, [f"{r[0]} {r[1]}" for r in rows],
+         [("cuBLAS geam", column(header, rows, "geam")),
+          ("textbook tile", column(header, rows, "textbook tile")),
+          ("tessera", column(header, rows, "tessera"))],
          "fraction of cudaMemcpy D2D", "GPU transpose, NVIDIA H200 (bench/RESULTS.md)")
     ax.axhline(1.0, color="grey", lw=1)
     save(fig, "bench-gpu-transpose.png")
 
     # GPU reductions: tessera as a fraction of cub::DeviceReduce::Sum.
-    header, rows = table(["shape", "dtype", "Sum all"])
+    header, rows = table(["shape", "dtype", "cub GB/s (all)"])
     fig, ax = plt.subplots(figsize=(9, 4))
-    labels = [f"{r[0]} {r[1]}" for r in rows]
-    bars(ax, labels, [(op, [number(r[k]) for r in rows]) for k, op in enumerate(header)
-                      if k >= 2],
+    ops = [h for h in header if h.startswith("sum ")]
+    bars(ax, [f"{r[0]} {r[1]}" for r in rows],
+         [(op, column(header, rows, op)) for op in ops],
          "fraction of cub::DeviceReduce::Sum", "GPU reductions, NVIDIA H200 (bench/RESULTS.md)")
     ax.axhline(1.0, color="grey", lw=1)
     save(fig, "bench-gpu-reduce.png")

@@ -186,10 +186,9 @@ std::string transpose_variant_name(DType t, int variant) {
          (x.persistent ? "/p" : "");
 }
 
+// The choice depends on the shape and the pointers' alignment only, not the leading dimensions.
 int transpose_choice(DType t, const void* in, const void* out, std::int64_t rows, std::int64_t cols,
-                     std::int64_t ld_in, std::int64_t ld_out) {
-  static_cast<void>(ld_in); // the choice depends on the shape and the pointers' alignment only
-  static_cast<void>(ld_out);
+                     std::int64_t /*ld_in*/, std::int64_t /*ld_out*/) {
   return detail::choose(static_cast<int>(dtype_size(t)), in, out, rows, cols);
 }
 

@@ -68,18 +68,18 @@ decltype(auto) dispatch_op(Op op, Fn&& fn) {
   return fn(Policy<Op::NormInf>{});
 }
 
-// r(i) of one row: lane c sums the elements j ≡ c (mod kSumLanes), then a fixed halving tree.
 // Lanes of the ops that only compare (Min, Max, NormInf): their order does not matter, so they
 // use as many as keep the compare-and-select chains of a row independent (16 lanes, one
 // dependent chain per vector, ran f32 Max at a third of the read bandwidth).
 inline constexpr int kCompareLanes = 64;
 
+// r(i) of one row: lane c sums the elements j ≡ c (mod kSumLanes), then a fixed halving tree.
 template <class P, class T>
 double row_value(const T* row, std::int64_t cols) {
   if constexpr (!P::sum) {
     // Order does not matter here: independent lanes let the loop vectorise. The lanes hold the
     // element type (exact: these ops only compare, and |x| is exact), so f32 data is not widened
-    // to double 16 elements at a time; that conversion made f32 Min/Max twice as slow as a read.
+    // to double; that conversion made f32 Min/Max twice as slow as a read.
     constexpr int kLanes = kCompareLanes;
     T lane[kLanes];
     for (int c = 0; c < kLanes; ++c)
@@ -103,17 +103,14 @@ double row_value(const T* row, std::int64_t cols) {
     const int tail = static_cast<int>(cols - j);
     for (int c = 0; c < tail; ++c)
       lane[c] += P::f(static_cast<double>(row[j + c]));
-    for (int off = kSumLanes / 2; off >= 1; off /= 2)
-      for (int c = 0; c < off; ++c)
-        lane[c] += lane[c + off];
-    return lane[0];
+    return halving_tree(lane);
   }
 }
 
-// The running state of one op over one row, fed in chunks of consecutive elements
-// (widened to double) in order: the same lanes, in the same order, as row_value, so the same
-// bits. Min, Max and NormInf use kCompareLanes of them, in double here: they only compare (and take
-// |x|), which commutes with the exact widening, NaN included.
+// The running state of one op over one row, fed in chunks of consecutive elements (widened to
+// double) in order: the same lanes, in the same order, as row_value, so the same bits. Min, Max
+// and NormInf use kCompareLanes of them, in double here: they only compare (and take |x|),
+// which commutes with the exact widening, NaN included.
 struct RowState {
   alignas(64) double lane[kSumLanes];
   double tail; // Min/Max family: the elements after the last whole group of lanes
@@ -174,10 +171,7 @@ void feed(RowState& s, const double* __restrict x, int n) {
 template <class P>
 double value(RowState& s) {
   if constexpr (P::sum) {
-    for (int off = kSumLanes / 2; off >= 1; off /= 2)
-      for (int c = 0; c < off; ++c)
-        s.lane[c] += s.lane[c + off];
-    return s.lane[0];
+    return halving_tree(s.lane);
   } else {
     double acc = s.tail;
     for (int c = 0; c < state_lanes<P>(); ++c)

@@ -48,6 +48,15 @@ template <class T>
 std::vector<double> reduce_whole(Op op, Axis axis, const T* a, std::int64_t rows, std::int64_t cols,
                                  std::vector<double>& scratch);
 
+// The Sum family's fixed halving tree over the kSumLanes lane sums of a row (in place): the
+// row's value in the canonical order.
+inline double halving_tree(double* lane) noexcept {
+  for (int off = kSumLanes / 2; off >= 1; off /= 2)
+    for (int c = 0; c < off; ++c)
+      lane[c] += lane[c + off];
+  return lane[0];
+}
+
 // The identity of op's combine (0.0, +inf for Min, -inf for Max, 0.0 for NormInf).
 double identity(Op op) noexcept;
 // a ⊕ b for op (+ for the Sum family, min, max).

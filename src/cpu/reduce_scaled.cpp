@@ -31,10 +31,7 @@ void reduce_rows_scaled(const double* a, std::int64_t rows, std::int64_t cols, c
     double lane[kSumLanes] = {};
     for (std::int64_t j = 0; j < cols; ++j)
       lane[j % kSumLanes] += scaled_square(row[j], e);
-    for (int off = kSumLanes / 2; off >= 1; off /= 2)
-      for (int c = 0; c < off; ++c)
-        lane[c] += lane[c + off];
-    out[i] = lane[0];
+    out[i] = halving_tree(lane);
   }
 }
 

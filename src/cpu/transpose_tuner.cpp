@@ -95,10 +95,7 @@ namespace detail {
 
 namespace {
 
-// The part of the transpose a trial times: all of it when small, else a corner with the same
-// leading dimensions (the same cache-set and aliasing behaviour) of at least 32 MiB of input
-// and twice the last-level cache, so that the trial sees memory, not cache (non-temporal stores
-// lose in cache and win in memory), and costs about the same on any larger size.
+// The last-level cache (L3, else L2) in bytes; 0 when the system does not say.
 std::size_t llc_bytes() {
   long llc = ::sysconf(_SC_LEVEL3_CACHE_SIZE);
   if (llc <= 0)
@@ -106,6 +103,10 @@ std::size_t llc_bytes() {
   return llc > 0 ? static_cast<std::size_t>(llc) : 0;
 }
 
+// The part of the transpose a trial times: all of it when small, else a corner with the same
+// leading dimensions (the same cache-set and aliasing behaviour) of at least 32 MiB of input
+// and twice the last-level cache, so that the trial sees memory, not cache (non-temporal stores
+// lose in cache and win in memory), and costs about the same on any larger size.
 std::size_t trial_bytes() {
   return std::min(std::max(std::size_t{32} << 20, 2 * llc_bytes()), std::size_t{512} << 20);
 }

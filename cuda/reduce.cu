@@ -128,11 +128,11 @@ void fused_impl(cudaStream_t s, const std::vector<Op>& ops, Axis axis, DType t, 
                                1.0))
       return;
     if (cols <= kNarrowCols)
-      launch_row_kernel(s, fused_row_values_kernel<T, row_unroll<T>(), 8>, rows, warp_rows<8>(),
-                        data, rows, cols, ld, l.doubles, rows, mask);
+      launch_row_kernel(s, fused_row_values_kernel<T, fused_row_unroll<T>(), 8>, rows,
+                        warp_rows<8>(), data, rows, cols, ld, l.doubles, rows, mask);
     else
-      launch_row_kernel(s, fused_row_values_kernel<T, row_unroll<T>(), 32>, rows, 1, data, rows,
-                        cols, ld, l.doubles, rows, mask);
+      launch_row_kernel(s, fused_row_values_kernel<T, fused_row_unroll<T>(), 32>, rows, 1, data,
+                        rows, cols, ld, l.doubles, rows, mask);
   });
   for (std::size_t k = 0; k < ops.size(); ++k) {
     const double* rowvals = l.doubles + slot(ops[k]) * rows;

@@ -81,6 +81,24 @@ struct FusedAcc {
         of<F>().add_checked(x, ok);
     });
   }
+  // The same for four elements inside the row (no checks).
+  __device__ __forceinline__ void add_inside(const T (&x)[4]) {
+    double d[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      d[k] = static_cast<double>(x[k]);
+    each_fn(mask, [&](auto fc) {
+      constexpr Fn F = decltype(fc)::value;
+      auto& acc = of<F>();
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        if constexpr (Policy<F>::is_sum())
+          acc.v[k] = Policy<F>::combine(acc.v[k], Policy<F>::f(d[k]));
+        else
+          acc.v[k] = Policy<F>::combine(acc.v[k], Policy<F>::f(x[k]));
+      }
+    });
+  }
   template <int M>
   __device__ __forceinline__ void unshift(int lane) {
     each_fn(mask, [&](auto fc) { of<decltype(fc)::value>().template unshift<M>(lane); });
@@ -148,18 +166,22 @@ __global__ void __launch_bounds__(256)
       }
     });
     group_rows([&](const T(&x)[V]) {
+      double d[V]; // converted once for all the ops
 #pragma unroll
-      for (int k = 0; k < V; ++k) {
-        const double d = static_cast<double>(x[k]); // converted once for all the ops
-        each_fn(mask, [&](auto fc) {
-          constexpr Fn F = decltype(fc)::value;
-          constexpr int f = static_cast<int>(F);
+      for (int k = 0; k < V; ++k)
+        d[k] = static_cast<double>(x[k]);
+      // One test of the mask per op and row, not per element.
+      each_fn(mask, [&](auto fc) {
+        constexpr Fn F = decltype(fc)::value;
+        constexpr int f = static_cast<int>(F);
+#pragma unroll
+        for (int k = 0; k < V; ++k) {
           if constexpr (Policy<F>::is_sum())
-            ps[f][k] = Policy<F>::combine(ps[f][k], Policy<F>::f(d));
+            ps[f][k] = Policy<F>::combine(ps[f][k], Policy<F>::f(d[k]));
           else
             pm[f - 3][k] = Policy<F>::combine(pm[f - 3][k], Policy<F>::f(x[k]));
-        });
-      }
+        }
+      });
     });
     each_fn(mask, [&](auto fc) {
       constexpr Fn F = decltype(fc)::value;

@@ -119,6 +119,13 @@ struct LaneAcc {
       if (j + k >= 0 && j + k < cols)
         v[k] = P::combine(v[k], P::f(static_cast<double>(x[k])));
   }
+  // The same for four elements inside the row (no checks).
+  template <class T>
+  __device__ __forceinline__ void add_inside(const T (&x)[4]) {
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      v[k] = P::combine(v[k], P::f(static_cast<double>(x[k])));
+  }
   // The same with the elements already converted and checked.
   __device__ __forceinline__ void add_checked(const A (&d)[4], const bool (&ok)[4]) {
 #pragma unroll
@@ -143,7 +150,8 @@ struct LaneAcc {
 // Walks one row with one warp in the canonical lane order: thread L reads the aligned 16-byte
 // vectors at row columns 128q + 4L - m … (m: the row's phase within a vector), so its four
 // elements of chunk q are always the same four canonical lanes ((4L - m + k) mod 128), each
-// fed in ascending column order; acc.add(x, j, cols) takes them. One shuffle round at the end
+// fed in ascending column order; acc.add(x, j, cols) takes them (acc.add_inside(x) where the
+// whole step lies inside the row). One shuffle round at the end
 // (acc.unshift<m>) moves every lane to its canonical thread: no shuffles per chunk.
 template <class T, int U, class Acc>
 __device__ void warp_row_scan(const T* row, i64 cols, int lane, Acc& acc) {
@@ -152,6 +160,19 @@ __device__ void warp_row_scan(const T* row, i64 cols, int lane, Acc& acc) {
   const T* pa = row - m;
   for (i64 base = -m; base < cols; base += 128 * U) {
     T x[U][4];
+    if (base >= 0 && base + 128 * U <= cols) {
+      // Every vector of this step lies inside the row: no checks, which the several-op kernel
+      // needs to keep up with the memory (its checks cost as much as one op's arithmetic).
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+#pragma unroll
+        for (int v = 0; v < 4 / V; ++v)
+          Vec16<T>::load(pa + base + m + 128 * u + 4 * lane + v * V, &x[u][v * V]);
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        acc.add_inside(x[u]);
+      continue;
+    }
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const i64 p = base + m + 128 * u + 4 * lane; // aligned position from pa

@@ -26,8 +26,10 @@ using test::result_size;
 struct Case {
   std::int64_t rows, cols;
 };
-const Case kShapes[] = {{1, 1},    {1, 1000},  {1000, 1}, {31, 33},    {17, 31}, {64, 128},
-                        {65, 129}, {130, 257}, {200, 3},  {1000, 999}, {0, 5},   {5, 0}};
+// 5000 x 7: enough row groups that the column fold loads several batches ahead.
+const Case kShapes[] = {{1, 1},    {1, 1000}, {1000, 1},  {31, 33}, {17, 31},
+                        {64, 128}, {65, 129}, {130, 257}, {200, 3}, {1000, 999},
+                        {5000, 7}, {0, 5},    {5, 0}};
 
 template <class T>
 void check_reduce(std::int64_t rows, std::int64_t cols, std::int64_t pad, std::int64_t off,
@@ -91,9 +93,10 @@ TYPED_TEST(CudaReduce, FusedOpsMatchTheReferenceBitForBit) {
       {Op::Sum, Op::Max, Op::Norm2},
       {Op::Sum, Op::Min, Op::Max, Op::Mean, Op::Norm1, Op::Norm2, Op::NormInf},
       {Op::Mean, Op::Sum, Op::Mean}};
-  // 66000 x 3: more than 1024 row groups over few columns (the warp-per-column fold).
-  const Case shapes[] = {{1, 1},     {1, 1000},  {1000, 1}, {31, 33},
-                         {130, 257}, {67, 1000}, {200, 3},  {66000, 3}};
+  // 66000 x 3: more than 1024 row groups over few columns (the warp-per-column fold);
+  // 520 x 2100: rows long enough for steps read without checks (1024 columns of f32).
+  const Case shapes[] = {{1, 1},     {1, 1000}, {1000, 1},  {31, 33},   {130, 257},
+                         {67, 1000}, {200, 3},  {66000, 3}, {520, 2100}};
   for (const Case& c : shapes)
     for (std::int64_t off : {0, 1, 3})
       for (const auto& ops : lists) {

@@ -4,6 +4,7 @@
 
 #include "core/check.hpp"
 #include "core/throw.hpp"
+#include "cpu/reduce.hpp"
 
 namespace tessera::mpi {
 
@@ -29,22 +30,6 @@ void bcast_doubles(double* p, std::int64_t n, int root, MPI_Comm comm) {
   for (std::int64_t off = 0; off < n; off += kChunk)
     CHECK_MPI(
         MPI_Bcast(p + off, static_cast<int>(std::min(kChunk, n - off)), MPI_DOUBLE, root, comm));
-}
-
-// acc[j] += add[b*w + j] for b = 0 … blocks-1 in order: each column keeps its serial order.
-// Column tiles keep acc in cache while the blocks stream by.
-void fold_blocks(double* acc, const double* add, std::int64_t blocks, std::int64_t w) {
-  constexpr std::int64_t kTile = 512;
-  const std::int64_t tiles = (w + kTile - 1) / kTile;
-#pragma omp parallel for schedule(static) if (blocks * w > 65536)
-  for (std::int64_t t = 0; t < tiles; ++t) {
-    const std::int64_t j0 = t * kTile, j1 = std::min(w, j0 + kTile);
-    for (std::int64_t b = 0; b < blocks; ++b) {
-      const double* row = add + b * w;
-      for (std::int64_t j = j0; j < j1; ++j)
-        acc[j] += row[j];
-    }
-  }
 }
 
 } // namespace
@@ -84,6 +69,8 @@ CanonicalChain::run(ReduceEngine& engine, const std::vector<Op>& ops, const void
   // 1. Without waiting for anyone: the partials of the blocks that begin on this rank (body
   //    blocks, tail) and, for All, the row values the head will add.
   const std::int64_t nb = c.body_blocks();
+  TESSERA_REQUIRE(axis_ == Axis::Cols || std::all_of(ops.begin(), ops.end(), is_sum_family),
+                  InternalError, "reduction chain: only the Sum family over all");
   // For All: the caller's row values, or this rank's computed here (own).
   std::vector<std::vector<double>> own;
   const std::vector<std::vector<double>>& rowv = row_values ? *row_values : own;
@@ -105,12 +92,25 @@ CanonicalChain::run(ReduceEngine& engine, const std::vector<Op>& ops, const void
   }
   std::vector<std::vector<double>> body(static_cast<std::size_t>(K)),
       tail(static_cast<std::size_t>(K));
+  std::vector<double*> body_out, tail_out;
   for (std::int64_t k = 0; k < K; ++k) {
+    body[k].assign(static_cast<std::size_t>(nb * w), 0.0);
+    tail[k].assign(static_cast<std::size_t>(w), 0.0);
+    body_out.push_back(body[k].data());
+    tail_out.push_back(tail[k].data());
+  }
+  if (axis_ == Axis::Cols) { // every op from one read of the rows
+    if (nb > 0)
+      engine.reduce_col_groups_multi(ops, row_ptr(c.head_end), c.body_end - c.head_end, cols_,
+                                     body_out.data());
+    if (c.has_tail())
+      engine.reduce_col_groups_multi(ops, row_ptr(c.body_end), c.rows - c.body_end, cols_,
+                                     tail_out.data());
+  }
+  for (std::int64_t k = 0; k < K && axis_ == Axis::All; ++k) {
     auto& P = body[k];
     auto& T = tail[k];
-    P.assign(static_cast<std::size_t>(nb * w), 0.0);
-    T.assign(static_cast<std::size_t>(w), 0.0);
-    if (axis_ == Axis::All) {
+    {
       const auto& r = rowv[k];
       TESSERA_REQUIRE(static_cast<std::int64_t>(r.size()) == c.rows, InternalError,
                       "reduction chain: {} row values for {} rows", r.size(), c.rows);
@@ -126,12 +126,6 @@ CanonicalChain::run(ReduceEngine& engine, const std::vector<Op>& ops, const void
       for (std::int64_t i = c.body_end; i < c.rows; ++i)
         t += r[i];
       T[0] = t;
-    } else {
-      if (nb > 0)
-        engine.reduce_col_groups(ops[k], row_ptr(c.head_end), c.body_end - c.head_end, cols_,
-                                 P.data());
-      if (c.has_tail())
-        engine.reduce_col_groups(ops[k], row_ptr(c.body_end), c.rows - c.body_end, cols_, T.data());
     }
   }
 
@@ -140,6 +134,9 @@ CanonicalChain::run(ReduceEngine& engine, const std::vector<Op>& ops, const void
   std::vector<double> state(static_cast<std::size_t>(n), 0.0);
   if (rank_ > 0)
     recv_doubles(state.data(), n, rank_ - 1, comm_);
+  else // the folds start from each op's identity (0.0 for the Sum family)
+    for (std::int64_t k = 0; k < K; ++k)
+      std::fill_n(state.data() + 2 * k * w, 2 * w, cpu::identity(ops[k]));
   double& open = state.back();
   if (c.rows > 0) {
     TESSERA_REQUIRE((c.head_end > 0) == (open != 0.0), InternalError,
@@ -156,9 +153,9 @@ CanonicalChain::run(ReduceEngine& engine, const std::vector<Op>& ops, const void
           engine.fold_rows(ops[k], block, c.head_end, cols_, partial);
         }
         if (c.head_closes)
-          fold_blocks(total, partial, 1, w);
+          cpu::fold_partials(ops[k], total, partial, 1, w);
       }
-      fold_blocks(total, body[k].data(), nb, w);
+      cpu::fold_partials(ops[k], total, body[k].data(), nb, w);
       if (c.has_tail())
         std::copy(tail[k].begin(), tail[k].end(), partial);
     }
@@ -173,7 +170,7 @@ CanonicalChain::run(ReduceEngine& engine, const std::vector<Op>& ops, const void
     for (std::int64_t k = 0; k < K; ++k) {
       double* total = state.data() + 2 * k * w;
       if (open != 0.0)
-        fold_blocks(total, total + w, 1, w);
+        cpu::fold_partials(ops[k], total, total + w, 1, w);
       std::copy(total, total + w, totals.begin() + k * w);
     }
   if (size_ > 1)

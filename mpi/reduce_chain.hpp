@@ -5,7 +5,9 @@
 // rank 0 → 1 → … → P-1: the total so far and the partial of the block still open, per op and per
 // column. A rank continues the open block with its first rows, folds its own block partials into
 // the total in order, and hands on; the last rank closes the open block and broadcasts. Every
-// addition thus happens in the serial order, whatever the number of ranks or threads.
+// addition thus happens in the serial order, whatever the number of ranks or threads. Along
+// Cols the chain also carries Min, Max and NormInf (their folds start from their identities),
+// so that every op of a plan comes from one read of the block.
 #pragma once
 
 #include <mpi.h>
@@ -41,8 +43,8 @@ public:
   // axis is All or Cols.
   CanonicalChain(MPI_Comm comm, const BlockDistribution& dist, Axis axis, std::size_t element_size);
 
-  // Un-finalized values of each op in `ops` (Sum, Norm1 or Norm2: the kernel ops of the Sum
-  // family), 1 (All) or cols (Cols) each, identical on every rank. Collective. For All, the
+  // Un-finalized values of each op in `ops` (kernel ops: Sum, Norm1 or Norm2 for All, any but
+  // Mean for Cols), 1 (All) or cols (Cols) each, identical on every rank. Collective. For All, the
   // caller may pass this rank's row values of each op (engine.reduce_rows), computed with other
   // ops in one read; otherwise they are computed here, all ops in one read.
   std::vector<std::vector<double>>

@@ -21,6 +21,10 @@ public:
                          double* out) override {
     cpu::reduce_col_groups(op, static_cast<const T*>(a), rows, cols, out);
   }
+  void reduce_col_groups_multi(const std::vector<Op>& ops, const void* a, std::int64_t rows,
+                               std::int64_t cols, double* const* out) override {
+    cpu::reduce_col_groups_multi(ops.data(), ops.size(), static_cast<const T*>(a), rows, cols, out);
+  }
   void fold_rows(Op op, const void* a, std::int64_t rows, std::int64_t cols, double* acc) override {
     cpu::fold_rows(op, static_cast<const T*>(a), rows, cols, acc);
   }

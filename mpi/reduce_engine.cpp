@@ -10,6 +10,13 @@ void ReduceEngine::reduce_rows_multi(const std::vector<Op>& ops, const void* a, 
     reduce_rows(ops[k], a, rows, cols, out[k]);
 }
 
+void ReduceEngine::reduce_col_groups_multi(const std::vector<Op>& ops, const void* a,
+                                           std::int64_t rows, std::int64_t cols,
+                                           double* const* out) {
+  for (std::size_t k = 0; k < ops.size(); ++k)
+    reduce_col_groups(ops[k], a, rows, cols, out[k]);
+}
+
 std::unique_ptr<ReduceEngine> make_reduce_engine(Backend backend,
                                                  const ReduceEngineConfig& config) {
   switch (backend) {

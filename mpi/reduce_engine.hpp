@@ -31,6 +31,10 @@ public:
                                  std::int64_t cols, double* const* out);
   virtual void reduce_col_groups(Op op, const void* a, std::int64_t rows, std::int64_t cols,
                                  double* out) = 0;
+  // reduce_col_groups for each of ops, out[k] for ops[k], the same bits (the default calls
+  // reduce_col_groups op by op).
+  virtual void reduce_col_groups_multi(const std::vector<Op>& ops, const void* a, std::int64_t rows,
+                                       std::int64_t cols, double* const* out);
   virtual void fold_rows(Op op, const void* a, std::int64_t rows, std::int64_t cols,
                          double* acc) = 0;
 };

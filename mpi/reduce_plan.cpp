@@ -276,6 +276,10 @@ ReduceResult ReducePlan::execute(const void* block) {
   if (I.axis == Axis::Rows) {
     for (std::size_t k = 0; k < kernels.size(); ++k)
       raw.emplace_back(kernels[k], I.gather_rows(rows[k]));
+  } else if (I.axis == Axis::Cols) { // every kernel op through the chain: one read of the block
+    auto values = I.chain.run(*I.engine, kernels, block);
+    for (std::size_t k = 0; k < kernels.size(); ++k)
+      raw.emplace_back(kernels[k], std::move(values[k]));
   } else {
     if (nsum > 0) {
       std::vector<std::vector<double>> sum_rows;
@@ -320,7 +324,11 @@ Backend ReducePlan::backend() const noexcept {
 
 double ReducePlan::bytes_read() const noexcept {
   const auto& I = *impl_;
-  const auto passes = I.sum_kernels.size() + I.order_kernels.size();
+  // The CPU engine computes every op from one read of the block (row values or column partials
+  // of all ops at once); the CUDA engine reads it once per kernel op. The Norm2 rescue's extra
+  // passes, when needed, are not counted.
+  const std::size_t passes =
+      I.backend == Backend::Cpu ? 1 : I.sum_kernels.size() + I.order_kernels.size();
   return static_cast<double>(I.local_rows() * I.cols()) * static_cast<double>(dtype_size(I.dtype)) *
          static_cast<double>(passes);
 }

@@ -211,6 +211,32 @@ void row_values_multi(const Op* ops, std::size_t nops, const T* row, std::int64_
 constexpr std::int64_t kColTile = 16384;
 constexpr int kFoldRows = 8;
 
+// acc[j] = acc[j] ⊕ f(x(k, j)) for k = 0 … R-1 in order, j < n (x(k, j) gives the element
+// widened to double). The Sum family keeps each column's value in a register across the R rows
+// (it vectorises that way). The compare-and-select ops (NaN-propagating, so not a plain max)
+// were left scalar and branchy in that form (f32 Max along columns at half the read bandwidth)
+// and vectorise only as one row at a time over the columns: they go row by row over blocks of
+// kFoldBlock columns, whose accumulators stay in L1.
+constexpr std::int64_t kFoldBlock = 512;
+template <class P, int R, class X>
+void fold_columns(std::int64_t n, double* __restrict acc, X&& x) {
+  if constexpr (!P::sum) {
+    for (std::int64_t j0 = 0; j0 < n; j0 += kFoldBlock) {
+      const std::int64_t j1 = std::min(n, j0 + kFoldBlock);
+      for (int k = 0; k < R; ++k)
+        for (std::int64_t j = j0; j < j1; ++j)
+          acc[j] = P::combine(acc[j], P::f(x(k, j)));
+    }
+    return;
+  }
+  for (std::int64_t j = 0; j < n; ++j) {
+    double v = acc[j];
+    for (int k = 0; k < R; ++k)
+      v = P::combine(v, P::f(x(k, j)));
+    acc[j] = v;
+  }
+}
+
 // acc[j] = acc[j] ⊕ f(a[i][j]) over rows [0, rows) of a, columns [j0, j1).
 template <class P, class T>
 void fold_tile(const T* a, std::int64_t rows, std::int64_t ld, std::int64_t j0, std::int64_t j1,
@@ -225,17 +251,58 @@ void fold_tile(const T* a, std::int64_t rows, std::int64_t ld, std::int64_t j0, 
     const T* __restrict r[kFoldRows];
     for (int k = 0; k < kFoldRows; ++k)
       r[k] = a + (i + k) * ld + j0;
-    for (std::int64_t j = 0; j < n; ++j) {
-      double v = acc[j];
-      for (int k = 0; k < kFoldRows; ++k)
-        v = P::combine(v, P::f(static_cast<double>(r[k][j])));
-      acc[j] = v;
-    }
+    fold_columns<P, kFoldRows>(n, acc,
+                               [&](int k, std::int64_t j) { return static_cast<double>(r[k][j]); });
   }
   for (; i < rows; ++i) {
     const T* __restrict row = a + i * ld + j0;
-    for (std::int64_t j = 0; j < n; ++j)
-      acc[j] = P::combine(acc[j], P::f(static_cast<double>(row[j])));
+    fold_columns<P, 1>(n, acc, [&](int, std::int64_t j) { return static_cast<double>(row[j]); });
+  }
+}
+
+// Columns widened at a time by the several-op column fold: kFoldRows rows of them in doubles
+// (16 KiB) stay in L1 while every op folds them.
+constexpr std::int64_t kWideCols = 256;
+
+// acc[j] = acc[j] ⊕ f(x[k*stride + j]) for k = 0 … R-1 in order, j < n: R rows already in double.
+template <class P, int R>
+void fold_wide_rows(const double* __restrict x, std::int64_t stride, std::int64_t n,
+                    double* __restrict acc) {
+  fold_columns<P, R>(n, acc, [&](int k, std::int64_t j) { return x[k * stride + j]; });
+}
+
+// fold_tile for several ops from one read of the rows: each piece of kFoldRows rows ×
+// kWideCols columns is widened to double once (f32) and folded by every op while in L1.
+// acc[k] is op k's accumulator row (columns indexed from 0 like a's).
+template <class T>
+void fold_tile_multi(const Op* ops, std::size_t nops, const T* a, std::int64_t rows,
+                     std::int64_t ld, std::int64_t j0, std::int64_t j1, double* const* acc) {
+  alignas(64) double wide[kFoldRows * kWideCols];
+  for (std::int64_t i = 0; i < rows; i += kFoldRows) {
+    const int nr = static_cast<int>(std::min<std::int64_t>(kFoldRows, rows - i));
+    for (std::int64_t jc = j0; jc < j1; jc += kWideCols) {
+      const std::int64_t n = std::min(kWideCols, j1 - jc);
+      const double* x = wide;
+      std::int64_t stride = kWideCols;
+      if constexpr (std::is_same_v<T, double>) {
+        x = a + i * ld + jc;
+        stride = ld;
+      } else {
+        for (int k = 0; k < nr; ++k)
+          for (std::int64_t j = 0; j < n; ++j)
+            wide[k * kWideCols + j] = static_cast<double>(a[(i + k) * ld + jc + j]);
+      }
+      for (std::size_t o = 0; o < nops; ++o)
+        dispatch_op(ops[o], [&](auto p) {
+          using P = decltype(p);
+          if (nr == kFoldRows) {
+            fold_wide_rows<P, kFoldRows>(x, stride, n, acc[o] + jc);
+          } else {
+            for (int k = 0; k < nr; ++k)
+              fold_wide_rows<P, 1>(x + k * stride, stride, n, acc[o] + jc);
+          }
+        });
+    }
   }
 }
 
@@ -307,6 +374,55 @@ void reduce_col_groups(Op op, const T* a, std::int64_t rows, std::int64_t cols, 
 }
 
 template <class T>
+void reduce_col_groups_multi(const Op* ops, std::size_t nops, const T* a, std::int64_t rows,
+                             std::int64_t cols, double* const* out) {
+  detail::require_shape("reduce_col_groups_multi", rows, cols);
+  if (nops == 1) {
+    reduce_col_groups(ops[0], a, rows, cols, out[0]);
+    return;
+  }
+  const std::int64_t groups = (rows + kReduceBlockRows - 1) / kReduceBlockRows;
+  const std::int64_t tiles = (cols + kColTile - 1) / kColTile;
+#pragma omp parallel
+  {
+    std::vector<double*> acc(nops);
+#pragma omp for schedule(static)
+    for (std::int64_t k = 0; k < groups * tiles; ++k) {
+      const std::int64_t g = k / tiles;
+      const std::int64_t j0 = (k % tiles) * kColTile;
+      const std::int64_t j1 = std::min(j0 + kColTile, cols);
+      const std::int64_t i0 = g * kReduceBlockRows;
+      const std::int64_t n = std::min(kReduceBlockRows, rows - i0);
+      for (std::size_t o = 0; o < nops; ++o) {
+        acc[o] = out[o] + g * cols;
+        std::fill(acc[o] + j0, acc[o] + j1, identity(ops[o]));
+      }
+      fold_tile_multi(ops, nops, a + i0 * cols, n, cols, j0, j1, acc.data());
+    }
+  }
+}
+
+void fold_partials(Op op, double* acc, const double* partials, std::int64_t groups,
+                   std::int64_t cols) {
+  // Column tiles keep acc in L1 while the groups stream by.
+  constexpr std::int64_t kTile = 512;
+  const std::int64_t tiles = (cols + kTile - 1) / kTile;
+  dispatch_op(op, [&](auto p) {
+    using P = decltype(p);
+#pragma omp parallel for schedule(static) if (groups * cols > 65536)
+    for (std::int64_t t = 0; t < tiles; ++t) {
+      const std::int64_t j0 = t * kTile, j1 = std::min(cols, j0 + kTile);
+      for (std::int64_t g = 0; g < groups; ++g) {
+        const double* __restrict row = partials + g * cols;
+        double* __restrict a = acc;
+        for (std::int64_t j = j0; j < j1; ++j)
+          a[j] = P::combine(a[j], row[j]);
+      }
+    }
+  });
+}
+
+template <class T>
 void fold_rows(Op op, const T* a, std::int64_t rows, std::int64_t cols, double* acc) {
   detail::require_shape("fold_rows", rows, cols);
   const std::int64_t tiles = (cols + kColTile - 1) / kColTile;
@@ -326,6 +442,10 @@ template void reduce_rows_multi(const Op*, std::size_t, const double*, std::int6
                                 double* const*);
 template void reduce_col_groups(Op, const float*, std::int64_t, std::int64_t, double*);
 template void reduce_col_groups(Op, const double*, std::int64_t, std::int64_t, double*);
+template void reduce_col_groups_multi(const Op*, std::size_t, const float*, std::int64_t,
+                                      std::int64_t, double* const*);
+template void reduce_col_groups_multi(const Op*, std::size_t, const double*, std::int64_t,
+                                      std::int64_t, double* const*);
 template void fold_rows(Op, const float*, std::int64_t, std::int64_t, double*);
 template void fold_rows(Op, const double*, std::int64_t, std::int64_t, double*);
 

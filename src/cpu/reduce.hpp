@@ -28,9 +28,20 @@ void reduce_rows_multi(const Op* ops, std::size_t nops, const T* a, std::int64_t
 template <class T>
 void reduce_col_groups(Op op, const T* a, std::int64_t rows, std::int64_t cols, double* out);
 
+// reduce_col_groups of several ops with one read of `a` from memory: out[k] is what
+// reduce_col_groups(ops[k], ...) writes, to the bit.
+template <class T>
+void reduce_col_groups_multi(const Op* ops, std::size_t nops, const T* a, std::int64_t rows,
+                             std::int64_t cols, double* const* out);
+
 // acc[j] = acc[j] ⊕ f(a[i][j]) for i = 0 … rows-1 in order: continues a column fold.
 template <class T>
 void fold_rows(Op op, const T* a, std::int64_t rows, std::int64_t cols, double* acc);
+
+// acc[j] = acc[j] ⊕ partials[g*cols + j] for g = 0 … groups-1 in order: folds column partials
+// (of reduce_col_groups) into running column values, each column in its serial order.
+void fold_partials(Op op, double* acc, const double* partials, std::int64_t groups,
+                   std::int64_t cols);
 
 // The Norm2 rescue's pieces (core/reduction.hpp), for f64 data: reduce_rows and fold_rows of
 // Norm2 with f(x) = y*y, y = ldexp(x, e), where e = row_exp[i] for row i (reduce_rows_scaled)
@@ -47,6 +58,13 @@ void fold_rows_scaled(const double* a, std::int64_t rows, std::int64_t cols, con
 template <class T>
 std::vector<double> reduce_whole(Op op, Axis axis, const T* a, std::int64_t rows, std::int64_t cols,
                                  std::vector<double>& scratch);
+
+// reduce_whole of several ops from one read of `a` (the several-op kernels above); out[k] for
+// ops[k], the same bits as reduce_whole(ops[k], ...).
+template <class T>
+std::vector<std::vector<double>>
+reduce_whole_multi(const std::vector<Op>& ops, Axis axis, const T* a, std::int64_t rows,
+                   std::int64_t cols, std::vector<double>& scratch);
 
 // The Sum family's fixed halving tree over the kSumLanes lane sums of a row (in place): the
 // row's value in the canonical order.

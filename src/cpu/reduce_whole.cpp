@@ -8,46 +8,67 @@
 namespace tessera::cpu {
 
 template <class T>
+std::vector<std::vector<double>>
+reduce_whole_multi(const std::vector<Op>& ops, Axis axis, const T* a, std::int64_t rows,
+                   std::int64_t cols, std::vector<double>& scratch) {
+  detail::require_shape("reduce_whole", rows, cols);
+  const std::size_t nops = ops.size();
+  const std::int64_t groups = (rows + kReduceBlockRows - 1) / kReduceBlockRows;
+  const auto each = static_cast<std::size_t>(axis == Axis::Cols ? groups * cols : rows);
+  if (scratch.size() < nops * each)
+    scratch.resize(nops * each);
+  std::vector<double*> raw(nops);
+  for (std::size_t k = 0; k < nops; ++k)
+    raw[k] = scratch.data() + k * each;
+  // One read of `a` for every op: row values (Rows, All) or column partials (Cols).
+  if (axis == Axis::Cols)
+    reduce_col_groups_multi(ops.data(), nops, a, rows, cols, raw.data());
+  else
+    reduce_rows_multi(ops.data(), nops, a, rows, cols, raw.data());
+  std::vector<std::vector<double>> out(nops);
+  for (std::size_t k = 0; k < nops; ++k) {
+    const Op op = ops[k];
+    const double* r = raw[k];
+    if (axis == Axis::Rows) {
+      out[k].assign(r, r + rows);
+      for (auto& x : out[k])
+        x = finalize(op, x, static_cast<double>(cols));
+    } else if (axis == Axis::All) {
+      double total = identity(op);
+      for (std::int64_t g = 0; g < groups; ++g) {
+        double p = identity(op);
+        for (std::int64_t i = g * kReduceBlockRows; i < std::min(rows, (g + 1) * kReduceBlockRows);
+             ++i)
+          p = combine(op, p, r[i]);
+        total = combine(op, total, p);
+      }
+      out[k] = {finalize(op, total, static_cast<double>(rows) * static_cast<double>(cols))};
+    } else {
+      std::vector<double>& v = out[k];
+      v.assign(static_cast<std::size_t>(cols), identity(op));
+      fold_partials(op, v.data(), r, groups, cols);
+      for (auto& x : v)
+        x = finalize(op, x, static_cast<double>(rows));
+    }
+  }
+  return out;
+}
+
+template <class T>
 std::vector<double> reduce_whole(Op op, Axis axis, const T* a, std::int64_t rows, std::int64_t cols,
                                  std::vector<double>& scratch) {
-  detail::require_shape("reduce_whole", rows, cols);
-  if (axis == Axis::Rows) {
-    std::vector<double> v(static_cast<std::size_t>(rows));
-    reduce_rows(op, a, rows, cols, v.data());
-    for (auto& x : v)
-      x = finalize(op, x, static_cast<double>(cols));
-    return v;
-  }
-  const std::int64_t groups = (rows + kReduceBlockRows - 1) / kReduceBlockRows;
-  const auto need = static_cast<std::size_t>(axis == Axis::All ? rows : groups * cols);
-  if (scratch.size() < need)
-    scratch.resize(need);
-  if (axis == Axis::All) {
-    reduce_rows(op, a, rows, cols, scratch.data());
-    double total = identity(op);
-    for (std::int64_t g = 0; g < groups; ++g) {
-      double p = identity(op);
-      for (std::int64_t i = g * kReduceBlockRows; i < std::min(rows, (g + 1) * kReduceBlockRows);
-           ++i)
-        p = combine(op, p, scratch[static_cast<std::size_t>(i)]);
-      total = combine(op, total, p);
-    }
-    return {finalize(op, total, static_cast<double>(rows) * static_cast<double>(cols))};
-  }
-  reduce_col_groups(op, a, rows, cols, scratch.data());
-  std::vector<double> v(static_cast<std::size_t>(cols), identity(op));
-  for (std::int64_t g = 0; g < groups; ++g)
-    for (std::int64_t j = 0; j < cols; ++j)
-      v[static_cast<std::size_t>(j)] = combine(op, v[static_cast<std::size_t>(j)],
-                                               scratch[static_cast<std::size_t>(g * cols + j)]);
-  for (auto& x : v)
-    x = finalize(op, x, static_cast<double>(rows));
-  return v;
+  return std::move(reduce_whole_multi({op}, axis, a, rows, cols, scratch)[0]);
 }
 
 template std::vector<double> reduce_whole(Op, Axis, const float*, std::int64_t, std::int64_t,
                                           std::vector<double>&);
 template std::vector<double> reduce_whole(Op, Axis, const double*, std::int64_t, std::int64_t,
                                           std::vector<double>&);
+template std::vector<std::vector<double>> reduce_whole_multi(const std::vector<Op>&, Axis,
+                                                             const float*, std::int64_t,
+                                                             std::int64_t, std::vector<double>&);
+template std::vector<std::vector<double>> reduce_whole_multi(const std::vector<Op>&, Axis,
+                                                             const double*, std::int64_t,
+                                                             std::int64_t, std::vector<double>&);
 
 } // namespace tessera::cpu

@@ -136,6 +136,33 @@ TYPED_TEST(CpuReduce, RowsOfSeveralOpsInOneReadMatchEachOpAlone) {
   }
 }
 
+// Column partials of several ops in one read give each op's own partials to the bit: groups
+// with a short last one, row sweeps of eight and fewer, column pieces of every length around
+// the widened width (256) and the column tile (16384), with NaN among the data.
+TYPED_TEST(CpuReduce, ColumnGroupsOfSeveralOpsInOneReadMatchEachOpAlone) {
+  using T = TypeParam;
+  const unsigned seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  const Op lists[][4] = {{Op::Sum, Op::Max, Op::Norm2, Op::Min},
+                         {Op::NormInf, Op::Norm1, Op::Mean, Op::Sum}};
+  for (const Shape2 s : {Shape2{1, 1}, Shape2{133, 17}, Shape2{71, 257}, Shape2{3, 16387}}) {
+    auto a = random_matrix<T>(static_cast<std::size_t>(s.rows * s.cols), rng);
+    a[static_cast<std::size_t>(rng() % a.size())] = std::numeric_limits<T>::quiet_NaN();
+    const auto groups = static_cast<std::size_t>((s.rows + 63) / 64 * s.cols);
+    for (const auto& ops : lists) {
+      std::vector<std::vector<double>> got(4, std::vector<double>(groups));
+      double* out[4] = {got[0].data(), got[1].data(), got[2].data(), got[3].data()};
+      cpu::reduce_col_groups_multi(ops, 4, a.data(), s.rows, s.cols, out);
+      for (int k = 0; k < 4; ++k) {
+        std::vector<double> want(groups);
+        cpu::reduce_col_groups(ops[k], a.data(), s.rows, s.cols, want.data());
+        EXPECT_EQ(bits(got[k]), bits(want))
+            << op_name(ops[k]) << " on " << s.rows << " x " << s.cols << ", seed " << seed;
+      }
+    }
+  }
+}
+
 // The column fold walks rows eight at a time; pieces of every length around that step, with
 // the short row sweeps at their ends, must continue the fold exactly.
 TYPED_TEST(CpuReduce, FoldRowsInPiecesOfAnyLengthMatchesTheWholeGroup) {

@@ -306,6 +306,21 @@ void fold_tile_multi(const Op* ops, std::size_t nops, const T* a, std::int64_t r
   }
 }
 
+// Work item k of the column-partial kernels: row group g (rows [i0, i0 + n)) × column tile
+// [j0, j1), `tiles` tiles of kColTile columns per group.
+struct GroupTile {
+  std::int64_t g, i0, n, j0, j1;
+};
+GroupTile group_tile(std::int64_t k, std::int64_t tiles, std::int64_t rows, std::int64_t cols) {
+  GroupTile t{};
+  t.g = k / tiles;
+  t.j0 = (k % tiles) * kColTile;
+  t.j1 = std::min(t.j0 + kColTile, cols);
+  t.i0 = t.g * kReduceBlockRows;
+  t.n = std::min(kReduceBlockRows, rows - t.i0);
+  return t;
+}
+
 } // namespace
 
 double identity(Op op) noexcept {
@@ -361,14 +376,10 @@ void reduce_col_groups(Op op, const T* a, std::int64_t rows, std::int64_t cols, 
     using P = decltype(p);
 #pragma omp parallel for schedule(static)
     for (std::int64_t k = 0; k < groups * tiles; ++k) {
-      const std::int64_t g = k / tiles;
-      const std::int64_t j0 = (k % tiles) * kColTile;
-      const std::int64_t j1 = std::min(j0 + kColTile, cols);
-      const std::int64_t i0 = g * kReduceBlockRows;
-      const std::int64_t n = std::min(kReduceBlockRows, rows - i0);
-      double* acc = out + g * cols;
-      std::fill(acc + j0, acc + j1, P::id);
-      fold_tile<P>(a + i0 * cols, n, cols, j0, j1, acc);
+      const GroupTile t = group_tile(k, tiles, rows, cols);
+      double* acc = out + t.g * cols;
+      std::fill(acc + t.j0, acc + t.j1, P::id);
+      fold_tile<P>(a + t.i0 * cols, t.n, cols, t.j0, t.j1, acc);
     }
   });
 }
@@ -388,16 +399,12 @@ void reduce_col_groups_multi(const Op* ops, std::size_t nops, const T* a, std::i
     std::vector<double*> acc(nops);
 #pragma omp for schedule(static)
     for (std::int64_t k = 0; k < groups * tiles; ++k) {
-      const std::int64_t g = k / tiles;
-      const std::int64_t j0 = (k % tiles) * kColTile;
-      const std::int64_t j1 = std::min(j0 + kColTile, cols);
-      const std::int64_t i0 = g * kReduceBlockRows;
-      const std::int64_t n = std::min(kReduceBlockRows, rows - i0);
+      const GroupTile t = group_tile(k, tiles, rows, cols);
       for (std::size_t o = 0; o < nops; ++o) {
-        acc[o] = out[o] + g * cols;
-        std::fill(acc[o] + j0, acc[o] + j1, identity(ops[o]));
+        acc[o] = out[o] + t.g * cols;
+        std::fill(acc[o] + t.j0, acc[o] + t.j1, identity(ops[o]));
       }
-      fold_tile_multi(ops, nops, a + i0 * cols, n, cols, j0, j1, acc.data());
+      fold_tile_multi(ops, nops, a + t.i0 * cols, t.n, cols, t.j0, t.j1, acc.data());
     }
   }
 }

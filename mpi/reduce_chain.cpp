@@ -107,26 +107,23 @@ CanonicalChain::run(ReduceEngine& engine, const std::vector<Op>& ops, const void
       engine.reduce_col_groups_multi(ops, row_ptr(c.body_end), c.rows - c.body_end, cols_,
                                      tail_out.data());
   }
-  for (std::int64_t k = 0; k < K && axis_ == Axis::All; ++k) {
-    auto& P = body[k];
-    auto& T = tail[k];
-    {
-      const auto& r = rowv[k];
-      TESSERA_REQUIRE(static_cast<std::int64_t>(r.size()) == c.rows, InternalError,
-                      "reduction chain: {} row values for {} rows", r.size(), c.rows);
+  for (std::int64_t k = 0; k < K && axis_ == Axis::All; ++k) { // block partials of row values
+    const auto& r = rowv[k];
+    TESSERA_REQUIRE(static_cast<std::int64_t>(r.size()) == c.rows, InternalError,
+                    "reduction chain: {} row values for {} rows", r.size(), c.rows);
+    double* P = body[k].data();
 #pragma omp parallel for schedule(static)
-      for (std::int64_t b = 0; b < nb; ++b) {
-        double p = 0.0;
-        for (std::int64_t i = c.head_end + b * kReduceBlockRows;
-             i < c.head_end + (b + 1) * kReduceBlockRows; ++i)
-          p += r[i];
-        P[b] = p;
-      }
-      double t = 0.0;
-      for (std::int64_t i = c.body_end; i < c.rows; ++i)
-        t += r[i];
-      T[0] = t;
+    for (std::int64_t b = 0; b < nb; ++b) {
+      double p = 0.0;
+      for (std::int64_t i = c.head_end + b * kReduceBlockRows;
+           i < c.head_end + (b + 1) * kReduceBlockRows; ++i)
+        p += r[i];
+      P[b] = p;
     }
+    double t = 0.0;
+    for (std::int64_t i = c.body_end; i < c.rows; ++i)
+      t += r[i];
+    tail[k][0] = t;
   }
 
   // 2. The chain. State: per op, total (w) then open partial (w); then the open flag.

@@ -31,8 +31,7 @@ BenchReport local_reduce_cpu(const BenchArgs& args) {
   const std::size_t bytes = n * dtype_size(args.dtype);
   Block in;
   mpi::collectively(args.comm, [&] { in = allocate(args, bytes); });
-  const std::int64_t groups = (args.rows + kReduceBlockRows - 1) / kReduceBlockRows;
-  std::vector<double> scratch(static_cast<std::size_t>(std::max(args.rows, groups * args.cols)));
+  std::vector<double> scratch; // grown by the first (warm-up) call to what the ops need
   // Every op from one read of the matrix (the several-op kernels): the bytes are read once,
   // and the ceiling is one read of them.
   r.bytes_per_rank = r.bytes_total = static_cast<double>(bytes);

@@ -16,17 +16,18 @@ std::size_t rounded(std::size_t bytes, std::size_t a) noexcept {
   return (std::max<std::size_t>(bytes, 1) + a - 1) / a * a;
 }
 
-// Buffers this large are aligned to, and advised onto, 2 MiB transparent huge pages: the
-// kernels walk them with strides of many pages (a transpose writes rows tens of KiB apart), and
-// with 4 KiB pages the address translations cost more than the data, most of all in virtual
-// machines. TESSERA_HUGE_PAGES=0 turns it off.
+// With TESSERA_HUGE_PAGES=1, buffers this large are aligned to, and advised onto, 2 MiB
+// transparent huge pages. Off by default: on an Intel Xeon VM they made strided transposes of
+// some shapes slow and unpredictable (4099 x 4111 f32, 2 threads: 5.7 to 20 GB/s from one run to
+// the next, depending on where the pages landed, against 20-22 GB/s every run on 4 KiB pages),
+// for at most 5-10 % on the shapes they helped (8191 x 12289 f64, tall and skinny).
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
 constexpr std::size_t kHugeFrom = std::size_t{4} << 20;
 
 bool huge_pages_wanted() noexcept {
   static const bool wanted = [] {
     const char* v = std::getenv("TESSERA_HUGE_PAGES");
-    return v == nullptr || std::strcmp(v, "0") != 0;
+    return v != nullptr && std::strcmp(v, "1") == 0;
   }();
   return wanted;
 }

@@ -22,6 +22,9 @@ Tuning tuning();
 void set_wisdom_file(const std::string& path); // "" for none
 std::string wisdom_file();
 
+// The last-level cache (L3, else L2) in bytes, as the system reports it; 0 when it does not.
+std::size_t last_level_cache_bytes();
+
 namespace detail {
 
 // Transposes at least this large (bytes of the input) are timed in Measure mode.

@@ -62,7 +62,7 @@ Block allocate(const BenchArgs& args, std::size_t bytes) {
 
 PairTimes time_pair(const BenchArgs& args, int warmup, const std::function<void()>& kernel,
                     const std::function<void()>& reference,
-                    const std::function<void()>& after_warmup) {
+                    const std::function<void()>& after_warmup, bool settle) {
   const bool gpu = args.backend == Backend::Cuda;
   for (int w = 0; w < warmup; ++w) {
     reference();
@@ -73,6 +73,8 @@ PairTimes time_pair(const BenchArgs& args, int warmup, const std::function<void(
   after_warmup();
   PairTimes t;
   const auto timed = [&](const std::function<void()>& f) {
+    if (settle)
+      f();
     mpi::barrier(args.comm);
     const double t0 = wall_seconds();
     f();

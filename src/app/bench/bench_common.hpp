@@ -53,13 +53,17 @@ Block allocate(const BenchArgs& args, std::size_t bytes);
 // Times `kernel` and `reference` alternately, so that a machine whose load (or clock) changes
 // during the run affects both alike. Each repeat starts after a barrier; with the CUDA backend
 // it ends when the device is idle; its time is the slowest rank's. `after_warmup` runs once
-// between warm-up and timing.
+// between warm-up and timing. `settle`: each timed run follows an untimed run of the same
+// function, so that it finds the cache as its own previous run left it (as repeated use does)
+// and not as the other one left it; for working sets that fit in the cache, where a copy that
+// leaves the output dirty in the cache slows a transpose with non-temporal stores, and the
+// other way round.
 struct PairTimes {
   std::vector<double> kernel, reference;
 };
 PairTimes time_pair(const BenchArgs& args, int warmup, const std::function<void()>& kernel,
                     const std::function<void()>& reference,
-                    const std::function<void()>& after_warmup);
+                    const std::function<void()>& after_warmup, bool settle = false);
 
 // Backend, device, shape and repeat counts filled in.
 BenchReport base_report(const BenchArgs& args, int nranks);

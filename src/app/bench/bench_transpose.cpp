@@ -15,6 +15,7 @@
 #include "core/block_distribution.hpp"
 #include "core/timers.hpp"
 #include "cpu/transpose.hpp"
+#include "cpu/transpose_tuner.hpp"
 #include "cuda/buffer.hpp"
 #include "cuda/stream.hpp"
 #include "mpi/agreement.hpp"
@@ -72,8 +73,10 @@ BenchReport local_transpose_cpu(const BenchArgs& args) {
   const auto run = [&] {
     cpu::transpose(args.dtype, in.data(), out.data(), args.rows, args.cols, args.cols, args.rows);
   };
+  const bool cached = 2 * bytes <= cpu::last_level_cache_bytes();
   const auto t = time_pair(
-      args, args.warmup, run, [&] { cpu::parallel_copy(in.data(), out.data(), bytes); }, [] {});
+      args, args.warmup, run, [&] { cpu::parallel_copy(in.data(), out.data(), bytes); }, [] {},
+      cached);
   r.reference = "memcpy";
   finish_rates(r, t.kernel, t.reference, r.bytes_total);
   if (args.check) {

@@ -303,7 +303,7 @@ void fold_tile(const T* a, std::int64_t rows, std::int64_t ld, std::int64_t j0, 
     for (int k = 0; k < kFoldRows; ++k)
       r[k] = a + (i + k) * ld + j0;
     fold_columns<P, kFoldRows, true>(n, acc,
-                               [&](int k, std::int64_t j) -> const T& { return r[k][j]; });
+                                     [&](int k, std::int64_t j) -> const T& { return r[k][j]; });
   }
   for (; i < rows; ++i) {
     const T* __restrict row = a + i * ld + j0;
@@ -319,7 +319,8 @@ constexpr std::int64_t kWideCols = 256;
 template <class P, int R, bool kPrefetch, class X>
 void fold_wide_rows(const X* __restrict x, std::int64_t stride, std::int64_t n,
                     double* __restrict acc) {
-  fold_columns<P, R, kPrefetch>(n, acc, [&](int k, std::int64_t j) -> const X& { return x[k * stride + j]; });
+  fold_columns<P, R, kPrefetch>(
+      n, acc, [&](int k, std::int64_t j) -> const X& { return x[k * stride + j]; });
 }
 
 // fold_tile for several ops from one read of the rows: each piece of kFoldRows rows ×

@@ -106,7 +106,8 @@ namespace {
 // and twice the last-level cache, so that the trial sees memory, not cache (non-temporal stores
 // lose in cache and win in memory), and costs about the same on any larger size.
 std::size_t trial_bytes() {
-  return std::min(std::max(std::size_t{32} << 20, 2 * last_level_cache_bytes()), std::size_t{512} << 20);
+  return std::min(std::max(std::size_t{32} << 20, 2 * last_level_cache_bytes()),
+                  std::size_t{512} << 20);
 }
 
 void trial_extent(std::size_t element_size, std::int64_t& rows, std::int64_t& cols) {

@@ -94,48 +94,67 @@ Fn fn_of(Op op) {
   return dispatch_fn(op, [](auto fn) { return decltype(fn)::value; });
 }
 
-// Several ops along one axis from one pass over the data (see reduce_fused.cuh).
-void fused_impl(cudaStream_t s, const std::vector<Op>& ops, Axis axis, DType t, const void* a,
-                i64 rows, i64 cols, i64 ld, double* const* out, ReduceWorkspace& ws) {
+unsigned fused_mask(const std::vector<Op>& ops) {
   unsigned mask = 0;
   for (const Op op : ops)
     mask |= fn_bit(fn_of(op));
-  const int slots = std::popcount(mask);
-  const auto slot = [&](Op op) { return std::popcount(mask & (fn_bit(fn_of(op)) - 1u)); };
-  const i64 groups = groups_of(rows);
-  const Layout l = layout(ws, axis, rows, cols, slots);
-  if (axis == Axis::Cols) {
-    const i64 stride = groups * cols;
-    dispatch_type(t, [&](auto tag) {
-      using T = decltype(tag);
-      const T* data = static_cast<const T*>(a);
-      launch_col_group_kernel(
-          s, [](auto vec) { return fused_col_groups_kernel<T, decltype(vec)::value>; }, data, rows,
-          cols, ld, l.doubles, stride, mask);
-    });
-    for (std::size_t k = 0; k < ops.size(); ++k)
-      dispatch_fn(ops[k], [&](auto fn) {
-        launch_combine<decltype(fn)::value>(s, l.doubles + slot(ops[k]) * stride, groups, cols,
-                                            out[k], false, finish_code(ops[k]),
-                                            static_cast<double>(rows));
-      });
-    return;
-  }
+  return mask;
+}
+
+int fused_slot(unsigned mask, Op op) {
+  return std::popcount(mask & (fn_bit(fn_of(op)) - 1u));
+}
+
+// The row values of every op kind in `mask`: slot s at out + s*stride.
+void launch_fused_rows(cudaStream_t s, unsigned mask, DType t, const void* a, i64 rows, i64 cols,
+                       i64 ld, double* out, i64 stride) {
   dispatch_type(t, [&](auto tag) {
     using T = decltype(tag);
     const T* data = static_cast<const T*>(a);
-    if (try_launch_staged_rows(s, data, rows, cols, ld, l.doubles, rows, StagedMaskOps{mask, {}}, 0,
+    if (try_launch_staged_rows(s, data, rows, cols, ld, out, stride, StagedMaskOps{mask, {}}, 0,
                                1.0))
       return;
     if (cols <= kNarrowCols)
       launch_row_kernel(s, fused_row_values_kernel<T, fused_row_unroll<T>(), 8>, rows,
-                        warp_rows<8>(), data, rows, cols, ld, l.doubles, rows, mask);
+                        warp_rows<8>(), data, rows, cols, ld, out, stride, mask);
     else
       launch_row_kernel(s, fused_row_values_kernel<T, fused_row_unroll<T>(), 32>, rows, 1, data,
-                        rows, cols, ld, l.doubles, rows, mask);
+                        rows, cols, ld, out, stride, mask);
   });
+}
+
+// The column partials of every op kind in `mask`: slot s at out + s*stride.
+void launch_fused_col_groups(cudaStream_t s, unsigned mask, DType t, const void* a, i64 rows,
+                             i64 cols, i64 ld, double* out, i64 stride) {
+  dispatch_type(t, [&](auto tag) {
+    using T = decltype(tag);
+    launch_col_group_kernel(
+        s, [](auto vec) { return fused_col_groups_kernel<T, decltype(vec)::value>; },
+        static_cast<const T*>(a), rows, cols, ld, out, stride, mask);
+  });
+}
+
+// Several ops along one axis from one pass over the data (see reduce_fused.cuh).
+void fused_impl(cudaStream_t s, const std::vector<Op>& ops, Axis axis, DType t, const void* a,
+                i64 rows, i64 cols, i64 ld, double* const* out, ReduceWorkspace& ws) {
+  const unsigned mask = fused_mask(ops);
+  const int slots = std::popcount(mask);
+  const i64 groups = groups_of(rows);
+  const Layout l = layout(ws, axis, rows, cols, slots);
+  if (axis == Axis::Cols) {
+    const i64 stride = groups * cols;
+    launch_fused_col_groups(s, mask, t, a, rows, cols, ld, l.doubles, stride);
+    for (std::size_t k = 0; k < ops.size(); ++k)
+      dispatch_fn(ops[k], [&](auto fn) {
+        launch_combine<decltype(fn)::value>(s, l.doubles + fused_slot(mask, ops[k]) * stride,
+                                            groups, cols, out[k], false, finish_code(ops[k]),
+                                            static_cast<double>(rows));
+      });
+    return;
+  }
+  launch_fused_rows(s, mask, t, a, rows, cols, ld, l.doubles, rows);
   for (std::size_t k = 0; k < ops.size(); ++k) {
-    const double* rowvals = l.doubles + slot(ops[k]) * rows;
+    const double* rowvals = l.doubles + fused_slot(mask, ops[k]) * rows;
     const int code = finish_code(ops[k]);
     if (axis == Axis::Rows) {
       copy_finish_kernel<<<blocks_for(rows, 256), 256, 0, s>>>(rowvals, out[k], rows, code,
@@ -151,6 +170,19 @@ void fused_impl(cudaStream_t s, const std::vector<Op>& ops, Axis axis, DType t, 
       CHECK_CUDA_LAUNCH();
     });
   }
+}
+
+// reduce_rows_fused / reduce_col_groups_fused: checks, then `launch`.
+template <class Launch>
+void fused_pieces(const char* what, const std::vector<Op>& ops, DType t, const void* a, i64 rows,
+                  i64 cols, i64 ld, double* out, i64 stride, i64 slot_size, Launch&& launch) {
+  check_block(what, t, a, rows, cols, ld);
+  TESSERA_CUDA_REQUIRE(rows > 0 && cols > 0 && !ops.empty() && out != nullptr,
+                       std::string("cuda::") + what + ": needs rows, columns and ops");
+  TESSERA_CUDA_REQUIRE(stride >= slot_size, std::string("cuda::") + what + ": slot stride " +
+                                                std::to_string(stride) + " below " +
+                                                std::to_string(slot_size));
+  launch(fused_mask(ops));
 }
 
 } // namespace
@@ -212,6 +244,33 @@ void reduce_fused(CUstream_st* stream, const std::vector<Op>& ops, Axis axis, DT
     return;
   }
   detail::fused_impl(stream, ops, axis, t, a, rows, cols, ld, out, ws);
+}
+
+int reduce_fused_slots(const std::vector<Op>& ops) {
+  return std::popcount(detail::fused_mask(ops));
+}
+
+int reduce_fused_slot(const std::vector<Op>& ops, Op op) {
+  return detail::fused_slot(detail::fused_mask(ops), op);
+}
+
+void reduce_rows_fused(CUstream_st* stream, const std::vector<Op>& ops, DType t, const void* a,
+                       std::int64_t rows, std::int64_t cols, std::int64_t ld, double* out,
+                       std::int64_t stride) {
+  detail::fused_pieces("reduce_rows_fused", ops, t, a, rows, cols, ld, out, stride, rows,
+                       [&](unsigned mask) {
+                         detail::launch_fused_rows(stream, mask, t, a, rows, cols, ld, out, stride);
+                       });
+}
+
+void reduce_col_groups_fused(CUstream_st* stream, const std::vector<Op>& ops, DType t,
+                             const void* a, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                             double* out, std::int64_t stride) {
+  detail::fused_pieces("reduce_col_groups_fused", ops, t, a, rows, cols, ld, out, stride,
+                       detail::groups_of(rows) * cols, [&](unsigned mask) {
+                         detail::launch_fused_col_groups(stream, mask, t, a, rows, cols, ld, out,
+                                                         stride);
+                       });
 }
 
 void reduce_rows(CUstream_st* stream, Op op, DType t, const void* a, std::int64_t rows,

@@ -54,6 +54,21 @@ TESSERA_CUDA_FN(void reduce_fused(CUstream_st* stream, const std::vector<Op>& op
                                   DType t, const void* a, std::int64_t rows, std::int64_t cols,
                                   std::int64_t ld, double* const* out, ReduceWorkspace& ws));
 
+// Several ops' pieces for a distributed plan (what reduce_rows / reduce_col_groups give op by
+// op) from ONE pass over the data. Ops of one kind share a slot (Sum and Mean do):
+// reduce_fused_slots(ops) slots, op's at reduce_fused_slot(ops, op); slot s of the results starts
+// at out + s*stride and holds the `rows` row values, or the groups × cols column partials, as the
+// single-op functions lay them out. rows, cols > 0; stride >= what one slot holds.
+TESSERA_CUDA_FN_OR(0, int reduce_fused_slots(const std::vector<Op>& ops));
+TESSERA_CUDA_FN_OR(0, int reduce_fused_slot(const std::vector<Op>& ops, Op op));
+TESSERA_CUDA_FN(void reduce_rows_fused(CUstream_st* stream, const std::vector<Op>& ops, DType t,
+                                       const void* a, std::int64_t rows, std::int64_t cols,
+                                       std::int64_t ld, double* out, std::int64_t stride));
+TESSERA_CUDA_FN(void reduce_col_groups_fused(CUstream_st* stream, const std::vector<Op>& ops,
+                                             DType t, const void* a, std::int64_t rows,
+                                             std::int64_t cols, std::int64_t ld, double* out,
+                                             std::int64_t stride));
+
 // out[i] = un-finalized row value r(i) (lane-tree sum for the Sum family), 0 <= i < rows.
 TESSERA_CUDA_FN(void reduce_rows(CUstream_st* stream, Op op, DType t, const void* a,
                                  std::int64_t rows, std::int64_t cols, std::int64_t ld,

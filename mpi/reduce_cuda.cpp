@@ -4,7 +4,8 @@
 // Device-resident blocks (config.memory == Device) are read in place. Host-resident blocks are
 // streamed through the GPU in chunks of whole 64-row groups on two streams: while one chunk is
 // reduced the next is copied in. Column folds continue across chunks on the device, so the
-// order of the additions is the canonical one whatever the chunk size.
+// order of the additions is the canonical one whatever the chunk size. Several ops read each
+// chunk once (the fused kernels of cuda/reduce.hpp).
 #include <algorithm>
 
 #include "core/throw.hpp"
@@ -55,6 +56,43 @@ public:
                               results_.as<double>() + (r0 / kReduceBlockRows) * cols);
     });
     cuda::copy(out, results_.data(), 8 * static_cast<std::size_t>(groups * cols));
+  }
+
+  // Several ops from one read of each chunk (cuda::reduce_rows_fused): the results hold one slot
+  // of `rows` values per kind of op, copied out op by op.
+  void reduce_rows_multi(const std::vector<Op>& ops, const void* a, std::int64_t rows,
+                         std::int64_t cols, double* const* out) override {
+    if (ops.size() <= 1 || rows == 0 || cols == 0) {
+      ReduceEngine::reduce_rows_multi(ops, a, rows, cols, out);
+      return;
+    }
+    const auto slots = static_cast<std::size_t>(cuda::reduce_fused_slots(ops));
+    results_.reserve(8 * slots * static_cast<std::size_t>(rows));
+    for_chunks(a, rows, cols, [&](const void* d, std::int64_t r0, std::int64_t n, CUstream_st* s) {
+      cuda::reduce_rows_fused(s, ops, dtype_, d, n, cols, cols, results_.as<double>() + r0, rows);
+    });
+    for (std::size_t k = 0; k < ops.size(); ++k)
+      cuda::copy(out[k], results_.as<double>() + cuda::reduce_fused_slot(ops, ops[k]) * rows,
+                 8 * static_cast<std::size_t>(rows));
+  }
+
+  // Column partials of several ops from one read (cuda::reduce_col_groups_fused).
+  void reduce_col_groups_multi(const std::vector<Op>& ops, const void* a, std::int64_t rows,
+                               std::int64_t cols, double* const* out) override {
+    if (ops.size() <= 1 || rows == 0 || cols == 0) {
+      ReduceEngine::reduce_col_groups_multi(ops, a, rows, cols, out);
+      return;
+    }
+    const std::int64_t stride = (rows + kReduceBlockRows - 1) / kReduceBlockRows * cols;
+    const auto slots = static_cast<std::size_t>(cuda::reduce_fused_slots(ops));
+    results_.reserve(8 * slots * static_cast<std::size_t>(stride));
+    for_chunks(a, rows, cols, [&](const void* d, std::int64_t r0, std::int64_t n, CUstream_st* s) {
+      cuda::reduce_col_groups_fused(s, ops, dtype_, d, n, cols, cols,
+                                    results_.as<double>() + (r0 / kReduceBlockRows) * cols, stride);
+    });
+    for (std::size_t k = 0; k < ops.size(); ++k)
+      cuda::copy(out[k], results_.as<double>() + cuda::reduce_fused_slot(ops, ops[k]) * stride,
+                 8 * static_cast<std::size_t>(stride));
   }
 
   void fold_rows(Op op, const void* a, std::int64_t rows, std::int64_t cols, double* acc) override {

@@ -324,13 +324,9 @@ Backend ReducePlan::backend() const noexcept {
 
 double ReducePlan::bytes_read() const noexcept {
   const auto& I = *impl_;
-  // The CPU engine computes every op from one read of the block (row values or column partials
-  // of all ops at once); the CUDA engine reads it once per kernel op. The Norm2 rescue's extra
-  // passes, when needed, are not counted.
-  const std::size_t passes =
-      I.backend == Backend::Cpu ? 1 : I.sum_kernels.size() + I.order_kernels.size();
-  return static_cast<double>(I.local_rows() * I.cols()) * static_cast<double>(dtype_size(I.dtype)) *
-         static_cast<double>(passes);
+  // Both engines compute every op from one read of the block (row values or column partials of
+  // all ops at once). The Norm2 rescue's extra passes, when needed, are not counted.
+  return static_cast<double>(I.local_rows() * I.cols()) * static_cast<double>(dtype_size(I.dtype));
 }
 
 } // namespace tessera

@@ -45,9 +45,8 @@ public:
   ReduceResult execute(const void* block);
 
   Backend backend() const noexcept; // resolved: never Auto
-  // Bytes this rank reads per execute: its block once with the CPU backend (every op from one
-  // read), once per distinct kernel op with CUDA (Mean shares Sum's); not counting the passes
-  // of a Norm2 rescue.
+  // Bytes this rank reads per execute: its block once, every op from one read, on either
+  // backend; not counting the passes of a Norm2 rescue.
   double bytes_read() const noexcept;
 
 private:

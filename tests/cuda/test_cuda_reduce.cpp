@@ -12,6 +12,7 @@
 #include "cuda/reduce.hpp"
 #include "cuda/stream.hpp"
 #include "cuda_test_util.hpp"
+#include "mpi/reduce_engine.hpp"
 #include "mpi/reduce_plan.hpp"
 #include "reduce_test_support.hpp"
 
@@ -230,6 +231,81 @@ TYPED_TEST(CudaReduce, PlanPiecesMatchTheCpuBackend) {
       cuda::synchronize(s);
       cuda::copy(&gpu_total, dacc.data(), 8);
       ASSERT_TRUE(test::same_bits(gpu_total, total)) << gpu_total << " vs " << total;
+    }
+  }
+}
+
+// Several ops' plan pieces from one read (cuda::reduce_rows_fused / reduce_col_groups_fused,
+// and the CUDA engine's *_multi on device and host blocks) against the CPU backend's pieces.
+TYPED_TEST(CudaReduce, FusedPlanPiecesMatchTheCpuBackend) {
+  TESSERA_REQUIRE_GPU();
+  using T = TypeParam;
+  cuda::StreamPool pool(1);
+  CUstream_st* s = pool[0];
+  const std::vector<Op> ops = {Op::Sum, Op::Max,   Op::Norm2,  Op::Mean,
+                               Op::Min, Op::Norm1, Op::NormInf};
+  // 17 x 5000: few long rows (the staged row kernel); 3000 x 20: narrow rows (four a warp).
+  for (const Case& c : {Case{1, 1}, Case{200, 333}, Case{129, 64}, Case{17, 5000}, Case{3000, 20},
+                        Case{520, 2100}}) {
+    const std::uint64_t seed = test::fresh_seed();
+    SCOPED_TRACE(::testing::Message() << c.rows << "x" << c.cols << " seed " << seed);
+    const auto n = static_cast<std::size_t>(c.rows * c.cols);
+    const auto a = test::random_vector<T>(n, seed);
+    const std::int64_t groups = (c.rows + kReduceBlockRows - 1) / kReduceBlockRows;
+    const std::int64_t row_stride = c.rows + 3, col_stride = groups * c.cols + 5;
+    const auto slots = static_cast<std::size_t>(cuda::reduce_fused_slots(ops));
+    ASSERT_EQ(slots, ops.size() - 1) << "Mean shares Sum's slot";
+    cuda::DeviceBuffer dev(n * sizeof(T)),
+        dout(8 * slots * static_cast<std::size_t>(std::max(row_stride, col_stride)));
+    cuda::copy(dev.data(), a.data(), n * sizeof(T));
+    std::vector<std::vector<double>> want_rows(ops.size()), want_cols(ops.size());
+    for (std::size_t k = 0; k < ops.size(); ++k) {
+      want_rows[k].resize(static_cast<std::size_t>(c.rows));
+      cpu::reduce_rows(ops[k], a.data(), c.rows, c.cols, want_rows[k].data());
+      want_cols[k].resize(static_cast<std::size_t>(groups * c.cols));
+      cpu::reduce_col_groups(ops[k], a.data(), c.rows, c.cols, want_cols[k].data());
+    }
+    cuda::reduce_rows_fused(s, ops, dtype_of<T>, dev.data(), c.rows, c.cols, c.cols,
+                            dout.as<double>(), row_stride);
+    cuda::synchronize(s);
+    for (std::size_t k = 0; k < ops.size(); ++k) {
+      std::vector<double> got(want_rows[k].size());
+      cuda::copy(got.data(), dout.as<double>() + cuda::reduce_fused_slot(ops, ops[k]) * row_stride,
+                 got.size() * 8);
+      ASSERT_EQ(test::first_difference(got, want_rows[k]), -1)
+          << "reduce_rows_fused, " << op_name(ops[k]);
+    }
+    cuda::reduce_col_groups_fused(s, ops, dtype_of<T>, dev.data(), c.rows, c.cols, c.cols,
+                                  dout.as<double>(), col_stride);
+    cuda::synchronize(s);
+    for (std::size_t k = 0; k < ops.size(); ++k) {
+      std::vector<double> got(want_cols[k].size());
+      cuda::copy(got.data(), dout.as<double>() + cuda::reduce_fused_slot(ops, ops[k]) * col_stride,
+                 got.size() * 8);
+      ASSERT_EQ(test::first_difference(got, want_cols[k]), -1)
+          << "reduce_col_groups_fused, " << op_name(ops[k]);
+    }
+    // The engine, on a device block and on a host block (streamed through the GPU).
+    for (Memory memory : {Memory::Device, Memory::Host}) {
+      auto engine = make_cuda_reduce_engine({dtype_of<T>, memory});
+      const void* block =
+          memory == Memory::Device ? dev.data() : static_cast<const void*>(a.data());
+      std::vector<std::vector<double>> got_rows(ops.size()), got_cols(ops.size());
+      std::vector<double*> rows_out, cols_out;
+      for (std::size_t k = 0; k < ops.size(); ++k) {
+        got_rows[k].assign(want_rows[k].size(), -1.0);
+        got_cols[k].assign(want_cols[k].size(), -1.0);
+        rows_out.push_back(got_rows[k].data());
+        cols_out.push_back(got_cols[k].data());
+      }
+      engine->reduce_rows_multi(ops, block, c.rows, c.cols, rows_out.data());
+      engine->reduce_col_groups_multi(ops, block, c.rows, c.cols, cols_out.data());
+      for (std::size_t k = 0; k < ops.size(); ++k) {
+        ASSERT_EQ(test::first_difference(got_rows[k], want_rows[k]), -1)
+            << "engine rows, " << op_name(ops[k]) << (memory == Memory::Host ? ", host" : "");
+        ASSERT_EQ(test::first_difference(got_cols[k], want_cols[k]), -1)
+            << "engine cols, " << op_name(ops[k]) << (memory == Memory::Host ? ", host" : "");
+      }
     }
   }
 }

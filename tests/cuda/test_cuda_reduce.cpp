@@ -265,26 +265,23 @@ TYPED_TEST(CudaReduce, FusedPlanPiecesMatchTheCpuBackend) {
       want_cols[k].resize(static_cast<std::size_t>(groups * c.cols));
       cpu::reduce_col_groups(ops[k], a.data(), c.rows, c.cols, want_cols[k].data());
     }
+    // Each op's slot of the fused results against the CPU's pieces.
+    const auto check_slots = [&](const std::vector<std::vector<double>>& want, std::int64_t stride,
+                                 const char* what) {
+      cuda::synchronize(s);
+      for (std::size_t k = 0; k < ops.size(); ++k) {
+        std::vector<double> got(want[k].size());
+        cuda::copy(got.data(), dout.as<double>() + cuda::reduce_fused_slot(ops, ops[k]) * stride,
+                   got.size() * 8);
+        ASSERT_EQ(test::first_difference(got, want[k]), -1) << what << ", " << op_name(ops[k]);
+      }
+    };
     cuda::reduce_rows_fused(s, ops, dtype_of<T>, dev.data(), c.rows, c.cols, c.cols,
                             dout.as<double>(), row_stride);
-    cuda::synchronize(s);
-    for (std::size_t k = 0; k < ops.size(); ++k) {
-      std::vector<double> got(want_rows[k].size());
-      cuda::copy(got.data(), dout.as<double>() + cuda::reduce_fused_slot(ops, ops[k]) * row_stride,
-                 got.size() * 8);
-      ASSERT_EQ(test::first_difference(got, want_rows[k]), -1)
-          << "reduce_rows_fused, " << op_name(ops[k]);
-    }
+    check_slots(want_rows, row_stride, "reduce_rows_fused");
     cuda::reduce_col_groups_fused(s, ops, dtype_of<T>, dev.data(), c.rows, c.cols, c.cols,
                                   dout.as<double>(), col_stride);
-    cuda::synchronize(s);
-    for (std::size_t k = 0; k < ops.size(); ++k) {
-      std::vector<double> got(want_cols[k].size());
-      cuda::copy(got.data(), dout.as<double>() + cuda::reduce_fused_slot(ops, ops[k]) * col_stride,
-                 got.size() * 8);
-      ASSERT_EQ(test::first_difference(got, want_cols[k]), -1)
-          << "reduce_col_groups_fused, " << op_name(ops[k]);
-    }
+    check_slots(want_cols, col_stride, "reduce_col_groups_fused");
     // The engine, on a device block and on a host block (streamed through the GPU).
     for (Memory memory : {Memory::Device, Memory::Host}) {
       auto engine = make_cuda_reduce_engine({dtype_of<T>, memory});

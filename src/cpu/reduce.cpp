@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/throw.hpp"
@@ -125,116 +126,158 @@ double row_value(const T* row, std::int64_t cols) {
   }
 }
 
-// The running state of one op over one row, fed in chunks of consecutive elements (widened to
-// double) in order: the same lanes, in the same order, as row_value, so the same bits. Min, Max
-// and NormInf use kCompareLanes of them, in double here: they only compare (and take |x|),
-// which commutes with the exact widening, NaN included.
-struct RowState {
-  alignas(64) double lane[kSumLanes];
-  double tail; // Min/Max family: the elements after the last whole group of lanes
+// A several-op row walk keeps one state per fold that its ops need: Sum and Mean share kPlain
+// (same f, same lanes, so the same bits), Norm1 uses kAbs, Norm2 kSquare; Min, Max and NormInf
+// (which only compare) kMin, kMax and kAbsMax. A set of folds is a bit mask (bit s = fold s).
+enum Fold : int { kPlain, kAbs, kSquare, kMin, kMax, kAbsMax, kFolds };
+inline constexpr int kSumFolds = 3; // kPlain, kAbs, kSquare: the Sum family, in double
+inline constexpr int kSumMask = (1 << kSumFolds) - 1;
+constexpr Fold fold_of(Op op) {
+  switch (op) {
+  case Op::Norm1:
+    return kAbs;
+  case Op::Norm2:
+    return kSquare;
+  case Op::Min:
+    return kMin;
+  case Op::Max:
+    return kMax;
+  case Op::NormInf:
+    return kAbsMax;
+  default:
+    return kPlain;
+  }
+}
+
+constexpr bool has_fold(int mask, Fold f) {
+  return (mask >> f & 1) != 0;
+}
+
+// The running state of every fold over one row, fed in chunks of consecutive elements. The Sum
+// family folds hold kSumLanes lanes in double, each lane taking its elements in order: the same
+// lanes, in the same order, as row_value, so the same bits. The compare folds hold kSumLanes
+// lanes in the element type T (exact: they hold elements, |elements| or ±inf; their order does
+// not matter), which keeps f32 compares at 16 lanes a vector.
+template <class T>
+struct RowFolds {
+  alignas(64) double sum[kSumFolds][kSumLanes];
+  alignas(64) T cmp[kFolds - kSumFolds][kSumLanes];
 };
 
-template <class P>
-constexpr int state_lanes() {
-  return P::sum ? kSumLanes : kCompareLanes;
-}
-
-template <class P>
-void start(RowState& s) {
-  for (int c = 0; c < state_lanes<P>(); ++c)
-    s.lane[c] = P::sum ? 0.0 : P::id;
-  s.tail = P::id;
-}
-
-// Elements widened and folded together: several groups of kSumLanes, so that each vector of
-// lanes is loaded and stored once per chunk instead of once per group.
+// Elements folded together: several groups of kSumLanes, so that each vector of lanes is loaded
+// and stored once per chunk instead of once per group.
 inline constexpr int kChunk = 8 * kSumLanes;
 
-// x[0, n) are the row's next n elements; n < kChunk only for the row's last chunk. Each lane
-// still takes its elements in order (the groups ascending, then the row's partial group).
-// The Sum family takes the elements widened to double; Min, Max and NormInf take them in the
-// element type X (their lanes hold values of X, so the conversions are exact), which keeps f32
-// compares at 16 lanes a vector instead of 8.
-template <class P, class X>
-void feed(RowState& s, const X* __restrict x, int n) {
-  constexpr int kVec = 8; // lanes folded together in registers
-  if constexpr (P::sum) {
-    const int groups = n / kSumLanes;
-    for (int c0 = 0; c0 < kSumLanes; c0 += kVec) {
-      double acc[kVec];
-      for (int c = 0; c < kVec; ++c)
-        acc[c] = s.lane[c0 + c];
-      for (int g = 0; g < groups; ++g)
-        for (int c = 0; c < kVec; ++c)
-          acc[c] += P::f(x[g * kSumLanes + c0 + c]);
-      for (int c = 0; c < kVec; ++c)
-        s.lane[c0 + c] = acc[c];
+// Every fold named by kMask fed x[0, n), the row's next n elements (n < kChunk only for its last
+// chunk), in one pass: each element is loaded once (and widened once), then folded into each
+// state, whose vectors stay in registers across the chunk's groups. Feeding one op at a time held
+// three f32 ops (sum, max, norm2) to 0.57 of a read: each op reloaded every element. The chunk is
+// walked one line per group at a time, so each line of the next chunk is prefetched as its
+// counterpart here is read: the hardware prefetchers stop at each 4 KiB page boundary, and a
+// distance of one chunk keeps one prefetch per line.
+template <int kMask, class T>
+void feed_folds(RowFolds<T>& s, const T* __restrict x, int n) {
+  using Min = Policy<Op::Min>;
+  using Max = Policy<Op::Max>;
+  using AbsMax = Policy<Op::NormInf>;
+  constexpr int kVec = 64 / sizeof(T);
+  constexpr int kC = kSumFolds;
+  const int groups = n / kSumLanes;
+  for (int c0 = 0; c0 < kSumLanes; c0 += kVec) {
+    double plain[kVec], abs[kVec], square[kVec];
+    T lo[kVec], hi[kVec], abs_hi[kVec];
+    for (int c = 0; c < kVec; ++c) { // unused folds' lanes are copied too: it keeps one loop
+      plain[c] = s.sum[kPlain][c0 + c];
+      abs[c] = s.sum[kAbs][c0 + c];
+      square[c] = s.sum[kSquare][c0 + c];
+      lo[c] = s.cmp[kMin - kC][c0 + c];
+      hi[c] = s.cmp[kMax - kC][c0 + c];
+      abs_hi[c] = s.cmp[kAbsMax - kC][c0 + c];
     }
-    const int rest = n - groups * kSumLanes;
-    for (int c = 0; c < rest; ++c)
-      s.lane[c] += P::f(x[groups * kSumLanes + c]);
-  } else {
-    constexpr int kLanes = state_lanes<P>();
-    const int whole = n / kLanes * kLanes;
-    X acc[kLanes];
-    for (int c = 0; c < kLanes; ++c)
-      acc[c] = static_cast<X>(s.lane[c]);
-    for (int g = 0; g < whole; g += kLanes)
-      for (int c = 0; c < kLanes; ++c)
-        acc[c] = P::combine(acc[c], P::f(x[g + c]));
-    for (int c = 0; c < kLanes; ++c)
-      s.lane[c] = static_cast<double>(acc[c]);
-    for (int j = whole; j < n; ++j)
-      s.tail = P::combine(s.tail, P::f(static_cast<double>(x[j])));
+    for (int g = 0; g < groups; ++g) {
+      const T* __restrict xg = x + g * kSumLanes + c0;
+      __builtin_prefetch(xg + kChunk, 0, 2);
+#pragma omp simd
+      for (int c = 0; c < kVec; ++c) {
+        const T e = xg[c];
+        const double v = static_cast<double>(e);
+        if constexpr (has_fold(kMask, kPlain))
+          plain[c] += v;
+        if constexpr (has_fold(kMask, kAbs))
+          abs[c] += std::fabs(v);
+        if constexpr (has_fold(kMask, kSquare))
+          square[c] += v * v;
+        if constexpr (has_fold(kMask, kMin))
+          lo[c] = Min::combine(lo[c], e);
+        if constexpr (has_fold(kMask, kMax))
+          hi[c] = Max::combine(hi[c], e);
+        if constexpr (has_fold(kMask, kAbsMax))
+          abs_hi[c] = AbsMax::combine(abs_hi[c], AbsMax::f(e));
+      }
+    }
+    for (int c = 0; c < kVec; ++c) {
+      s.sum[kPlain][c0 + c] = plain[c];
+      s.sum[kAbs][c0 + c] = abs[c];
+      s.sum[kSquare][c0 + c] = square[c];
+      s.cmp[kMin - kC][c0 + c] = lo[c];
+      s.cmp[kMax - kC][c0 + c] = hi[c];
+      s.cmp[kAbsMax - kC][c0 + c] = abs_hi[c];
+    }
+  }
+  // The row's partial group: lane c takes element c.
+  const T* rest = x + groups * kSumLanes;
+  for (int c = 0; c < n - groups * kSumLanes; ++c) {
+    const T e = rest[c];
+    const double v = static_cast<double>(e);
+    s.sum[kPlain][c] += v;
+    s.sum[kAbs][c] += std::fabs(v);
+    s.sum[kSquare][c] += v * v;
+    s.cmp[kMin - kC][c] = Min::combine(s.cmp[kMin - kC][c], e);
+    s.cmp[kMax - kC][c] = Max::combine(s.cmp[kMax - kC][c], e);
+    s.cmp[kAbsMax - kC][c] = AbsMax::combine(s.cmp[kAbsMax - kC][c], AbsMax::f(e));
   }
 }
 
-template <class P>
-double value(RowState& s) {
-  if constexpr (P::sum) {
-    return halving_tree(s.lane);
-  } else {
-    double acc = s.tail;
-    for (int c = 0; c < state_lanes<P>(); ++c)
-      acc = P::combine(acc, s.lane[c]);
-    return acc;
-  }
+// feed_folds<mask> for a mask known at run time.
+template <class T, int... kMasks>
+void feed_folds(int mask, RowFolds<T>& s, const T* x, int n,
+                std::integer_sequence<int, kMasks...> /*all masks*/) {
+  using Feed = void (*)(RowFolds<T>&, const T*, int);
+  static constexpr Feed kFeed[] = {&feed_folds<kMasks, T>...};
+  kFeed[mask](s, x, n);
 }
 
-// Several ops' values of row i from one read of it: each chunk of kChunk elements is widened
-// once and folded by every op while it is in L1 (passing over the data once per op held f32 to
-// about 0.6 of the read bandwidth: each op widened every element again). `states` holds nops.
+// Several ops' values of row i from one read of it.
 template <class T>
 void row_values_multi(const Op* ops, std::size_t nops, const T* row, std::int64_t cols,
-                      RowState* states, double* const* out, std::int64_t i) {
+                      RowFolds<T>& s, double* const* out, std::int64_t i) {
+  int mask = 0;
   for (std::size_t k = 0; k < nops; ++k)
-    dispatch_op(ops[k], [&](auto p) { start<decltype(p)>(states[k]); });
-  alignas(64) double chunk[kChunk];
-  for (std::int64_t j = 0; j < cols; j += kChunk) {
-    const int n = static_cast<int>(std::min<std::int64_t>(kChunk, cols - j));
-    // Widened (f64 copied too) with one prefetch per line: all of a chunk's prefetches issued at
-    // once filled the line-fill buffers and the prefetch instructions themselves stalled, and f64
-    // folded straight from the row without them ran at 0.68-0.70 of a read instead of 0.74.
-    constexpr int kPerLine = 64 / sizeof(T);
-    int c = 0;
-    for (; c + kPerLine <= n; c += kPerLine) {
-      prefetch_ahead(row + j + c, 64);
-      for (int e = 0; e < kPerLine; ++e)
-        chunk[c + e] = static_cast<double>(row[j + c + e]);
-    }
-    for (; c < n; ++c)
-      chunk[c] = static_cast<double>(row[j + c]);
-    for (std::size_t k = 0; k < nops; ++k)
-      dispatch_op(ops[k], [&](auto p) {
-        using P = decltype(p);
-        if constexpr (P::sum)
-          feed<P>(states[k], chunk, n);
-        else
-          feed<P>(states[k], row + j, n);
-      });
+    mask |= 1 << fold_of(ops[k]);
+  for (int f = 0; f < kSumFolds; ++f)
+    std::fill(std::begin(s.sum[f]), std::end(s.sum[f]), 0.0);
+  for (int f = kSumFolds; f < kFolds; ++f)
+    std::fill(std::begin(s.cmp[f - kSumFolds]), std::end(s.cmp[f - kSumFolds]),
+              static_cast<T>(f == kMin ? kInf : (f == kMax ? -kInf : 0.0)));
+  for (std::int64_t j = 0; j < cols; j += kChunk)
+    feed_folds(mask, s, row + j, static_cast<int>(std::min<std::int64_t>(kChunk, cols - j)),
+               std::make_integer_sequence<int, 1 << kFolds>{});
+  for (std::size_t k = 0; k < nops; ++k) {
+    const Fold f = fold_of(ops[k]);
+    out[k][i] = dispatch_op(ops[k], [&](auto p) {
+      using P = decltype(p);
+      if constexpr (P::sum) {
+        alignas(64) double lanes[kSumLanes]; // the tree works in place; ops may share a fold
+        std::copy(std::begin(s.sum[f]), std::end(s.sum[f]), lanes);
+        return halving_tree(lanes);
+      } else {
+        double acc = P::id;
+        for (const T v : s.cmp[f - kSumFolds])
+          acc = P::combine(acc, static_cast<double>(v));
+        return acc;
+      }
+    });
   }
-  for (std::size_t k = 0; k < nops; ++k)
-    out[k][i] = dispatch_op(ops[k], [&](auto p) { return value<decltype(p)>(states[k]); });
 }
 
 // Columns handled together in a column fold. Long runs along each row keep the hardware
@@ -309,62 +352,121 @@ void fold_tile(const T* a, std::int64_t rows, std::int64_t ld, std::int64_t j0, 
   }
 }
 
-// Columns widened at a time by the several-op column fold: kFoldRows rows of them in doubles
-// (16 KiB) stay in L1 while every op folds them.
+// Columns folded at a time by the several-op column fold: kFoldRows rows of them stay in L1
+// while every fold takes them, and each fold's accumulators for them in L1 too.
 constexpr std::int64_t kWideCols = 256;
 
-// acc[j] = acc[j] ⊕ f(x[k*stride + j]) for k = 0 … R-1 in order, j < n.
-template <class P, int R, bool kPrefetch, class X>
-void fold_wide_rows(const X* __restrict x, std::int64_t stride, std::int64_t n,
-                    double* __restrict acc) {
-  fold_columns<P, R, kPrefetch>(
-      n, acc, [&](int k, std::int64_t j) -> const X& { return x[k * stride + j]; });
+// Every fold named by kMask takes rows x[k*ld + j], k = 0 … R-1 in order, j < n <= kWideCols,
+// into its accumulator row acc[fold][j], from one read of the rows from memory. The Sum family
+// folds load (and widen) each element once for all of them, each column's values in registers
+// across the R rows. The compare folds then take the rows (now in L1) one at a time over the
+// columns, in the element type (exact, as in fold_columns): in the column-major form the
+// compare-and-select stays scalar and branchy. Folding one op at a time from a widened copy held
+// three f32 ops along columns to 0.59 of a read.
+template <int kMask, int R, class T>
+void fold_rows_folds(const T* __restrict x, std::int64_t ld, std::int64_t n,
+                     double* const* __restrict acc) {
+  if constexpr ((kMask & kSumMask) != 0) {
+    double* __restrict plain = acc[kPlain];
+    double* __restrict abs = acc[kAbs];
+    double* __restrict square = acc[kSquare];
+#pragma omp simd
+    for (std::int64_t j = 0; j < n; ++j) {
+      double p = has_fold(kMask, kPlain) ? plain[j] : 0.0;
+      double q = has_fold(kMask, kAbs) ? abs[j] : 0.0;
+      double r = has_fold(kMask, kSquare) ? square[j] : 0.0;
+      for (int k = 0; k < R; ++k) {
+        const double v = static_cast<double>(x[k * ld + j]);
+        p += v;
+        q += std::fabs(v);
+        r += v * v;
+      }
+      if constexpr (has_fold(kMask, kPlain))
+        plain[j] = p;
+      if constexpr (has_fold(kMask, kAbs))
+        abs[j] = q;
+      if constexpr (has_fold(kMask, kSquare))
+        square[j] = r;
+    }
+  }
+  if constexpr ((kMask & ~kSumMask) != 0) {
+    using Min = Policy<Op::Min>;
+    using Max = Policy<Op::Max>;
+    using AbsMax = Policy<Op::NormInf>;
+    alignas(64) T lo[kWideCols], hi[kWideCols], abs_hi[kWideCols];
+    for (std::int64_t j = 0; j < n; ++j) {
+      if constexpr (has_fold(kMask, kMin))
+        lo[j] = static_cast<T>(acc[kMin][j]);
+      if constexpr (has_fold(kMask, kMax))
+        hi[j] = static_cast<T>(acc[kMax][j]);
+      if constexpr (has_fold(kMask, kAbsMax))
+        abs_hi[j] = static_cast<T>(acc[kAbsMax][j]);
+    }
+    for (int k = 0; k < R; ++k) {
+      const T* __restrict row = x + k * ld;
+      for (std::int64_t j = 0; j < n; ++j) {
+        if constexpr (has_fold(kMask, kMin))
+          lo[j] = Min::combine(lo[j], row[j]);
+        if constexpr (has_fold(kMask, kMax))
+          hi[j] = Max::combine(hi[j], row[j]);
+        if constexpr (has_fold(kMask, kAbsMax))
+          abs_hi[j] = AbsMax::combine(abs_hi[j], AbsMax::f(row[j]));
+      }
+    }
+    for (std::int64_t j = 0; j < n; ++j) {
+      if constexpr (has_fold(kMask, kMin))
+        acc[kMin][j] = static_cast<double>(lo[j]);
+      if constexpr (has_fold(kMask, kMax))
+        acc[kMax][j] = static_cast<double>(hi[j]);
+      if constexpr (has_fold(kMask, kAbsMax))
+        acc[kAbsMax][j] = static_cast<double>(abs_hi[j]);
+    }
+  }
 }
 
-// fold_tile for several ops from one read of the rows: each piece of kFoldRows rows ×
-// kWideCols columns is widened to double once (f32, for the Sum family) and folded by every op
-// while in L1.
-// acc[k] is op k's accumulator row (columns indexed from 0 like a's).
+// fold_rows_folds<mask, R> for a mask known at run time.
+template <int R, class T, int... kMasks>
+void fold_rows_folds(int mask, const T* x, std::int64_t ld, std::int64_t n, double* const* acc,
+                     std::integer_sequence<int, kMasks...> /*all masks*/) {
+  using FoldFn = void (*)(const T*, std::int64_t, std::int64_t, double* const*);
+  static constexpr FoldFn kFold[] = {&fold_rows_folds<kMasks, R, T>...};
+  kFold[mask](x, ld, n, acc);
+}
+
+// fold_tile for several ops from one read of the rows, piece by piece of kFoldRows rows ×
+// kWideCols columns. acc[k] is op k's accumulator row (columns indexed from 0 like a's); ops of
+// one fold (Sum and Mean) share the first one's row, copied to the others at the end.
 template <class T>
 void fold_tile_multi(const Op* ops, std::size_t nops, const T* a, std::int64_t rows,
                      std::int64_t ld, std::int64_t j0, std::int64_t j1, double* const* acc) {
-  alignas(64) double wide[kFoldRows * kWideCols];
-  const bool widen = std::any_of(ops, ops + nops, [](Op op) { return is_sum_family(op); });
+  double* fold_acc[kFolds] = {};
+  int mask = 0;
+  for (std::size_t o = 0; o < nops; ++o) {
+    const Fold f = fold_of(ops[o]);
+    if (fold_acc[f] == nullptr)
+      fold_acc[f] = acc[o];
+    mask |= 1 << f;
+  }
+  constexpr auto kMasks = std::make_integer_sequence<int, 1 << kFolds>{};
   for (std::int64_t i = 0; i < rows; i += kFoldRows) {
     const int nr = static_cast<int>(std::min<std::int64_t>(kFoldRows, rows - i));
     for (std::int64_t jc = j0; jc < j1; jc += kWideCols) {
       const std::int64_t n = std::min(kWideCols, j1 - jc);
-      const T* raw = a + i * ld + jc;
-      const double* x = wide;
-      std::int64_t stride = kWideCols;
-      if constexpr (std::is_same_v<T, double>) {
-        x = raw;
-        stride = ld;
-      } else if (widen) {
+      double* at[kFolds];
+      for (int f = 0; f < kFolds; ++f)
+        at[f] = fold_acc[f] == nullptr ? nullptr : fold_acc[f] + jc;
+      const T* x = a + i * ld + jc;
+      if (nr == kFoldRows)
+        fold_rows_folds<kFoldRows>(mask, x, ld, n, at, kMasks);
+      else
         for (int k = 0; k < nr; ++k)
-          for (std::int64_t j = 0; j < n; ++j)
-            wide[k * kWideCols + j] = static_cast<double>(raw[k * ld + j]);
-      }
-      for (std::size_t o = 0; o < nops; ++o)
-        dispatch_op(ops[o], [&](auto p) {
-          using P = decltype(p);
-          // The Sum family folds the widened rows, the compare ops the rows as they are.
-          // No software prefetch here: one per line in the widening loop, or in the folds,
-          // slowed three ops along columns (f32 0.60 -> 0.49 of a read, f64 0.88 -> 0.55).
-          const auto fold = [&](const auto* rows_k, std::int64_t step) {
-            if (nr == kFoldRows) {
-              fold_wide_rows<P, kFoldRows, false>(rows_k, step, n, acc[o] + jc);
-            } else {
-              for (int k = 0; k < nr; ++k)
-                fold_wide_rows<P, 1, false>(rows_k + k * step, step, n, acc[o] + jc);
-            }
-          };
-          if constexpr (P::sum)
-            fold(x, stride);
-          else
-            fold(raw, ld);
-        });
+          fold_rows_folds<1>(mask, x + k * ld, ld, n, at, kMasks);
     }
+  }
+  for (std::size_t o = 0; o < nops; ++o) {
+    const double* shared = fold_acc[fold_of(ops[o])];
+    if (shared != acc[o])
+      std::copy(shared + j0, shared + j1, acc[o] + j0);
   }
 }
 
@@ -422,10 +524,10 @@ void reduce_rows_multi(const Op* ops, std::size_t nops, const T* a, std::int64_t
   }
 #pragma omp parallel
   {
-    std::vector<RowState> states(nops);
+    RowFolds<T> folds;
 #pragma omp for schedule(static)
     for (std::int64_t i = 0; i < rows; ++i)
-      row_values_multi(ops, nops, a + i * cols, cols, states.data(), out, i);
+      row_values_multi(ops, nops, a + i * cols, cols, folds, out, i);
   }
 }
 

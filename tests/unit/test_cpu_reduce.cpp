@@ -116,8 +116,11 @@ TYPED_TEST(CpuReduce, RowsOfSeveralOpsInOneReadMatchEachOpAlone) {
   using T = TypeParam;
   const unsigned seed = fresh_seed();
   std::mt19937_64 rng(seed);
+  // The Sum family with compare ops, with Sum and Mean sharing one state, and compares only.
   const Op lists[][4] = {{Op::Sum, Op::Max, Op::Norm2, Op::Min},
-                         {Op::NormInf, Op::Norm1, Op::Mean, Op::Sum}};
+                         {Op::NormInf, Op::Norm1, Op::Mean, Op::Sum},
+                         {Op::Min, Op::NormInf, Op::Max, Op::Min},
+                         {Op::Norm2, Op::Norm1, Op::Norm2, Op::Mean}};
   for (const Shape2 s : {Shape2{1, 1}, Shape2{333, 17}, Shape2{129, 4099}, Shape2{5, 70001}}) {
     auto a = random_matrix<T>(static_cast<std::size_t>(s.rows * s.cols), rng);
     a[static_cast<std::size_t>(rng() % a.size())] = std::numeric_limits<T>::quiet_NaN();

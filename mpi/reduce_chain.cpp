@@ -92,17 +92,16 @@ CanonicalChain::run(ReduceEngine& engine, const std::vector<Op>& ops, const void
   }
   std::vector<std::vector<double>> body(static_cast<std::size_t>(K)),
       tail(static_cast<std::size_t>(K));
-  std::vector<double*> body_out, tail_out;
+  std::vector<double*> tail_out;
   for (std::int64_t k = 0; k < K; ++k) {
-    body[k].assign(static_cast<std::size_t>(nb * w), 0.0);
+    if (axis_ == Axis::All) // along Cols the engine keeps the body's partials
+      body[k].assign(static_cast<std::size_t>(nb * w), 0.0);
     tail[k].assign(static_cast<std::size_t>(w), 0.0);
-    body_out.push_back(body[k].data());
     tail_out.push_back(tail[k].data());
   }
-  if (axis_ == Axis::Cols) { // every op from one read of the rows
+  if (axis_ == Axis::Cols) { // every op from one read of the rows; the engine keeps the body's
     if (nb > 0)
-      engine.reduce_col_groups_multi(ops, row_ptr(c.head_end), c.body_end - c.head_end, cols_,
-                                     body_out.data());
+      engine.keep_col_groups_multi(ops, row_ptr(c.head_end), c.body_end - c.head_end, cols_);
     if (c.has_tail())
       engine.reduce_col_groups_multi(ops, row_ptr(c.body_end), c.rows - c.body_end, cols_,
                                      tail_out.data());
@@ -152,7 +151,12 @@ CanonicalChain::run(ReduceEngine& engine, const std::vector<Op>& ops, const void
         if (c.head_closes)
           cpu::fold_partials(ops[k], total, partial, 1, w);
       }
-      cpu::fold_partials(ops[k], total, body[k].data(), nb, w);
+      if (axis_ == Axis::Cols) {
+        if (nb > 0)
+          engine.fold_kept_col_groups(static_cast<std::size_t>(k), total);
+      } else {
+        cpu::fold_partials(ops[k], total, body[k].data(), nb, w);
+      }
       if (c.has_tail())
         std::copy(tail[k].begin(), tail[k].end(), partial);
     }

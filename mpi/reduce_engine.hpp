@@ -37,6 +37,20 @@ public:
                                        std::int64_t cols, double* const* out);
   virtual void fold_rows(Op op, const void* a, std::int64_t rows, std::int64_t cols,
                          double* acc) = 0;
+  // The column partials of reduce_col_groups_multi, kept by the engine (replacing what it kept
+  // before) until fold_kept_col_groups folds them: the CUDA engine keeps them on the device and
+  // folds them there, so that only `cols` values per op cross to the host instead of every
+  // group's. The default keeps them in host memory.
+  virtual void keep_col_groups_multi(const std::vector<Op>& ops, const void* a, std::int64_t rows,
+                                     std::int64_t cols);
+  // acc[j] = acc[j] ⊕ P_g[j] for the kept groups g of the k-th op, in order: cpu::fold_partials
+  // of what reduce_col_groups_multi gives for it, the same bits. acc is host memory, cols values.
+  virtual void fold_kept_col_groups(std::size_t k, double* acc);
+
+private:
+  std::vector<Op> kept_ops_;
+  std::vector<std::vector<double>> kept_; // the default's kept partials, per op
+  std::int64_t kept_groups_ = 0, kept_cols_ = 0;
 };
 
 struct ReduceEngineConfig {

@@ -149,6 +149,9 @@ constexpr Fold fold_of(Op op) {
   }
 }
 
+// An op of each fold (the one it stands for, or one that shares it).
+constexpr Op kFoldOp[kFolds] = {Op::Sum, Op::Norm1, Op::Norm2, Op::Min, Op::Max, Op::NormInf};
+
 constexpr bool has_fold(int mask, Fold f) {
   return (mask >> f & 1) != 0;
 }
@@ -258,7 +261,7 @@ void row_values_multi(const Op* ops, std::size_t nops, const T* row, std::int64_
     std::fill(std::begin(s.sum[f]), std::end(s.sum[f]), 0.0);
   for (int f = kSumFolds; f < kFolds; ++f)
     std::fill(std::begin(s.cmp[f - kSumFolds]), std::end(s.cmp[f - kSumFolds]),
-              static_cast<T>(f == kMin ? kInf : (f == kMax ? -kInf : 0.0)));
+              static_cast<T>(identity(kFoldOp[f])));
   for (std::int64_t j = 0; j < cols; j += kChunk)
     feed_folds(mask, s, row + j, static_cast<int>(std::min<std::int64_t>(kChunk, cols - j)),
                std::make_integer_sequence<int, 1 << kFolds>{});
@@ -294,7 +297,7 @@ constexpr int kFoldRows = 8;
 // blocks of kFoldBlock columns, whose accumulators stay in L1 in the element's own type (exact:
 // they hold elements, |elements| or ±inf), 16 f32 lanes a vector instead of 8.
 constexpr std::int64_t kFoldBlock = 512;
-template <class P, int R, bool kPrefetch, class X>
+template <class P, int R, class X>
 void fold_columns(std::int64_t n, double* __restrict acc, X&& x) {
   if constexpr (!P::sum) {
     using E = std::decay_t<decltype(x(0, 0))>;
@@ -305,14 +308,10 @@ void fold_columns(std::int64_t n, double* __restrict acc, X&& x) {
         a[j] = static_cast<E>(acc[j0 + j]);
       constexpr std::int64_t kLine = 64 / sizeof(E);
       for (int k = 0; k < R; ++k) {
-        if constexpr (kPrefetch) {
-          for (std::int64_t jl = 0; jl < m; jl += kLine) {
-            prefetch_ahead(&x(k, j0 + jl), 64); // one line at a time: see row_values_multi
-            for (std::int64_t j = jl; j < std::min(m, jl + kLine); ++j)
-              a[j] = P::combine(a[j], P::f(x(k, j0 + j)));
-          }
-        } else {
-          for (std::int64_t j = 0; j < m; ++j)
+        // One prefetch per line read: issued all at once, they filled the line-fill buffers.
+        for (std::int64_t jl = 0; jl < m; jl += kLine) {
+          prefetch_ahead(&x(k, j0 + jl), 64);
+          for (std::int64_t j = jl; j < std::min(m, jl + kLine); ++j)
             a[j] = P::combine(a[j], P::f(x(k, j0 + j)));
         }
       }
@@ -343,12 +342,11 @@ void fold_tile(const T* a, std::int64_t rows, std::int64_t ld, std::int64_t j0, 
     const T* __restrict r[kFoldRows];
     for (int k = 0; k < kFoldRows; ++k)
       r[k] = a + (i + k) * ld + j0;
-    fold_columns<P, kFoldRows, true>(n, acc,
-                                     [&](int k, std::int64_t j) -> const T& { return r[k][j]; });
+    fold_columns<P, kFoldRows>(n, acc, [&](int k, std::int64_t j) -> const T& { return r[k][j]; });
   }
   for (; i < rows; ++i) {
     const T* __restrict row = a + i * ld + j0;
-    fold_columns<P, 1, true>(n, acc, [&](int, std::int64_t j) -> const T& { return row[j]; });
+    fold_columns<P, 1>(n, acc, [&](int, std::int64_t j) -> const T& { return row[j]; });
   }
 }
 

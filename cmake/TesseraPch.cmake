@@ -32,8 +32,10 @@ endfunction()
 set(TESSERA_UNITY_SKIP
     src/ops/out_of_core_transpose.cpp src/io/h5_file.cpp src/solver/fields.cpp mpi/reduce_plan.cpp
     src/app/bench/bench_cuda.cpp
-    # Compiled for one instruction set each (a target pragma over the whole file).
-    src/cpu/transpose_avx2.cpp src/cpu/transpose_avx512.cpp)
+    # Compiled for one instruction set each (a target pragma over the whole file), or holding
+    # one such build of the reduction kernels (file-local copies of the same names).
+    src/cpu/transpose_avx2.cpp src/cpu/transpose_avx512.cpp src/cpu/reduce.cpp
+    src/cpu/reduce_avx2.cpp src/cpu/reduce_avx512.cpp)
 
 # tessera_build_speed(TARGET [NO_MPI]): applies both to one library or executable; NO_MPI for
 # targets that do not link MPI (src/core, cuda/).

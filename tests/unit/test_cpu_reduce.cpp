@@ -12,11 +12,13 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "../norm2_test_support.hpp"
 #include "core/error.hpp"
 #include "cpu/reduce.hpp"
+#include "cpu/reduce_kernels.hpp"
 #include "cpu/reference.hpp"
 #include "mpi/norm2_rescue.hpp"
 
@@ -164,6 +166,75 @@ TYPED_TEST(CpuReduce, ColumnGroupsOfSeveralOpsInOneReadMatchEachOpAlone) {
       }
     }
   }
+}
+
+// Every instruction set's build of the kernels the processor can run gives the portable build's
+// bits (the tests above check the one in use against the reference): rows and column partials,
+// one op and several, and a column fold continued, on shapes around the vector and tile widths.
+TYPED_TEST(CpuReduce, EveryInstructionSetGivesThePortableBits) {
+  using T = TypeParam;
+  using cpu::detail::Isa;
+  const unsigned seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  const auto& portable = cpu::detail::reduce_kernels(Isa::Portable).of<T>();
+  const Op several[] = {Op::Sum, Op::Max, Op::Norm2, Op::Min, Op::NormInf, Op::Norm1};
+  constexpr std::size_t kSeveral = std::size(several);
+  int checked = 0;
+  for (const Isa isa : {Isa::Avx2, Isa::Avx512}) {
+    if (!cpu::detail::isa_supported(isa))
+      continue;
+    ++checked;
+    const auto& built = cpu::detail::reduce_kernels(isa).of<T>();
+    for (const Shape2 s : {Shape2{1, 1}, Shape2{67, 31}, Shape2{130, 1027}, Shape2{9, 16411}}) {
+      auto a = random_matrix<T>(static_cast<std::size_t>(s.rows * s.cols), rng);
+      a[static_cast<std::size_t>(rng() % a.size())] = std::numeric_limits<T>::quiet_NaN();
+      const auto rows = static_cast<std::size_t>(s.rows);
+      const auto groups = static_cast<std::size_t>((s.rows + 63) / 64 * s.cols);
+      const auto cols = static_cast<std::size_t>(s.cols);
+      const std::string where = " on " + std::to_string(s.rows) + " x " + std::to_string(s.cols) +
+                                ", isa " + std::to_string(static_cast<int>(isa)) + ", seed " +
+                                std::to_string(seed);
+      for (Op op : kOps) {
+        std::vector<double> want(rows), got(rows);
+        portable.reduce_rows(op, a.data(), s.rows, s.cols, want.data());
+        built.reduce_rows(op, a.data(), s.rows, s.cols, got.data());
+        EXPECT_EQ(bits(got), bits(want)) << "rows of " << op_name(op) << where;
+        want.assign(groups, 0.0);
+        got.assign(groups, 0.0);
+        portable.reduce_col_groups(op, a.data(), s.rows, s.cols, want.data());
+        built.reduce_col_groups(op, a.data(), s.rows, s.cols, got.data());
+        EXPECT_EQ(bits(got), bits(want)) << "column groups of " << op_name(op) << where;
+        want.assign(cols, cpu::identity(op));
+        got.assign(cols, cpu::identity(op));
+        portable.fold_rows(op, a.data(), s.rows, s.cols, want.data());
+        built.fold_rows(op, a.data(), s.rows, s.cols, got.data());
+        EXPECT_EQ(bits(got), bits(want)) << "column fold of " << op_name(op) << where;
+      }
+      for (const bool along_rows : {true, false}) {
+        const std::size_t each = along_rows ? rows : groups;
+        std::vector<std::vector<double>> want(kSeveral, std::vector<double>(each));
+        auto got = want;
+        double* want_out[kSeveral];
+        double* got_out[kSeveral];
+        for (std::size_t k = 0; k < kSeveral; ++k) {
+          want_out[k] = want[k].data();
+          got_out[k] = got[k].data();
+        }
+        if (along_rows) {
+          portable.reduce_rows_multi(several, kSeveral, a.data(), s.rows, s.cols, want_out);
+          built.reduce_rows_multi(several, kSeveral, a.data(), s.rows, s.cols, got_out);
+        } else {
+          portable.reduce_col_groups_multi(several, kSeveral, a.data(), s.rows, s.cols, want_out);
+          built.reduce_col_groups_multi(several, kSeveral, a.data(), s.rows, s.cols, got_out);
+        }
+        for (std::size_t k = 0; k < kSeveral; ++k)
+          EXPECT_EQ(bits(got[k]), bits(want[k])) << (along_rows ? "rows" : "column groups")
+                                                 << " of several, " << op_name(several[k]) << where;
+      }
+    }
+  }
+  if (checked == 0)
+    GTEST_SKIP() << "this processor has neither AVX2 nor AVX-512F";
 }
 
 // The column fold walks rows eight at a time; pieces of every length around that step, with

@@ -188,32 +188,30 @@ __global__ void __launch_bounds__(32 * kStagedWarps)
       staged_issue<T>(ring + (next % NS) * kSlotElems, pa, m, end, next, g, t);
     __pipeline_commit();
     staged_wait<NS - 1>();
-    __syncthreads();         // every thread's copies of stage k are complete and visible
-    if (t >= kStagedLanes) { // the other warps only copy
-      __syncthreads();
-      continue;
-    }
-    const T* slot = ring + (k % NS) * kSlotElems + t;
-    const i64 ck = c0 + 128 * k * kStagedSteps;
-    // Every column of the stage, for every thread, inside the row: no checks.
-    const bool whole = (k > 0 || g > 0 || m == 0) &&
-                       128 * ((k + 1) * kStagedSteps - 1) + kStagedLanes * (g + 1) - m <= cols;
-    if (whole) {
-      // All of the stage's loads first: the additions are one dependent chain, and a load
-      // between two of them would put its latency on the chain.
-      T x[kStagedSteps];
+    __syncthreads();        // every thread's copies of stage k are complete and visible
+    if (t < kStagedLanes) { // the other warps only copy; every thread meets the same barriers
+      const T* slot = ring + (k % NS) * kSlotElems + t;
+      const i64 ck = c0 + 128 * k * kStagedSteps;
+      // Every column of the stage, for every thread, inside the row: no checks.
+      const bool whole = (k > 0 || g > 0 || m == 0) &&
+                         128 * ((k + 1) * kStagedSteps - 1) + kStagedLanes * (g + 1) - m <= cols;
+      if (whole) {
+        // All of the stage's loads first: the additions are one dependent chain, and a load
+        // between two of them would put its latency on the chain.
+        T x[kStagedSteps];
 #pragma unroll
-      for (int s = 0; s < kStagedSteps; ++s)
-        x[s] = slot[s * kStagedLanes];
+        for (int s = 0; s < kStagedSteps; ++s)
+          x[s] = slot[s * kStagedLanes];
 #pragma unroll
-      for (int s = 0; s < kStagedSteps; ++s)
-        ops.add(static_cast<double>(x[s]));
-    } else {
+        for (int s = 0; s < kStagedSteps; ++s)
+          ops.add(static_cast<double>(x[s]));
+      } else {
 #pragma unroll 4
-      for (int s = 0; s < kStagedSteps; ++s) {
-        const i64 c = ck + 128 * s;
-        if (c >= 0 && c < cols)
-          ops.add(static_cast<double>(slot[s * kStagedLanes]));
+        for (int s = 0; s < kStagedSteps; ++s) {
+          const i64 c = ck + 128 * s;
+          if (c >= 0 && c < cols)
+            ops.add(static_cast<double>(slot[s * kStagedLanes]));
+        }
       }
     }
     __syncthreads(); // stage k's slot is refilled by the next iteration's copies

@@ -83,16 +83,39 @@ public:
       ReduceEngine::reduce_col_groups_multi(ops, a, rows, cols, out);
       return;
     }
-    const std::int64_t stride = (rows + kReduceBlockRows - 1) / kReduceBlockRows * cols;
-    const auto slots = static_cast<std::size_t>(cuda::reduce_fused_slots(ops));
-    results_.reserve(8 * slots * static_cast<std::size_t>(stride));
-    for_chunks(a, rows, cols, [&](const void* d, std::int64_t r0, std::int64_t n, CUstream_st* s) {
-      cuda::reduce_col_groups_fused(s, ops, dtype_, d, n, cols, cols,
-                                    results_.as<double>() + (r0 / kReduceBlockRows) * cols, stride);
-    });
+    const std::int64_t stride = col_groups_fused(ops, a, rows, cols, results_);
     for (std::size_t k = 0; k < ops.size(); ++k)
       cuda::copy(out[k], results_.as<double>() + cuda::reduce_fused_slot(ops, ops[k]) * stride,
                  8 * static_cast<std::size_t>(stride));
+  }
+
+  // The partials stay on the device; fold_kept_col_groups folds them there
+  // (cuda::combine_col_groups, in group order) and copies back only the folded columns.
+  void keep_col_groups_multi(const std::vector<Op>& ops, const void* a, std::int64_t rows,
+                             std::int64_t cols) override {
+    dev_kept_ops_ = ops;
+    dev_kept_groups_ = (rows + kReduceBlockRows - 1) / kReduceBlockRows;
+    dev_kept_cols_ = cols;
+    if (rows == 0 || cols == 0)
+      return;
+    dev_kept_stride_ = col_groups_fused(ops, a, rows, cols, dev_kept_);
+  }
+
+  void fold_kept_col_groups(std::size_t k, double* acc) override {
+    TESSERA_REQUIRE(k < dev_kept_ops_.size(), InternalError,
+                    "fold_kept_col_groups: op {} of {} kept", k, dev_kept_ops_.size());
+    if (dev_kept_groups_ == 0 || dev_kept_cols_ == 0)
+      return;
+    const auto bytes = 8 * static_cast<std::size_t>(dev_kept_cols_);
+    results_.reserve(bytes);
+    cuda::copy(results_.data(), acc, bytes);
+    const Op op = dev_kept_ops_[k];
+    cuda::combine_col_groups(pool_[0], op,
+                             dev_kept_.as<double>() + cuda::reduce_fused_slot(dev_kept_ops_, op) *
+                                                      dev_kept_stride_,
+                             dev_kept_groups_, dev_kept_cols_, results_.as<double>());
+    pool_.synchronize();
+    cuda::copy(acc, results_.data(), bytes);
   }
 
   void fold_rows(Op op, const void* a, std::int64_t rows, std::int64_t cols, double* acc) override {
@@ -108,6 +131,23 @@ public:
   }
 
 private:
+  // Every op's column partials from one read into `into` (cuda::reduce_col_groups_fused, or the
+  // single-op kernel): one slot per kind of op, slot s at s * stride, which this returns.
+  std::int64_t col_groups_fused(const std::vector<Op>& ops, const void* a, std::int64_t rows,
+                                std::int64_t cols, cuda::DeviceBuffer& into) {
+    const std::int64_t stride = (rows + kReduceBlockRows - 1) / kReduceBlockRows * cols;
+    const auto slots = static_cast<std::size_t>(cuda::reduce_fused_slots(ops));
+    into.reserve(8 * slots * static_cast<std::size_t>(stride));
+    for_chunks(a, rows, cols, [&](const void* d, std::int64_t r0, std::int64_t n, CUstream_st* s) {
+      double* out = into.as<double>() + (r0 / kReduceBlockRows) * cols;
+      if (ops.size() == 1) // the single-op kernel; one op's slot is slot 0
+        cuda::reduce_col_groups(s, ops[0], dtype_, d, n, cols, cols, out);
+      else
+        cuda::reduce_col_groups_fused(s, ops, dtype_, d, n, cols, cols, out, stride);
+    });
+    return stride;
+  }
+
   // Calls kernel(device_rows, first_row, rows, stream) over the block: once on the block itself
   // when it is device memory, else chunk by chunk through two device slots. Kernels run in chunk
   // order (each waits for the previous one); returns when all are done.
@@ -147,6 +187,10 @@ private:
   cuda::StreamPool pool_;
   cuda::DeviceBuffer staging_; // two chunk slots (host-resident data)
   cuda::DeviceBuffer results_; // row values, group partials or the column accumulator
+  // keep_col_groups_multi's partials, in the slots of col_groups_fused.
+  cuda::DeviceBuffer dev_kept_;
+  std::vector<Op> dev_kept_ops_;
+  std::int64_t dev_kept_groups_ = 0, dev_kept_cols_ = 0, dev_kept_stride_ = 0;
 };
 
 } // namespace

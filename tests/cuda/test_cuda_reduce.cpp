@@ -3,6 +3,7 @@
 // the Norm2 rescue of the CUDA backend's plans against the CPU backend's.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "../norm2_test_support.hpp"
@@ -302,6 +303,21 @@ TYPED_TEST(CudaReduce, FusedPlanPiecesMatchTheCpuBackend) {
             << "engine rows, " << op_name(ops[k]) << (memory == Memory::Host ? ", host" : "");
         ASSERT_EQ(test::first_difference(got_cols[k], want_cols[k]), -1)
             << "engine cols, " << op_name(ops[k]) << (memory == Memory::Host ? ", host" : "");
+      }
+      // Partials kept by the engine and folded there, continuing a running fold (the state a
+      // distributed chain receives), for all ops and for one (the single-op kernel).
+      const auto start = test::random_vector<double>(static_cast<std::size_t>(c.cols), seed + 1);
+      for (const std::vector<Op>& kept : {ops, std::vector<Op>{Op::Norm2}}) {
+        engine->keep_col_groups_multi(kept, block, c.rows, c.cols);
+        for (std::size_t k = 0; k < kept.size(); ++k) {
+          const auto want_k = static_cast<std::size_t>(
+              std::find(ops.begin(), ops.end(), kept[k]) - ops.begin());
+          std::vector<double> got = start, want = start;
+          engine->fold_kept_col_groups(k, got.data());
+          cpu::fold_partials(kept[k], want.data(), want_cols[want_k].data(), groups, c.cols);
+          ASSERT_EQ(test::first_difference(got, want), -1)
+              << "kept cols, " << op_name(kept[k]) << (memory == Memory::Host ? ", host" : "");
+        }
       }
     }
   }

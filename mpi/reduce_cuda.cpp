@@ -111,8 +111,8 @@ public:
     cuda::copy(results_.data(), acc, bytes);
     const Op op = dev_kept_ops_[k];
     cuda::combine_col_groups(pool_[0], op,
-                             dev_kept_.as<double>() + cuda::reduce_fused_slot(dev_kept_ops_, op) *
-                                                      dev_kept_stride_,
+                             dev_kept_.as<double>() +
+                                 cuda::reduce_fused_slot(dev_kept_ops_, op) * dev_kept_stride_,
                              dev_kept_groups_, dev_kept_cols_, results_.as<double>());
     pool_.synchronize();
     cuda::copy(acc, results_.data(), bytes);

@@ -151,12 +151,13 @@ KernelParams choose_kernel(std::size_t element_size, const void* in, void* out, 
   std::int64_t trial_rows = rows, trial_cols = cols;
   trial_extent(element_size, trial_rows, trial_cols);
   const std::vector<KernelParams> list = candidates(element_size);
-  // Each candidate is ranked by the slowest of its rounds, not the fastest: some run either fast
-  // or four times slower from one run to the next (2053 × 2063 c128 without software prefetch,
-  // 2 threads, Intel Xeon: 4.3 ms or 18-21 ms, against 5.1-6.3 ms every time with it), and by
-  // their fastest they won trials and then ran the benchmark at 7 GB/s instead of 24.
-  constexpr int kRounds = 3;
-  std::vector<double> worst(list.size(), 0.0);
+  // Each candidate is ranked by its mean time over several rounds. The fastest round favoured
+  // kernels that run either fast or four times slower from one run to the next (2053 × 2063 c128
+  // without software prefetch, 2 threads, Intel Xeon: 4.3 ms or 18-21 ms, against 5.1-6.3 ms
+  // every time with it): they won trials, then ran the benchmark at 7 GB/s instead of 24. The
+  // slowest round instead let the noise of one round decide between kernels 15 % apart.
+  constexpr int kRounds = 4;
+  std::vector<double> total(list.size(), 0.0);
   const bool cached = 2 * static_cast<std::size_t>(trial_rows) *
                           static_cast<std::size_t>(trial_cols) * element_size <=
                       last_level_cache_bytes();
@@ -176,14 +177,14 @@ KernelParams choose_kernel(std::size_t element_size, const void* in, void* out, 
 #pragma omp barrier
       const double t0 = omp_get_wtime();
       run_kernel(list[k], element_size, in, out, trial_rows, trial_cols, ld_in, ld_out);
-      worst[k] = std::max(worst[k], omp_get_wtime() - t0); // the kernel ends at a barrier
+      total[k] += omp_get_wtime() - t0; // the kernel ends at a barrier
     }
     // Every thread timed the same barrier-to-barrier spans; one thread's figures decide for all.
 #pragma omp single copyprivate(kernel)
   {
     std::size_t winner = 0;
     for (std::size_t k = 1; k < list.size(); ++k)
-      if (worst[k] < worst[winner])
+      if (total[k] < total[winner])
         winner = k;
     kernel = list[winner];
     auto& c = choices();
@@ -191,8 +192,8 @@ KernelParams choose_kernel(std::size_t element_size, const void* in, void* out, 
     ++c.trials;
     c.chosen[key] = kernel;
     log::debug("transpose {}x{} ({} B elements, {} threads): {} in {:.3g} ms (estimate {:.3g} ms)",
-               rows, cols, element_size, key.threads, kernel_name(kernel), worst[winner] * 1e3,
-               worst[0] * 1e3);
+               rows, cols, element_size, key.threads, kernel_name(kernel),
+               total[winner] / kRounds * 1e3, total[0] / kRounds * 1e3);
     if (c.wisdom)
       c.wisdom->store(key, kernel_name(kernel));
   }

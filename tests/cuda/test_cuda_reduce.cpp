@@ -310,8 +310,8 @@ TYPED_TEST(CudaReduce, FusedPlanPiecesMatchTheCpuBackend) {
       for (const std::vector<Op>& kept : {ops, std::vector<Op>{Op::Norm2}}) {
         engine->keep_col_groups_multi(kept, block, c.rows, c.cols);
         for (std::size_t k = 0; k < kept.size(); ++k) {
-          const auto want_k = static_cast<std::size_t>(
-              std::find(ops.begin(), ops.end(), kept[k]) - ops.begin());
+          const auto want_k =
+              static_cast<std::size_t>(std::find(ops.begin(), ops.end(), kept[k]) - ops.begin());
           std::vector<double> got = start, want = start;
           engine->fold_kept_col_groups(k, got.data());
           cpu::fold_partials(kept[k], want.data(), want_cols[want_k].data(), groups, c.cols);

@@ -18,9 +18,10 @@ set(TESSERA_PCH_HEADERS ${_std_headers} <mpi.h> <fmt/format.h> <spdlog/spdlog.h>
 set(TESSERA_PCH_HEADERS_NO_MPI ${_std_headers} <fmt/format.h> <spdlog/spdlog.h>)
 
 # GCC 12 reports std::string's own inlined copies as out of bounds (GCC bugs 105329, 105651)
-# when the standard headers come from a precompiled header, where it otherwise stays quiet.
+# when the standard headers come from a precompiled header, where it otherwise stays quiet;
+# GCC 13 does the same for fmt 9's bigint copies (format_dragon).
 function(tessera_pch_warnings target)
-  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 14)
     target_compile_options(${target} PRIVATE
       $<$<COMPILE_LANGUAGE:CXX>:-Wno-array-bounds -Wno-stringop-overflow -Wno-stringop-overread -Wno-restrict>)
   endif()

@@ -41,11 +41,11 @@ const ReduceKernels& reduce_kernels(Isa isa) noexcept {
 Isa reduce_isa() noexcept {
   static const Isa isa = [] {
     const Isa best = best_isa();
-    const auto named = static_cast<Isa>(
-        env_choice("TESSERA_CPU_ISA", {"portable", "avx2", "avx512"}, static_cast<int>(best)));
+    const auto named = static_cast<Isa>(env_choice(
+        "TESSERA_CPU_ISA", {isa_name(Isa::Portable), isa_name(Isa::Avx2), isa_name(Isa::Avx512)},
+        static_cast<int>(best)));
     if (!isa_supported(named)) {
-      log::warn("TESSERA_CPU_ISA: this processor lacks {}: ignored",
-                named == Isa::Avx512 ? "avx512" : "avx2");
+      log::warn("TESSERA_CPU_ISA: this processor lacks {}: ignored", isa_name(named));
       return best;
     }
     return named;
@@ -58,8 +58,7 @@ Isa reduce_isa() noexcept {
 namespace {
 
 const detail::ReduceKernels& kernels() noexcept {
-  static const detail::ReduceKernels& table = detail::reduce_kernels(detail::reduce_isa());
-  return table;
+  return detail::reduce_kernels(detail::reduce_isa());
 }
 
 } // namespace

@@ -5,9 +5,7 @@
 
 namespace tessera::cpu::detail {
 
-namespace {
-
-const char* isa_name(Isa isa) {
+const char* isa_name(Isa isa) noexcept {
   switch (isa) {
   case Isa::Avx2:
     return "avx2";
@@ -17,6 +15,8 @@ const char* isa_name(Isa isa) {
     return "portable";
   }
 }
+
+namespace {
 
 // Reads "<letter><digits>" at the front of `s` (e.g. "r64"), advancing past it and a '-'.
 bool take_number(std::string_view& s, char letter, int& value) {

@@ -37,6 +37,9 @@ struct Word16 {
 std::string kernel_name(const KernelParams& k);
 std::optional<KernelParams> parse_kernel_name(std::string_view name);
 
+// "portable", "avx2", "avx512": the names of kernel_name, wisdom files and TESSERA_CPU_ISA.
+const char* isa_name(Isa isa) noexcept;
+
 // The richest instruction set this processor and OS support (cpuid, at run time).
 Isa best_isa() noexcept;
 bool isa_supported(Isa isa) noexcept;

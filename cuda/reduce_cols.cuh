@@ -74,13 +74,21 @@ inline bool rows_aligned(const T* a, i64 rows, i64 ld) {
   return aligned_to(a, 16) && (rows == 1 || ld % (16 / static_cast<i64>(sizeof(T))) == 0);
 }
 
+// Rows in flight per thread of col_groups_kernel: 16 for f64 vectors, else 8, or 16 where the
+// matrix gives fewer items than the device holds threads at once (`few`: then the threads
+// alone keep too few bytes in flight; 2048² f32 has 16384 items of 16 bytes).
+template <class T, bool kVec, bool kFew>
+constexpr int col_group_rows() {
+  return (kVec && sizeof(T) == 8) || kFew ? 16 : 8;
+}
+
 // Column partials of 64-row groups (each_col_group).
-template <class T, Fn F, bool kVec>
+template <class T, Fn F, bool kVec, bool kFew = false>
 __global__ void __launch_bounds__(256)
     col_groups_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* out) {
   using P = Policy<F>;
   constexpr int V = group_cols<T, kVec>();
-  constexpr int R = !kVec ? 8 : sizeof(T) == 8 ? 16 : 8; // rows in flight per thread
+  constexpr int R = col_group_rows<T, kVec, kFew>();
   each_col_group<T, kVec, R>(a, rows, cols, ld, [&](i64 g, i64 j, auto&& group_rows) {
     double p[V];
 #pragma unroll
@@ -145,7 +153,8 @@ __global__ void combine_groups_kernel(const double* __restrict__ groups, i64 ngr
 }
 
 // combine_groups_kernel for many groups and few columns: one warp per column (warp_fold), so
-// the in-order fold of each column keeps loads in flight.
+// the in-order fold of each column keeps loads in flight, 32 partials per lane (few warps run:
+// 1000003 × 17 has 17 columns of 15626 groups).
 template <Fn F>
 __global__ void __launch_bounds__(256)
     combine_groups_warp_kernel(const double* __restrict__ groups, i64 ngroups, i64 cols,
@@ -156,7 +165,7 @@ __global__ void __launch_bounds__(256)
   for (i64 j = (static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x) / 32; j < cols;
        j += warps) {
     const double init = accumulate ? acc[j] : P::identity();
-    const double v = warp_fold<P, 8>(groups + j, ngroups, init, lane, cols);
+    const double v = warp_fold<P, 32>(groups + j, ngroups, init, lane, cols);
     if (lane == 0)
       acc[j] = finish(finish_code, v, count);
   }

@@ -225,11 +225,26 @@ void launch_col_group_kernel(cudaStream_t s, Pick pick, const T* a, i64 rows, i6
   CHECK_CUDA_LAUNCH();
 }
 
+// Whether a column-group launch of `items` threads fits in one wave of the kernel with more
+// rows in flight (col_groups_kernel<T, F, kVec, true>, which holds fewer threads per SM).
+template <class T, Fn F, bool kVec>
+bool few_col_group_items(i64 items) {
+  static const unsigned resident = resident_blocks(col_groups_kernel<T, F, kVec, true>, 256);
+  return items <= 256 * static_cast<i64>(resident);
+}
+
 template <class T, Fn F>
 void launch_col_groups(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 ld, double* out) {
+  const i64 groups = (rows + 63) / 64;
   launch_col_group_kernel(
-      s, [](auto vec) { return col_groups_kernel<T, F, decltype(vec)::value>; }, a, rows, cols, ld,
-      out);
+      s,
+      [&](auto vec) {
+        constexpr bool kVec = decltype(vec)::value;
+        const i64 items = groups * ((cols + group_cols<T, kVec>() - 1) / group_cols<T, kVec>());
+        return few_col_group_items<T, F, kVec>(items) ? col_groups_kernel<T, F, kVec, true>
+                                                      : col_groups_kernel<T, F, kVec, false>;
+      },
+      a, rows, cols, ld, out);
 }
 
 template <Fn F>

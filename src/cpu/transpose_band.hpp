@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "cpu/transpose_kernel.hpp"
 
@@ -36,11 +37,20 @@ std::int64_t line_shift(const Word* out, std::int64_t ld_out) {
   return (line - mis) % line;
 }
 
-// The tile walk alone: band(j, i0, i1) moves input rows [i0, i1) of the N columns from j (one
-// band of output rows); the last cols % N columns are moved element by element, by the tile of
-// the last column group while its input rows are still in the cache (a separate pass would read
-// a tall-and-skinny matrix from memory twice). No barrier: the caller ends the walk (after a
-// store fence, where it streams).
+// Whether a tile of the walk follows, and is followed by, a tile of the same thread further down
+// the same bands (the next input rows of the same output rows).
+struct TileLink {
+  bool after_previous = false;
+  bool before_next = false;
+};
+
+// The tile walk alone: band(j, i0, i1, tile_rows[, link]) moves input rows [i0, i1) of the N
+// columns from j (one band of output rows); the last cols % N columns are moved element by
+// element, by the tile of the last column group while its input rows are still in the cache (a
+// separate pass would read a tall-and-skinny matrix from memory twice). Each thread takes one
+// contiguous run of tiles (as schedule(static)), so it walks down its band groups tile after
+// tile; a band that takes a TileLink learns which of its tiles continue one another. No barrier:
+// the caller ends the walk (after a store fence, where it streams).
 template <std::int64_t N, class Word, class Band>
 void walk_bands(const Word* in, Word* out, std::int64_t rows, std::int64_t cols, std::int64_t ld_in,
                 std::int64_t ld_out, const KernelParams& k, Band&& band) {
@@ -52,13 +62,22 @@ void walk_bands(const Word* in, Word* out, std::int64_t rows, std::int64_t cols,
   const std::int64_t head = shift > 0 ? 1 : 0; // the thin first segment
   const std::int64_t segments = head + (rows - shift + tile_rows - 1) / tile_rows;
   const std::int64_t jr = bands * N; // the first leftover column
-#pragma omp for schedule(static) nowait
-  for (std::int64_t t = 0; t < groups * segments; ++t) {
+  const std::int64_t tiles = groups * segments;
+  const std::int64_t team = omp_get_num_threads(), me = omp_get_thread_num();
+  const std::int64_t per = tiles / team, extra = tiles % team;
+  const std::int64_t t0 = me * per + std::min(me, extra), t1 = t0 + per + (me < extra ? 1 : 0);
+  for (std::int64_t t = t0; t < t1; ++t) {
     const std::int64_t g = t / segments, sgm = t % segments;
     const std::int64_t i0 = sgm < head ? 0 : shift + (sgm - head) * tile_rows;
     const std::int64_t i1 = sgm < head ? shift : std::min(i0 + tile_rows, rows);
-    for (std::int64_t b = g * group; b < std::min(bands, (g + 1) * group); ++b)
-      band(b * N, i0, i1, tile_rows);
+    const TileLink link{t > t0 && sgm > 0, t + 1 < t1 && sgm + 1 < segments};
+    for (std::int64_t b = g * group; b < std::min(bands, (g + 1) * group); ++b) {
+      if constexpr (std::is_invocable_v<Band&, std::int64_t, std::int64_t, std::int64_t,
+                                        std::int64_t, TileLink>)
+        band(b * N, i0, i1, tile_rows, link);
+      else
+        band(b * N, i0, i1, tile_rows);
+    }
     if (g == groups - 1)
       for (std::int64_t j = jr; j < cols; ++j)
         for (std::int64_t i = i0; i < i1; ++i)

@@ -167,13 +167,13 @@ def bench(args):
         return float(m.group(1)) if m else math.nan
 
     # CPU: the newest rounds (the first table of the CPU section): tessera, memcpy and HPTT.
-    header, rows = table(["what", "tessera (median of 5 rounds)"])
-    local = [r for r in rows if r[0].startswith("local")]
+    header, rows = table(["shape", "tessera", "memcpy", "/ memcpy", "HPTT (MEASURE)"])
+    local = [r for r in rows if not r[0].startswith(("distributed", "the same"))]
     fig, ax = plt.subplots(figsize=(8, 4))
-    bars(ax, [r[0].replace("local ", "").split(",")[0] for r in local],
-         [("tessera", [number(r[1]) for r in local]),
-          ("memcpy", [anchor(r[3], "memcpy") for r in local]),
-          ("HPTT (MEASURE)", [anchor(r[3], "HPTT") for r in local])],
+    bars(ax, [r[0].split(" (")[0] for r in local],
+         [("tessera", column(header, local, "tessera")),
+          ("memcpy", column(header, local, "memcpy")),
+          ("HPTT (MEASURE)", column(header, local, "HPTT (MEASURE)"))],
          "GB/s", "CPU local transpose, 1 rank × 2 threads (bench/RESULTS.md)")
     save(fig, "bench-cpu.png")
 
@@ -181,8 +181,9 @@ def bench(args):
     dist = [r for r in rows if "compare_fftw" in r[0]]
     fig, ax = plt.subplots(figsize=(7, 4))
     bars(ax, [r[0].split(",")[0].replace("distributed ", "") for r in dist],
-         [("FFTW (FFTW_MEASURE)", [anchor(r[3], "FFTW") for r in dist]),
-          ("tessera TransposePlan", [number(r[1]) for r in dist])],
+         [("FFTW (FFTW_MEASURE)", [anchor(r[header.index("HPTT (MEASURE)")], "FFTW")
+                                  for r in dist]),
+          ("tessera TransposePlan", column(header, dist, "tessera"))],
          "GB/s", "distributed transpose, 2 ranks × 1 thread (bench/RESULTS.md)")
     save(fig, "bench-fftw.png")
 

@@ -11,7 +11,8 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <vector>
+#include <memory>
+#include <new>
 
 #include "cpu/transpose_kernel.hpp"
 
@@ -206,13 +207,15 @@ inline void band8_streaming(const u64* in, std::int64_t ld_in, u64* out, std::in
 void transpose_streaming(const u64* in, u64* out, std::int64_t rows, std::int64_t cols,
                          std::int64_t ld_in, std::int64_t ld_out, const KernelParams& k) {
   // One kept block per band of a tile: up to 64 KiB a thread, in the L2 cache, contiguous (no
-  // set conflicts of its own).
+  // set conflicts of its own). Inside an OpenMP team nothing may throw: without the memory, the
+  // tiles end their lines as before.
   const auto group = static_cast<std::size_t>(std::max(1, k.tile_bands));
-  std::vector<CarriedBlock> carried(ld_out % 8 != 0 ? group : 0);
+  const std::unique_ptr<CarriedBlock[]> carried(
+      ld_out % 8 != 0 ? new (std::nothrow) CarriedBlock[group] : nullptr);
   walk_bands<8>(in, out, rows, cols, ld_in, ld_out, k,
                 [&](std::int64_t j, std::int64_t i0, std::int64_t i1, std::int64_t, TileLink link) {
                   CarriedBlock* carry =
-                      carried.empty() ? nullptr : &carried[static_cast<std::size_t>(j / 8) % group];
+                      carried ? &carried[static_cast<std::size_t>(j / 8) % group] : nullptr;
                   band8_streaming(in, ld_in, out, ld_out, j, i0, i1, carry, link);
                 });
   _mm_sfence(); // make the non-temporal stores visible before the barrier

@@ -203,10 +203,15 @@ void launch_rows(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 ld, double*
                       rowvals, code, count);
 }
 
-// Blocks for the column partials: one thread per (group, vector of columns).
+// Threads of the column partials: one per (64-row group, vector of v columns).
+inline i64 col_group_items(i64 rows, i64 cols, int v) {
+  return ((rows + 63) / 64) * ((cols + v - 1) / v);
+}
+
+// Blocks for the column partials.
 inline unsigned col_group_blocks(i64 rows, i64 cols, int v) {
-  const i64 items = ((rows + 63) / 64) * ((cols + v - 1) / v);
-  return static_cast<unsigned>(std::min<i64>((items + 255) / 256, 1LL << 30));
+  return static_cast<unsigned>(
+      std::min<i64>((col_group_items(rows, cols, v) + 255) / 256, 1LL << 30));
 }
 
 // Launches the column-group kernel pick(kVec) (col_groups_kernel or fused_col_groups_kernel,
@@ -235,12 +240,11 @@ bool few_col_group_items(i64 items) {
 
 template <class T, Fn F>
 void launch_col_groups(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 ld, double* out) {
-  const i64 groups = (rows + 63) / 64;
   launch_col_group_kernel(
       s,
       [&](auto vec) {
         constexpr bool kVec = decltype(vec)::value;
-        const i64 items = groups * ((cols + group_cols<T, kVec>() - 1) / group_cols<T, kVec>());
+        const i64 items = col_group_items(rows, cols, group_cols<T, kVec>());
         return few_col_group_items<T, F, kVec>(items) ? col_groups_kernel<T, F, kVec, true>
                                                       : col_groups_kernel<T, F, kVec, false>;
       },

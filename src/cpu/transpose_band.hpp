@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <type_traits>
 
 #include "cpu/transpose_kernel.hpp"
 
@@ -44,12 +43,12 @@ struct TileLink {
   bool before_next = false;
 };
 
-// The tile walk alone: band(j, i0, i1, tile_rows[, link]) moves input rows [i0, i1) of the N
+// The tile walk alone: band(j, i0, i1, tile_rows, link) moves input rows [i0, i1) of the N
 // columns from j (one band of output rows); the last cols % N columns are moved element by
 // element, by the tile of the last column group while its input rows are still in the cache (a
 // separate pass would read a tall-and-skinny matrix from memory twice). Each thread takes one
 // contiguous run of tiles (as schedule(static)), so it walks down its band groups tile after
-// tile; a band that takes a TileLink learns which of its tiles continue one another. No barrier:
+// tile; `link` tells the band which of its tiles continue one another. No barrier:
 // the caller ends the walk (after a store fence, where it streams).
 template <std::int64_t N, class Word, class Band>
 void walk_bands(const Word* in, Word* out, std::int64_t rows, std::int64_t cols, std::int64_t ld_in,
@@ -71,13 +70,8 @@ void walk_bands(const Word* in, Word* out, std::int64_t rows, std::int64_t cols,
     const std::int64_t i0 = sgm < head ? 0 : shift + (sgm - head) * tile_rows;
     const std::int64_t i1 = sgm < head ? shift : std::min(i0 + tile_rows, rows);
     const TileLink link{t > t0 && sgm > 0, t + 1 < t1 && sgm + 1 < segments};
-    for (std::int64_t b = g * group; b < std::min(bands, (g + 1) * group); ++b) {
-      if constexpr (std::is_invocable_v<Band&, std::int64_t, std::int64_t, std::int64_t,
-                                        std::int64_t, TileLink>)
-        band(b * N, i0, i1, tile_rows, link);
-      else
-        band(b * N, i0, i1, tile_rows);
-    }
+    for (std::int64_t b = g * group; b < std::min(bands, (g + 1) * group); ++b)
+      band(b * N, i0, i1, tile_rows, link);
     if (g == groups - 1)
       for (std::int64_t j = jr; j < cols; ++j)
         for (std::int64_t i = i0; i < i1; ++i)
@@ -91,22 +85,23 @@ void transpose_banded(const typename Block::Word* in, typename Block::Word* out,
                       std::int64_t cols, std::int64_t ld_in, std::int64_t ld_out,
                       const KernelParams& k, bool fence = false) {
   constexpr std::int64_t N = Block::N;
-  walk_bands<N>(in, out, rows, cols, ld_in, ld_out, k,
-                [&](std::int64_t j, std::int64_t i0, std::int64_t i1, std::int64_t tile_rows) {
-                  std::int64_t i = i0;
-                  for (; i + N <= i1; i += N) {
-                    // The same columns one tile further down: the hardware prefetchers follow
-                    // few of a tile's many short row streams, and rows whose stride is not a
-                    // multiple of 64 bytes straddle two lines per load.
-                    if (k.prefetch && i + tile_rows + N <= rows)
-                      for (std::int64_t r = 0; r < N; ++r)
-                        __builtin_prefetch(in + (i + tile_rows + r) * ld_in + j, 0, 3);
-                    Block::move(in + i * ld_in + j, ld_in, out + j * ld_out + i, ld_out);
-                  }
-                  for (; i < i1; ++i)
-                    for (std::int64_t c = 0; c < N; ++c)
-                      out[(j + c) * ld_out + i] = in[i * ld_in + j + c];
-                });
+  walk_bands<N>(
+      in, out, rows, cols, ld_in, ld_out, k,
+      [&](std::int64_t j, std::int64_t i0, std::int64_t i1, std::int64_t tile_rows, TileLink) {
+        std::int64_t i = i0;
+        for (; i + N <= i1; i += N) {
+          // The same columns one tile further down: the hardware prefetchers follow
+          // few of a tile's many short row streams, and rows whose stride is not a
+          // multiple of 64 bytes straddle two lines per load.
+          if (k.prefetch && i + tile_rows + N <= rows)
+            for (std::int64_t r = 0; r < N; ++r)
+              __builtin_prefetch(in + (i + tile_rows + r) * ld_in + j, 0, 3);
+          Block::move(in + i * ld_in + j, ld_in, out + j * ld_out + i, ld_out);
+        }
+        for (; i < i1; ++i)
+          for (std::int64_t c = 0; c < N; ++c)
+            out[(j + c) * ld_out + i] = in[i * ld_in + j + c];
+      });
   if (fence)
     _mm_sfence();
 #pragma omp barrier

@@ -7,6 +7,7 @@
 
 #include "core/throw.hpp"
 #include "cuda/transpose.hpp"
+#include "cuda/transpose_mapped.hpp"
 
 namespace tessera::cuda {
 
@@ -15,8 +16,8 @@ StagedTranspose::StagedTranspose(StreamPool& pool, std::size_t chunk_bytes, Stag
 
 // Tiles of about chunk_bytes: square (the same number of bytes in both copies' row segments),
 // or whole rows (columns) when the matrix is narrower (shorter) than a square tile.
-StagedTranspose::Plan StagedTranspose::prepare(DType t, void* host_out, std::int64_t rows,
-                                               std::int64_t cols) {
+StagedTranspose::Plan StagedTranspose::prepare(DType t, const void* host_in, void* host_out,
+                                               std::int64_t rows, std::int64_t cols) {
   TESSERA_REQUIRE(rows >= 0 && cols >= 0, InputError, "staged transpose: negative shape {}x{}",
                   rows, cols);
   Plan p{};
@@ -39,6 +40,24 @@ StagedTranspose::Plan StagedTranspose::prepare(DType t, void* host_out, std::int
   p.tiles_x = (c + p.tile_cols - 1) / p.tile_cols;
   p.chunks = rows == 0 || cols == 0 ? 0 : p.tiles_x * ((r + p.tile_rows - 1) / p.tile_rows);
   p.direct_out = nullptr;
+  p.mapped_in = nullptr;
+  p.mapped_out = nullptr;
+  if (output_ == StagedOutput::Auto || output_ == StagedOutput::Mapped) {
+    // const_cast: the device view of the input is only read.
+    const void* in = device_view_of_host(const_cast<void*>(host_in));
+    void* out = device_view_of_host(host_out);
+    const bool wanted =
+        output_ == StagedOutput::Mapped || mapped_transpose_preferred(t, host_in, rows, cols, cols);
+    if (wanted && in != nullptr && out != nullptr && mapped_transpose_fits(t, in, out)) {
+      p.mapped_in = in;
+      p.mapped_out = out;
+      p.chunks = p.chunks > 0 ? 1 : 0; // one launch
+      return p;                        // no device tiles
+    }
+    TESSERA_REQUIRE(output_ != StagedOutput::Mapped || p.chunks == 0, InputError,
+                    "staged transpose: mapped transfer needs both host buffers pinned, mapped "
+                    "into the device and aligned to the element");
+  }
   if (output_ == StagedOutput::Direct)
     p.direct_out = static_cast<unsigned char*>(device_view_of_host(host_out));
   TESSERA_REQUIRE(
@@ -96,9 +115,23 @@ void StagedTranspose::d2h(int slot, const Plan& p, void* host_out, const Tile& b
                 b.nr * p.elem, b.nr * p.elem, static_cast<std::size_t>(b.nc));
 }
 
+StagedTimes StagedTranspose::run_mapped(const Plan& p, DType t) {
+  StagedTimes times = p.times();
+  CUstream_st* s = (*pool_)[0];
+  Event start, stop;
+  start.record(s);
+  transpose_mapped(s, t, p.mapped_in, p.mapped_out, p.rows, p.cols, p.cols, p.rows);
+  stop.record(s);
+  stop.synchronize();
+  times.total = times.kernel = Event::elapsed_ms(start, stop) * 1e-3;
+  return times;
+}
+
 StagedTimes StagedTranspose::run(DType t, const void* host_in, void* host_out, std::int64_t rows,
                                  std::int64_t cols) {
-  const Plan p = prepare(t, host_out, rows, cols);
+  const Plan p = prepare(t, host_in, host_out, rows, cols);
+  if (p.mapped_in != nullptr)
+    return run_mapped(p, t);
   StagedTimes times = p.times();
   Event start, stop;
   start.record((*pool_)[0]);
@@ -126,7 +159,9 @@ StagedTimes StagedTranspose::run(DType t, const void* host_in, void* host_out, s
 
 StagedTimes StagedTranspose::phases(DType t, const void* host_in, void* host_out, std::int64_t rows,
                                     std::int64_t cols) {
-  const Plan p = prepare(t, host_out, rows, cols);
+  const Plan p = prepare(t, host_in, host_out, rows, cols);
+  if (p.mapped_in != nullptr)
+    return run_mapped(p, t);
   StagedTimes times = p.times();
   CUstream_st* s = (*pool_)[0];
   Event e0, e1, e2, e3;

@@ -13,6 +13,7 @@
 #include "cuda/staged.hpp"
 #include "cuda/stream.hpp"
 #include "cuda/transpose.hpp"
+#include "cuda/transpose_mapped.hpp"
 #include "cuda_test_util.hpp"
 
 namespace tessera {
@@ -105,11 +106,15 @@ TYPED_TEST(CudaTranspose, PaddedAndMisalignedLayoutsEveryTileVariant) {
 TYPED_TEST(CudaTranspose, StagedHostPipelineMatchesReference) {
   TESSERA_REQUIRE_GPU();
   cuda::StreamPool pool;
-  const Case shapes[] = {{1, 1}, {1000, 999}, {33, 4097}, {4097, 33}};
-  for (const cuda::StagedOutput output : {cuda::StagedOutput::Copy, cuda::StagedOutput::Direct}) {
+  const Case shapes[] = {{1, 1}, {1000, 999}, {33, 4097}, {4097, 33}, {130, 517}, {100, 512}};
+  using cuda::StagedOutput;
+  for (const StagedOutput output :
+       {StagedOutput::Auto, StagedOutput::Copy, StagedOutput::Direct, StagedOutput::Mapped}) {
     // Small chunks: many tiles, several per stream, short ones at the right and bottom edges;
-    // square tiles (1000 x 999), whole columns (33 x 4097) and whole rows (4097 x 33).
+    // square tiles (1000 x 999), whole columns (33 x 4097) and whole rows (4097 x 33). Mapped,
+    // and Auto where the shape suits it, take pinned memory through one kernel over the link.
     cuda::StagedTranspose staged(pool, 7 * 999 * sizeof(TypeParam), output);
+    const bool pinned_only = output == StagedOutput::Direct || output == StagedOutput::Mapped;
     for (const Case& c : shapes) {
       const std::uint64_t seed = test::fresh_seed();
       SCOPED_TRACE(::testing::Message() << c.rows << "x" << c.cols << " output "
@@ -118,16 +123,21 @@ TYPED_TEST(CudaTranspose, StagedHostPipelineMatchesReference) {
       auto in = random_vector<TypeParam>(n, seed);
       std::vector<TypeParam> want(n);
       reference::transpose(in.data(), want.data(), c.rows, c.cols);
-      // Pinned (overlapping copies, or written by the kernel) and pageable host memory.
+      // Pinned (overlapping copies, or read and written by the kernel) and pageable host memory.
       cuda::PinnedBuffer pin(n * sizeof(TypeParam)), pout(n * sizeof(TypeParam));
       std::memcpy(pin.data(), in.data(), n * sizeof(TypeParam));
+      const bool mapped = output == StagedOutput::Mapped ||
+                          (output == StagedOutput::Auto &&
+                           cuda::mapped_transpose_preferred(dtype_of<TypeParam>, pin.data(), c.rows,
+                                                            c.cols, c.cols));
       const cuda::StagedTimes t =
           staged.run(dtype_of<TypeParam>, pin.data(), pout.data(), c.rows, c.cols);
       EXPECT_GT(t.chunks, 0);
-      EXPECT_EQ(t.direct, output == cuda::StagedOutput::Direct);
+      EXPECT_EQ(t.direct, output == StagedOutput::Direct);
+      EXPECT_EQ(t.mapped, mapped);
       ASSERT_TRUE(same_elements(pout.as<TypeParam>(), want.data(), n));
       std::vector<TypeParam> out(n);
-      if (output == cuda::StagedOutput::Direct) {
+      if (pinned_only) {
         EXPECT_THROW(staged.run(dtype_of<TypeParam>, in.data(), out.data(), c.rows, c.cols),
                      InputError);
         continue;
@@ -135,9 +145,50 @@ TYPED_TEST(CudaTranspose, StagedHostPipelineMatchesReference) {
       const cuda::StagedTimes pageable =
           staged.run(dtype_of<TypeParam>, in.data(), out.data(), c.rows, c.cols);
       EXPECT_FALSE(pageable.direct);
+      EXPECT_FALSE(pageable.mapped);
       ASSERT_TRUE(same_elements(out.data(), want.data(), n));
     }
   }
+}
+
+// The mapped kernel on sub-blocks of pinned host memory: every base offset in a 16-byte line,
+// padded leading dimensions, row runs shorter and longer than a tile, partial edge tiles.
+TYPED_TEST(CudaTranspose, MappedKernelOnOffsetSubBlocks) {
+  TESSERA_REQUIRE_GPU();
+  cuda::StreamPool pool(1);
+  const Case shapes[] = {{1, 1}, {1, 300}, {300, 1}, {65, 257}, {129, 70}, {3, 1031}};
+  const std::int64_t word = sizeof(TypeParam) == 16 ? 1 : 16 / sizeof(TypeParam);
+  for (const Case& c : shapes)
+    for (std::int64_t off = 0; off < word; ++off) {
+      const std::uint64_t seed = test::fresh_seed();
+      SCOPED_TRACE(::testing::Message()
+                   << c.rows << "x" << c.cols << " offset " << off << " seed " << seed);
+      const std::int64_t ld_in = c.cols + 3, ld_out = c.rows + 1 + off;
+      const auto n_in = static_cast<std::size_t>(off + c.rows * ld_in);
+      const auto n_out = static_cast<std::size_t>(off + c.cols * ld_out);
+      auto in = random_vector<TypeParam>(n_in, seed);
+      cuda::PinnedBuffer pin(n_in * sizeof(TypeParam)), pout(n_out * sizeof(TypeParam));
+      std::memcpy(pin.data(), in.data(), n_in * sizeof(TypeParam));
+      std::memset(pout.data(), 0x5a, n_out * sizeof(TypeParam));
+      std::vector<TypeParam> sentinel(n_out);
+      std::memcpy(sentinel.data(), pout.data(), n_out * sizeof(TypeParam));
+      auto* din = static_cast<TypeParam*>(cuda::device_view_of_host(pin.data())) + off;
+      auto* dout = static_cast<TypeParam*>(cuda::device_view_of_host(pout.data())) + off;
+      ASSERT_TRUE(cuda::mapped_transpose_fits(dtype_of<TypeParam>, din, dout));
+      cuda::transpose_mapped(pool[0], dtype_of<TypeParam>, din, dout, c.rows, c.cols, ld_in,
+                             ld_out);
+      cuda::synchronize(pool[0]);
+      const auto* got = pout.as<TypeParam>();
+      const auto* src = in.data() + off;
+      for (std::int64_t j = 0; j < c.cols; ++j)
+        for (std::int64_t i = 0; i < ld_out; ++i) {
+          const auto at = static_cast<std::size_t>(off + j * ld_out + i);
+          // The transposed element, or the padding left as it was.
+          const TypeParam& want = i < c.rows ? src[i * ld_in + j] : sentinel[at];
+          ASSERT_EQ(std::memcmp(&got[at], &want, sizeof(TypeParam)), 0)
+              << "output row " << j << ", element " << i;
+        }
+    }
 }
 
 TYPED_TEST(CudaTranspose, PackAndUnpackColumnPieces) {

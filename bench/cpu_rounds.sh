@@ -8,7 +8,8 @@
 # largest over the smallest round (the spread). Run it on an otherwise idle machine.
 #
 #   bench/cpu_rounds.sh BUILD_DIR [ROUNDS]       (default 5 rounds; THREADS default 2)
-#   SHAPES="8192x8192:f64 ..." overrides the local shapes; NO_HPTT=1 skips HPTT.
+#   SHAPES="8192x8192:f64 ..." overrides the local shapes; NO_HPTT=1 skips HPTT;
+#   DIST_SHAPES="8192x8192 ..." overrides the distributed ones (DIST_SHAPES= skips them).
 set -euo pipefail
 build=${1:?usage: bench/cpu_rounds.sh BUILD_DIR [ROUNDS]}
 rounds=${2:-5}
@@ -36,7 +37,7 @@ print(f'local {sys.argv[1]} tessera {d[\"gbps\"]:.2f} memcpy {d[\"reference\"][\
         sed -n 's/^hptt(measure).*hptt \([0-9.]*\) GB.*/local '"$s"' hptt \1/p' | tee -a "$log"
     fi
   done
-  for s in 8192x8192 8191x12289; do
+  for s in ${DIST_SHAPES-8192x8192 8191x12289}; do
     if [[ -x $compare ]]; then
       OMP_NUM_THREADS=1 mpirun -np 2 --bind-to core "$compare" --shape "$s" --json 2>/dev/null |
         /usr/bin/python3 -c "import json,sys

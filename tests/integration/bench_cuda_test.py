@@ -81,11 +81,19 @@ def one_rank(tessera, common):
     r = bench(t, common, {"memory": "device"})
     if r["reference"]["name"] != "copy" or not r.get("geam_gbps", 0) > 0:
         sys.exit(f"FAIL: reference {r['reference']!r}, geam_gbps {r.get('geam_gbps')!r}")
-    r = bench(t + ["--memory", "host"], common, {"memory": "host"})
-    if [p["name"] for p in r["phases"]] != ["h2d (alone)", "kernel (alone)", "d2h (alone)"]:
-        sys.exit(f"FAIL: phases {r['phases']!r}")
-    if not r.get("total_over_slowest_phase", 0) > 0:
-        sys.exit("FAIL: no total_over_slowest_phase")
+    # Pinned host memory: rows off the 128-byte lines go staged, rows on them through one
+    # kernel over the link; both beside the staged pipeline, both checked.
+    aligned = [tessera, "bench", "transpose", "--rows", "257", "--cols", "512", "--dtype", "f32"]
+    for cmd, path in ((t, "staged"), (aligned, "mapped")):
+        r = bench(cmd + ["--memory", "host"], common, {"memory": "host"})
+        names = [p["name"] for p in r["phases"]]
+        if names != ["h2d (alone)", "kernel (alone)", "d2h (alone)", "staged pipeline"]:
+            sys.exit(f"FAIL: phases {r['phases']!r}")
+        if r.get("kernel") != path:
+            sys.exit(f"FAIL: path {r.get('kernel')!r}, expected {path}")
+        for key in ("total_over_slowest_phase", "staged_over_slowest_phase"):
+            if not r.get(key, 0) > 0:
+                sys.exit(f"FAIL: no {key}")
     matrix(tessera, common)
     for axis in ("all", "rows", "cols"):
         for dtype in ("f32", "f64"):

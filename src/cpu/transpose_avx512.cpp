@@ -1,9 +1,9 @@
 // AVX-512 register-block kernels, compiled for AVX-512F whatever the build flags and chosen at
 // run time only on processors that have it. Integer shuffles only: the bits move unchanged.
-//  - 4-byte elements: 16 x 16 blocks, 8-byte elements: 8 x 8 blocks; N 64-byte row loads, a
-//    register transpose, N 64-byte stores, each a whole line of one output row; optionally with
-//    non-temporal stores of whole aligned lines (below).
-//  - 16-byte elements: 4 x 4 blocks of 128-bit lanes (64-byte rows).
+//  - 4-byte elements: 16 x 16 blocks, 8-byte elements: 8 x 8 blocks, 16-byte elements: 4 x 4
+//    blocks of 128-bit lanes; N 64-byte row loads, a register transpose, N 64-byte stores, each a
+//    whole line of one output row;
+//  - optionally, for every element size, non-temporal stores of whole aligned lines (below).
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -95,7 +95,9 @@ inline void transpose16x16(__m512i r[16]) {
 //  - load: the block's N input rows, transposed (r[k]: output row k);
 //  - join_index(s), join(a, idx, b): the line that starts at element s of row a and ends in b
 //    (a[s..N-1], b[0..s-1]);
-//  - store_masked: the elements of a row a mask selects (Mask: one bit an element).
+//  - store_masked: the elements of a row a mask selects; head_mask(s): the mask of a row's first
+//    s elements, shift_of(head_mask(s)) == s. Masks select the store's lanes, one bit an element
+//    for 4- and 8-byte elements but two (one a qword) for 16-byte ones.
 struct Block8x8 {
   static constexpr int N = 8;
   using Word = u64;
@@ -118,6 +120,8 @@ struct Block8x8 {
     return _mm512_permutex2var_epi64(a, idx, b);
   }
   static inline void store_masked(Word* p, Mask m, __m512i v) { _mm512_mask_storeu_epi64(p, m, v); }
+  static inline Mask head_mask(unsigned s) { return static_cast<Mask>((1u << s) - 1u); }
+  static inline int shift_of(Mask head) { return __builtin_popcount(head); }
 };
 
 struct Block4x16 {
@@ -143,24 +147,43 @@ struct Block4x16 {
     return _mm512_permutex2var_epi32(a, idx, b);
   }
   static inline void store_masked(Word* p, Mask m, __m512i v) { _mm512_mask_storeu_epi32(p, m, v); }
+  static inline Mask head_mask(unsigned s) { return static_cast<Mask>((1u << s) - 1u); }
+  static inline int shift_of(Mask head) { return __builtin_popcount(head); }
 };
 
+// An element is two qwords (one 128-bit lane): shifts and masks count qwords, two an element.
 struct Block16x4 {
   static constexpr int N = 4;
   using Word = Word16;
-  static inline void move(const Word* in, std::int64_t ld_in, Word* out, std::int64_t ld_out) {
-    __m512i r[4];
+  using Mask = __mmask8;
+  static inline void load(const Word* in, std::int64_t ld_in, __m512i r[4]) {
     for (int k = 0; k < 4; ++k)
       r[k] = _mm512_loadu_si512(in + k * ld_in);
     const __m512i t0 = _mm512_shuffle_i64x2(r[0], r[1], 0x44); // r0.l0 r0.l1 r1.l0 r1.l1
     const __m512i t1 = _mm512_shuffle_i64x2(r[0], r[1], 0xEE); // r0.l2 r0.l3 r1.l2 r1.l3
     const __m512i t2 = _mm512_shuffle_i64x2(r[2], r[3], 0x44);
     const __m512i t3 = _mm512_shuffle_i64x2(r[2], r[3], 0xEE);
-    _mm512_storeu_si512(out, _mm512_shuffle_i64x2(t0, t2, 0x88)); // lane 0 of every row
-    _mm512_storeu_si512(out + ld_out, _mm512_shuffle_i64x2(t0, t2, 0xDD));
-    _mm512_storeu_si512(out + 2 * ld_out, _mm512_shuffle_i64x2(t1, t3, 0x88));
-    _mm512_storeu_si512(out + 3 * ld_out, _mm512_shuffle_i64x2(t1, t3, 0xDD));
+    r[0] = _mm512_shuffle_i64x2(t0, t2, 0x88); // lane 0 of every row
+    r[1] = _mm512_shuffle_i64x2(t0, t2, 0xDD);
+    r[2] = _mm512_shuffle_i64x2(t1, t3, 0x88);
+    r[3] = _mm512_shuffle_i64x2(t1, t3, 0xDD);
   }
+  static inline void move(const Word* in, std::int64_t ld_in, Word* out, std::int64_t ld_out) {
+    __m512i r[4];
+    load(in, ld_in, r);
+    for (int k = 0; k < 4; ++k)
+      _mm512_storeu_si512(out + k * ld_out, r[k]);
+  }
+  static inline __m512i join_index(unsigned s) {
+    return _mm512_add_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0),
+                            _mm512_set1_epi64(static_cast<long long>(2 * s)));
+  }
+  static inline __m512i join(__m512i a, __m512i idx, __m512i b) {
+    return _mm512_permutex2var_epi64(a, idx, b);
+  }
+  static inline void store_masked(Word* p, Mask m, __m512i v) { _mm512_mask_storeu_epi64(p, m, v); }
+  static inline Mask head_mask(unsigned s) { return static_cast<Mask>((1u << (2 * s)) - 1u); }
+  static inline int shift_of(Mask head) { return __builtin_popcount(head) / 2; }
 };
 
 // The lines of one band's output rows a tile could not finish: its last block, kept for the
@@ -202,7 +225,7 @@ inline void band_shifted(const typename Block::Word* src, std::int64_t ld_in,
     Block::load(src + N * b * ld_in, ld_in, cur);
     for (int k = 0; k < N; ++k) {
       // Line starting at block b-1's element s: prev[s..N-1], cur[0..s-1].
-      const int s = __builtin_popcount(head[k]);
+      const int s = Block::shift_of(head[k]);
       _mm512_stream_si512(reinterpret_cast<__m512i*>(orow[k] + N * (b - 1) + s),
                           Block::join(prev[k], idx[k], cur[k]));
       prev[k] = cur[k];
@@ -238,7 +261,7 @@ inline void band_streaming(const typename Block::Word* in, std::int64_t ld_in,
     const auto mis = (reinterpret_cast<std::uintptr_t>(orow[k]) % 64) / sizeof(Word);
     const auto s = static_cast<unsigned>((N - mis) % N);
     idx[k] = Block::join_index(s);
-    head[k] = static_cast<Mask>((1u << s) - 1u);
+    head[k] = Block::head_mask(s);
     aligned = aligned && s == 0;
   }
   const Word* src = in + i0 * ld_in + j;
@@ -284,8 +307,9 @@ void transpose_streaming(const typename Block::Word* in, typename Block::Word* o
                          std::int64_t rows, std::int64_t cols, std::int64_t ld_in,
                          std::int64_t ld_out, const KernelParams& k) {
   constexpr std::int64_t N = Block::N;
-  // One kept block per band of a tile: at most 64 KiB a thread for 8-byte elements and 128 KiB
-  // for 4-byte ones (128 bands), in the L2 cache, contiguous (no set conflicts of its own).
+  // One kept block per band of a tile: at most 32 KiB a thread for 16-byte elements, 64 KiB for
+  // 8-byte ones and 128 KiB for 4-byte ones (128 bands), in the L2 cache, contiguous (no set
+  // conflicts of its own).
   // Inside an OpenMP team nothing may throw: without the memory, the tiles end their lines as
   // before.
   const auto group = static_cast<std::size_t>(std::max(1, k.tile_bands));
@@ -306,7 +330,8 @@ void transpose_streaming(const typename Block::Word* in, typename Block::Word* o
 void run_avx512(const KernelParams& k, std::size_t element_size, const void* in, void* out,
                 std::int64_t rows, std::int64_t cols, std::int64_t ld_in, std::int64_t ld_out) {
   // Streaming needs every output line to start at an element (output aligned to one), where
-  // the joined lines are stored.
+  // the joined lines are stored. complex<double> is aligned to 8 bytes only: a 16-byte output
+  // off a 16-byte boundary takes the ordinary stores.
   if (element_size == 4) {
     const auto* i4 = static_cast<const u32*>(in);
     auto* o4 = static_cast<u32*>(out);
@@ -322,7 +347,12 @@ void run_avx512(const KernelParams& k, std::size_t element_size, const void* in,
     else
       transpose_banded<Block8x8>(i8, o8, rows, cols, ld_in, ld_out, k);
   } else {
-    run_banded<Block16x4>(in, out, rows, cols, ld_in, ld_out, k);
+    const auto* i16 = static_cast<const Word16*>(in);
+    auto* o16 = static_cast<Word16*>(out);
+    if (k.streaming && reinterpret_cast<std::uintptr_t>(out) % 16 == 0)
+      transpose_streaming<Block16x4>(i16, o16, rows, cols, ld_in, ld_out, k);
+    else
+      transpose_banded<Block16x4>(i16, o16, rows, cols, ld_in, ld_out, k);
   }
 }
 

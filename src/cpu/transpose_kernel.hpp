@@ -3,9 +3,9 @@
 // A kernel is an instruction set (portable C++, AVX2 or AVX-512, picked at run time from what
 // the processor supports, never from the build flags) plus the tile it walks: input rows per
 // tile, register blocks per tile along the columns, software prefetch of the next tile, and
-// (8-byte elements; 4-byte ones with AVX-512) non-temporal stores. Which one is fastest depends
-// on the shape, the leading dimensions, the thread count and the machine, so the plan times a
-// few on first use (transpose_tuner.hpp) and remembers the winner.
+// (8-byte elements; 4- and 16-byte ones with AVX-512) non-temporal stores. Which one is fastest
+// depends on the shape, the leading dimensions, the thread count and the machine, so the plan times
+// a few on first use (transpose_tuner.hpp) and remembers the winner.
 #pragma once
 
 #include <cstddef>
@@ -24,7 +24,9 @@ struct KernelParams {
   int tile_rows = 64;  // input rows per tile (a multiple of the register block)
   int tile_bands = 32; // register blocks per tile along the input's columns
   bool prefetch = true;
-  bool streaming = false; // non-temporal stores: 8-byte elements (AVX2, AVX-512), 4-byte (AVX-512)
+  // Non-temporal stores: 8-byte elements (AVX2, AVX-512), 4- and 16-byte ones (AVX-512); other
+  // combinations run with ordinary stores.
+  bool streaming = false;
   bool operator==(const KernelParams&) const = default;
 };
 

@@ -42,13 +42,14 @@ StagedTranspose::Plan StagedTranspose::prepare(DType t, const void* host_in, voi
   p.direct_out = nullptr;
   p.mapped_in = nullptr;
   p.mapped_out = nullptr;
-  if (output_ == StagedOutput::Auto || output_ == StagedOutput::Mapped) {
+  const bool mapped_wanted =
+      output_ == StagedOutput::Mapped ||
+      (output_ == StagedOutput::Auto && mapped_transpose_preferred(t, host_in, rows, cols, cols));
+  if (mapped_wanted) {
     // const_cast: the device view of the input is only read.
     const void* in = device_view_of_host(const_cast<void*>(host_in));
     void* out = device_view_of_host(host_out);
-    const bool wanted =
-        output_ == StagedOutput::Mapped || mapped_transpose_preferred(t, host_in, rows, cols, cols);
-    if (wanted && in != nullptr && out != nullptr && mapped_transpose_fits(t, in, out)) {
+    if (in != nullptr && out != nullptr && mapped_transpose_fits(t, in, out)) {
       p.mapped_in = in;
       p.mapped_out = out;
       p.chunks = p.chunks > 0 ? 1 : 0; // one launch

@@ -98,7 +98,24 @@ inline void transpose16x16(__m512i r[16]) {
 //  - store_masked: the elements of a row a mask selects; head_mask(s): the mask of a row's first
 //    s elements, shift_of(head_mask(s)) == s. Masks select the store's lanes, one bit an element
 //    for 4- and 8-byte elements but two (one a qword) for 16-byte ones.
-struct Block8x8 {
+// What the line blocks share (Block: N, Word, Mask, load): move() for the banded walk, one
+// 64-byte store per output row; and, one mask bit an element, head_mask and shift_of.
+template <class Block>
+struct LineBlock {
+  template <class Word> // Block::Word (a template: Block is incomplete here)
+  static inline void move(const Word* in, std::int64_t ld_in, Word* out, std::int64_t ld_out) {
+    __m512i r[Block::N];
+    Block::load(in, ld_in, r);
+    for (int k = 0; k < Block::N; ++k)
+      _mm512_storeu_si512(out + k * ld_out, r[k]);
+  }
+  static inline auto head_mask(unsigned s) {
+    return static_cast<typename Block::Mask>((1u << s) - 1u);
+  }
+  static inline int shift_of(unsigned head) { return __builtin_popcount(head); }
+};
+
+struct Block8x8 : LineBlock<Block8x8> {
   static constexpr int N = 8;
   using Word = u64;
   using Mask = __mmask8;
@@ -107,12 +124,6 @@ struct Block8x8 {
       r[k] = _mm512_loadu_si512(in + k * ld_in);
     transpose8x8(r);
   }
-  static inline void move(const Word* in, std::int64_t ld_in, Word* out, std::int64_t ld_out) {
-    __m512i r[8];
-    load(in, ld_in, r);
-    for (int k = 0; k < 8; ++k)
-      _mm512_storeu_si512(out + k * ld_out, r[k]);
-  }
   static inline __m512i join_index(unsigned s) {
     return _mm512_add_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi64(s));
   }
@@ -120,11 +131,9 @@ struct Block8x8 {
     return _mm512_permutex2var_epi64(a, idx, b);
   }
   static inline void store_masked(Word* p, Mask m, __m512i v) { _mm512_mask_storeu_epi64(p, m, v); }
-  static inline Mask head_mask(unsigned s) { return static_cast<Mask>((1u << s) - 1u); }
-  static inline int shift_of(Mask head) { return __builtin_popcount(head); }
 };
 
-struct Block4x16 {
+struct Block4x16 : LineBlock<Block4x16> {
   static constexpr int N = 16;
   using Word = u32;
   using Mask = __mmask16;
@@ -132,12 +141,6 @@ struct Block4x16 {
     for (int k = 0; k < 16; ++k)
       r[k] = _mm512_loadu_si512(in + k * ld_in);
     transpose16x16(r);
-  }
-  static inline void move(const Word* in, std::int64_t ld_in, Word* out, std::int64_t ld_out) {
-    __m512i r[16];
-    load(in, ld_in, r);
-    for (int k = 0; k < 16; ++k)
-      _mm512_storeu_si512(out + k * ld_out, r[k]);
   }
   static inline __m512i join_index(unsigned s) {
     return _mm512_add_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
@@ -147,12 +150,10 @@ struct Block4x16 {
     return _mm512_permutex2var_epi32(a, idx, b);
   }
   static inline void store_masked(Word* p, Mask m, __m512i v) { _mm512_mask_storeu_epi32(p, m, v); }
-  static inline Mask head_mask(unsigned s) { return static_cast<Mask>((1u << s) - 1u); }
-  static inline int shift_of(Mask head) { return __builtin_popcount(head); }
 };
 
 // An element is two qwords (one 128-bit lane): shifts and masks count qwords, two an element.
-struct Block16x4 {
+struct Block16x4 : LineBlock<Block16x4> {
   static constexpr int N = 4;
   using Word = Word16;
   using Mask = __mmask8;
@@ -167,12 +168,6 @@ struct Block16x4 {
     r[1] = _mm512_shuffle_i64x2(t0, t2, 0xDD);
     r[2] = _mm512_shuffle_i64x2(t1, t3, 0x88);
     r[3] = _mm512_shuffle_i64x2(t1, t3, 0xDD);
-  }
-  static inline void move(const Word* in, std::int64_t ld_in, Word* out, std::int64_t ld_out) {
-    __m512i r[4];
-    load(in, ld_in, r);
-    for (int k = 0; k < 4; ++k)
-      _mm512_storeu_si512(out + k * ld_out, r[k]);
   }
   static inline __m512i join_index(unsigned s) {
     return _mm512_add_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0),

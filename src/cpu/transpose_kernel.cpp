@@ -166,8 +166,10 @@ std::vector<KernelParams> candidates(std::size_t element_size) {
 void run_kernel(const KernelParams& k, std::size_t element_size, const void* in, void* out,
                 std::int64_t rows, std::int64_t cols, std::int64_t ld_in, std::int64_t ld_out) {
   // Called inside OpenMP teams, where nothing may throw: a kernel this processor cannot run
-  // (never chosen: candidates and wisdom are checked) falls back to the portable one.
-  switch (isa_supported(k.isa) ? k.isa : Isa::Portable) {
+  // (never chosen: candidates and wisdom are checked) falls back to the portable one, as do
+  // 8-byte elements off an 8-byte boundary (the register blocks move them as uint64_t words).
+  const bool registers = isa_supported(k.isa) && words_aligned(element_size, in, out);
+  switch (registers ? k.isa : Isa::Portable) {
 #if defined(__x86_64__) // the instruction-set files define these on x86-64 only
   case Isa::Avx512:
     run_avx512(k, element_size, in, out, rows, cols, ld_in, ld_out);

@@ -35,6 +35,14 @@ struct Word16 {
   std::uint64_t lo, hi;
 };
 
+// Whether both pointers are aligned to the word an element moves as (8-byte elements as one
+// uint64_t; 4- and 16-byte words need no more than the element's own alignment). Only the
+// portable kernel takes 8-byte elements that are not (complex<float> aligned to 4 bytes).
+inline bool words_aligned(std::size_t element_size, const void* in, const void* out) noexcept {
+  return element_size != 8 || (reinterpret_cast<std::uintptr_t>(in) % 8 == 0 &&
+                               reinterpret_cast<std::uintptr_t>(out) % 8 == 0);
+}
+
 // "avx2-r64-b32-p", "avx512-r64-b32-p-nt", "portable-r32": stable names for wisdom files.
 std::string kernel_name(const KernelParams& k);
 std::optional<KernelParams> parse_kernel_name(std::string_view name);

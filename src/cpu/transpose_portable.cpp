@@ -11,6 +11,12 @@ namespace tessera::cpu::detail {
 
 namespace {
 
+// An 8-byte element aligned to 4 bytes only (a complex<float> placed off an 8-byte boundary):
+// moved as a pair of 4-byte words, since a uint64_t access there would be misaligned.
+struct LooseWord8 {
+  std::uint32_t lo, hi;
+};
+
 template <class W>
 void transpose_tiled(const W* in, W* out, std::int64_t rows, std::int64_t cols, std::int64_t ld_in,
                      std::int64_t ld_out, std::int64_t edge) {
@@ -40,8 +46,12 @@ void run_portable(const KernelParams& k, std::size_t element_size, const void* i
                     cols, ld_in, ld_out, edge);
     break;
   case 8:
-    transpose_tiled(static_cast<const std::uint64_t*>(in), static_cast<std::uint64_t*>(out), rows,
-                    cols, ld_in, ld_out, edge);
+    if (words_aligned(element_size, in, out))
+      transpose_tiled(static_cast<const std::uint64_t*>(in), static_cast<std::uint64_t*>(out), rows,
+                      cols, ld_in, ld_out, edge);
+    else
+      transpose_tiled(static_cast<const LooseWord8*>(in), static_cast<LooseWord8*>(out), rows, cols,
+                      ld_in, ld_out, edge);
     break;
   default:
     transpose_tiled(static_cast<const Word16*>(in), static_cast<Word16*>(out), rows, cols, ld_in,

@@ -112,7 +112,8 @@ TYPED_TEST(CpuTranspose, TypeErasedFormDispatchesOnDType) {
 // awkward shapes, padded and odd leading dimensions (every output row at a different offset
 // within a cache line), output rows all at the same offset past a line (the walk then shifts its
 // tiles onto the lines), complex outputs aligned only to their scalar part (off an element
-// boundary, where the non-temporal stores cannot be used), 1 and 3 threads.
+// boundary: 16-byte ones then take ordinary stores, 8-byte ones the portable kernel), 1 and 3
+// threads.
 TYPED_TEST(CpuTranspose, EveryCandidateKernelMatchesTheReference) {
   using T = TypeParam;
   const unsigned seed = fresh_seed();

@@ -176,7 +176,7 @@ bool try_launch_staged_rows(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 
     return false;
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(static_cast<unsigned>(rows * kStagedGroups));
-  cfg.blockDim = dim3(kStagedLanes * kStagedWarps);
+  cfg.blockDim = dim3(kStagedThreads);
   cfg.dynamicSmemBytes = staged_ring_bytes<T>();
   cfg.stream = s;
   cudaLaunchAttribute cluster{};

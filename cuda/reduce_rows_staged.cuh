@@ -7,8 +7,12 @@
 // groups of 32 lanes, one block per group, the four blocks of a row forming one thread block
 // cluster: thread t of the block's first warp owns one canonical lane of group g, and the
 // group's share of the row (32 consecutive elements of every 128) streams through a ring of
-// shared memory filled by asynchronous copies that all the block's warps issue stages ahead
-// (tens of KiB in flight per block instead of a few hundred bytes). At the end the four blocks put
+// shared memory filled by asynchronous copies that the block's other warps issue stages ahead
+// (tens of KiB in flight per block instead of a few hundred bytes). Each slot of the ring has
+// a pair of barriers (cuda::pipeline: filled, emptied), so the adding warp waits only for the
+// stage it adds and the copying warps only for a slot to come free: with one block-wide barrier
+// per stage instead, every warp waited for the additions, and a stage took about three times
+// its 32 dependent additions. At the end the four blocks put
 // their lanes in block 0's shared memory (distributed shared memory), which applies the fixed
 // halving tree.
 //
@@ -17,10 +21,11 @@
 // p - m, so a thread always meets the same canonical lane ((32g + t - m) mod 128), in ascending
 // column order. No byte outside the row is read: the vector holding column 0 is copied element
 // by element from column 0 on, and the one holding the last column is copied up to it (the
-// copy fills the rest with zeros, which are never added).
+// rest of its slot keeps whatever it held, and is never added).
 #pragma once
 
 #include <cooperative_groups.h>
+#include <cuda/pipeline>
 #include <cuda_pipeline.h>
 
 #include "cuda/reduce_fused.cuh"
@@ -32,9 +37,11 @@ constexpr int kStagedGroups = 4;
 constexpr int kStagedLanes = kSumLanes / kStagedGroups;
 static_assert(kStagedLanes == 32, "one warp per lane group");
 
-// Warps per block: one adds, all copy. Copying warps beyond the first doubled the speed (one
-// warp issuing every copy and adding ran at 4–5 GB/s per block); eight gave the same as four.
+// Copying warps per block, beside the one that adds. More than one copying warp doubled the
+// speed (one warp issuing every copy and adding ran at 4–5 GB/s per block); eight gave the same
+// as four.
 constexpr int kStagedWarps = 4;
+constexpr int kStagedThreads = kStagedLanes + 32 * kStagedWarps;
 
 // Steps (chunks of 128 columns) per stage, and stages in the ring: 4 KiB (f32) or 8 KiB (f64) a
 // stage, 60 KiB or 88 KiB in flight per block.
@@ -92,8 +99,9 @@ struct StagedMaskOps {
 };
 
 // Queues the asynchronous copies of stage k of group g's share of a row into `slot`: aligned
-// positions 128·(kS + s) + 32g + [0, 32) for s < S, in 16-byte pieces spread over the warp.
-// `end` = m + cols is the aligned position past the row's last element.
+// positions 128·(kS + s) + 32g + [0, 32) for s < S, in 16-byte pieces spread over the copying
+// warps (t: the thread's place among them). `end` = m + cols is the aligned position past the
+// row's last element.
 template <class T>
 __device__ __forceinline__ void staged_issue(T* slot, const T* pa, int m, i64 end, i64 k, int g,
                                              int t) {
@@ -134,18 +142,11 @@ __device__ __forceinline__ void staged_issue(T* slot, const T* pa, int m, i64 en
   }
 }
 
-// Waits until at most N groups of this thread's asynchronous copies are pending
-// (__pipeline_wait_prior stops at 8).
-template <int N>
-__device__ __forceinline__ void staged_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-
 // The row values of rows [0, rows): block b takes lane group b % 4 of row b / 4 (clusters of
-// four blocks of kStagedWarps warps: warp 0 adds, all copy). Values go to out[slot * stride + row],
+// four blocks: warp 0 adds, the kStagedWarps others copy). Values go to out[slot * stride + row],
 // finished by finish_code.
 template <class T, class Ops>
-__global__ void __launch_bounds__(32 * kStagedWarps)
+__global__ void __launch_bounds__(kStagedThreads)
     staged_row_values_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* out,
                              i64 stride, Ops ops, int finish_code, double count) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -154,6 +155,10 @@ __global__ void __launch_bounds__(32 * kStagedWarps)
   constexpr int kSlotElems = kStagedSteps * kStagedLanes;
   extern __shared__ __align__(16) unsigned char staged_ring[];
   __shared__ double lanes[Ops::kSlots][kSumLanes];
+  // The ring's barriers: plain storage, which make_pipeline initializes (a __shared__ variable
+  // cannot have a constructor run).
+  using RingState = ::cuda::pipeline_shared_state<::cuda::thread_scope_block, NS>;
+  __shared__ alignas(RingState) unsigned char ring_state[sizeof(RingState)];
   T* ring = reinterpret_cast<T*>(staged_ring);
 
   namespace cg = cooperative_groups;
@@ -161,6 +166,7 @@ __global__ void __launch_bounds__(32 * kStagedWarps)
   const int g = static_cast<int>(cluster.block_rank());
   const i64 r = blockIdx.x / kStagedGroups;
   const int t = static_cast<int>(threadIdx.x);
+  const bool adder = t < kStagedLanes;
   const T* row = a + r * ld;
   const int m = static_cast<int>((reinterpret_cast<std::uintptr_t>(row) / sizeof(T)) & (V - 1));
   const T* pa = row - m;
@@ -170,51 +176,52 @@ __global__ void __launch_bounds__(32 * kStagedWarps)
   // Block 0's shared memory may be written only once it runs: this arrival, waited for before
   // those writes, says so without holding anything up now.
   auto started = cluster.barrier_arrive();
-  ops.init();
-  // Stages k … k + NS - 2 are in flight while stage k is added; one commit per stage (empty
-  // past the end) keeps the count of pending groups fixed for the wait.
+  {
+    auto pipe = ::cuda::make_pipeline(
+        cg::this_thread_block(), reinterpret_cast<RingState*>(ring_state),
+        adder ? ::cuda::pipeline_role::consumer : ::cuda::pipeline_role::producer);
+    if (!adder) {
+      // Stage k goes to slot k % NS once the adder has emptied it (the first NS at once).
 #pragma unroll 1
-  for (int k = 0; k < NS - 1; ++k) {
-    if (k < stages)
-      staged_issue<T>(ring + k * kSlotElems, pa, m, end, k, g, t);
-    __pipeline_commit();
-  }
-  // The column of this thread's element in step 0 of stage k: c0 + 128·kS.
-  const i64 c0 = kStagedLanes * g + t - m;
+      for (i64 k = 0; k < stages; ++k) {
+        pipe.producer_acquire();
+        staged_issue<T>(ring + (k % NS) * kSlotElems, pa, m, end, k, g, t - kStagedLanes);
+        pipe.producer_commit();
+      }
+    } else {
+      ops.init();
+      // The column of this thread's element in step 0 of stage k: c0 + 128·kS.
+      const i64 c0 = kStagedLanes * g + t - m;
 #pragma unroll 1
-  for (i64 k = 0; k < stages; ++k) {
-    const i64 next = k + NS - 1; // into the slot that stage k - 1 used
-    if (next < stages)
-      staged_issue<T>(ring + (next % NS) * kSlotElems, pa, m, end, next, g, t);
-    __pipeline_commit();
-    staged_wait<NS - 1>();
-    __syncthreads();        // every thread's copies of stage k are complete and visible
-    if (t < kStagedLanes) { // the other warps only copy; every thread meets the same barriers
-      const T* slot = ring + (k % NS) * kSlotElems + t;
-      const i64 ck = c0 + 128 * k * kStagedSteps;
-      // Every column of the stage, for every thread, inside the row: no checks.
-      const bool whole = (k > 0 || g > 0 || m == 0) &&
-                         128 * ((k + 1) * kStagedSteps - 1) + kStagedLanes * (g + 1) - m <= cols;
-      if (whole) {
-        // All of the stage's loads first: the additions are one dependent chain, and a load
-        // between two of them would put its latency on the chain.
-        T x[kStagedSteps];
+      for (i64 k = 0; k < stages; ++k) {
+        pipe.consumer_wait();
+        const T* slot = ring + (k % NS) * kSlotElems + t;
+        const i64 ck = c0 + 128 * k * kStagedSteps;
+        // Every column of the stage, for every thread, inside the row: no checks.
+        const bool whole = (k > 0 || g > 0 || m == 0) &&
+                           128 * ((k + 1) * kStagedSteps - 1) + kStagedLanes * (g + 1) - m <= cols;
+        if (whole) {
+          // All of the stage's loads first, and the slot handed back before the additions: they
+          // are one dependent chain, and a load between two of them would put its latency on it.
+          T x[kStagedSteps];
 #pragma unroll
-        for (int s = 0; s < kStagedSteps; ++s)
-          x[s] = slot[s * kStagedLanes];
+          for (int s = 0; s < kStagedSteps; ++s)
+            x[s] = slot[s * kStagedLanes];
+          pipe.consumer_release();
 #pragma unroll
-        for (int s = 0; s < kStagedSteps; ++s)
-          ops.add(static_cast<double>(x[s]));
-      } else {
+          for (int s = 0; s < kStagedSteps; ++s)
+            ops.add(static_cast<double>(x[s]));
+        } else {
 #pragma unroll 4
-        for (int s = 0; s < kStagedSteps; ++s) {
-          const i64 c = ck + 128 * s;
-          if (c >= 0 && c < cols)
-            ops.add(static_cast<double>(slot[s * kStagedLanes]));
+          for (int s = 0; s < kStagedSteps; ++s) {
+            const i64 c = ck + 128 * s;
+            if (c >= 0 && c < cols)
+              ops.add(static_cast<double>(slot[s * kStagedLanes]));
+          }
+          pipe.consumer_release();
         }
       }
     }
-    __syncthreads(); // stage k's slot is refilled by the next iteration's copies
   }
 
   // Lane (32g + t - m) mod 128 of every op, into block 0's shared memory; block 0 applies the
@@ -222,10 +229,10 @@ __global__ void __launch_bounds__(32 * kStagedWarps)
   cluster.barrier_wait(std::move(started));
   double* lanes0 = cluster.map_shared_rank(&lanes[0][0], 0);
   const int lane = (kStagedLanes * g + t - m) & (kSumLanes - 1);
-  if (t < kStagedLanes)
+  if (adder)
     ops.each([&](auto, int slot, double v) { lanes0[slot * kSumLanes + lane] = v; });
   cluster.sync();
-  if (g != 0 || t >= kStagedLanes)
+  if (g != 0 || !adder)
     return;
   ops.each([&](auto fc, int slot, double) {
     double v[4];

@@ -9,7 +9,7 @@
 // group's share of the row (32 consecutive elements of every 128) streams through a ring of
 // shared memory filled by asynchronous copies that the block's other warps issue stages ahead
 // (tens of KiB in flight per block instead of a few hundred bytes). Each slot of the ring has
-// a pair of barriers (cuda::pipeline: filled, emptied), so the adding warp waits only for the
+// a pair of barriers (ring_barriers.cuh: filled, emptied), so the adding warp waits only for the
 // stage it adds and the copying warps only for a slot to come free: with one block-wide barrier
 // per stage instead, every warp waited for the additions, and a stage took about three times
 // its 32 dependent additions. At the end the four blocks put
@@ -25,10 +25,10 @@
 #pragma once
 
 #include <cooperative_groups.h>
-#include <cuda/pipeline>
 #include <cuda_pipeline.h>
 
 #include "cuda/reduce_fused.cuh"
+#include "cuda/ring_barriers.cuh"
 
 namespace tessera::cuda::detail {
 
@@ -155,10 +155,9 @@ __global__ void __launch_bounds__(kStagedThreads)
   constexpr int kSlotElems = kStagedSteps * kStagedLanes;
   extern __shared__ __align__(16) unsigned char staged_ring[];
   __shared__ double lanes[Ops::kSlots][kSumLanes];
-  // The ring's barriers: plain storage, which make_pipeline initializes (a __shared__ variable
-  // cannot have a constructor run).
-  using RingState = ::cuda::pipeline_shared_state<::cuda::thread_scope_block, NS>;
-  __shared__ alignas(RingState) unsigned char ring_state[sizeof(RingState)];
+  // Per slot: filled (each copying thread arrives once its copies have landed), emptied (each
+  // adding thread arrives once it has read the slot). See ring_barriers.cuh.
+  __shared__ std::uint64_t filled[NS], emptied[NS];
   T* ring = reinterpret_cast<T*>(staged_ring);
 
   namespace cg = cooperative_groups;
@@ -176,50 +175,57 @@ __global__ void __launch_bounds__(kStagedThreads)
   // Block 0's shared memory may be written only once it runs: this arrival, waited for before
   // those writes, says so without holding anything up now.
   auto started = cluster.barrier_arrive();
-  {
-    auto pipe = ::cuda::make_pipeline(
-        cg::this_thread_block(), reinterpret_cast<RingState*>(ring_state),
-        adder ? ::cuda::pipeline_role::consumer : ::cuda::pipeline_role::producer);
-    if (!adder) {
-      // Stage k goes to slot k % NS once the adder has emptied it (the first NS at once).
+  if (t == 0) {
+    for (int i = 0; i < NS; ++i) {
+      ring_barrier_init(&filled[i], 32 * kStagedWarps);
+      ring_barrier_init(&emptied[i], kStagedLanes);
+    }
+  }
+  __syncthreads();
+  if (!adder) {
+    // Stage k goes to slot k % NS once the adder has emptied it (round k / NS - 1 of that slot;
+    // the first NS stages at once).
 #pragma unroll 1
-      for (i64 k = 0; k < stages; ++k) {
-        pipe.producer_acquire();
-        staged_issue<T>(ring + (k % NS) * kSlotElems, pa, m, end, k, g, t - kStagedLanes);
-        pipe.producer_commit();
-      }
-    } else {
-      ops.init();
-      // The column of this thread's element in step 0 of stage k: c0 + 128·kS.
-      const i64 c0 = kStagedLanes * g + t - m;
+    for (i64 k = 0; k < stages; ++k) {
+      const int slot = static_cast<int>(k % NS);
+      const auto round = static_cast<std::uint32_t>(k / NS);
+      if (round > 0)
+        ring_barrier_wait(&emptied[slot], (round - 1) & 1);
+      staged_issue<T>(ring + slot * kSlotElems, pa, m, end, k, g, t - kStagedLanes);
+      ring_barrier_arrive_on_copies(&filled[slot]);
+    }
+  } else {
+    ops.init();
+    // The column of this thread's element in step 0 of stage k: c0 + 128·kS.
+    const i64 c0 = kStagedLanes * g + t - m;
 #pragma unroll 1
-      for (i64 k = 0; k < stages; ++k) {
-        pipe.consumer_wait();
-        const T* slot = ring + (k % NS) * kSlotElems + t;
-        const i64 ck = c0 + 128 * k * kStagedSteps;
-        // Every column of the stage, for every thread, inside the row: no checks.
-        const bool whole = (k > 0 || g > 0 || m == 0) &&
-                           128 * ((k + 1) * kStagedSteps - 1) + kStagedLanes * (g + 1) - m <= cols;
-        if (whole) {
-          // All of the stage's loads first, and the slot handed back before the additions: they
-          // are one dependent chain, and a load between two of them would put its latency on it.
-          T x[kStagedSteps];
+    for (i64 k = 0; k < stages; ++k) {
+      const int si = static_cast<int>(k % NS);
+      ring_barrier_wait(&filled[si], static_cast<std::uint32_t>(k / NS) & 1);
+      const T* slot = ring + si * kSlotElems + t;
+      const i64 ck = c0 + 128 * k * kStagedSteps;
+      // Every column of the stage, for every thread, inside the row: no checks.
+      const bool whole = (k > 0 || g > 0 || m == 0) &&
+                         128 * ((k + 1) * kStagedSteps - 1) + kStagedLanes * (g + 1) - m <= cols;
+      if (whole) {
+        // All of the stage's loads first, and the slot handed back before the additions: they
+        // are one dependent chain, and a load between two of them would put its latency on it.
+        T x[kStagedSteps];
 #pragma unroll
-          for (int s = 0; s < kStagedSteps; ++s)
-            x[s] = slot[s * kStagedLanes];
-          pipe.consumer_release();
+        for (int s = 0; s < kStagedSteps; ++s)
+          x[s] = slot[s * kStagedLanes];
+        ring_barrier_arrive(&emptied[si]);
 #pragma unroll
-          for (int s = 0; s < kStagedSteps; ++s)
-            ops.add(static_cast<double>(x[s]));
-        } else {
+        for (int s = 0; s < kStagedSteps; ++s)
+          ops.add(static_cast<double>(x[s]));
+      } else {
 #pragma unroll 4
-          for (int s = 0; s < kStagedSteps; ++s) {
-            const i64 c = ck + 128 * s;
-            if (c >= 0 && c < cols)
-              ops.add(static_cast<double>(slot[s * kStagedLanes]));
-          }
-          pipe.consumer_release();
+        for (int s = 0; s < kStagedSteps; ++s) {
+          const i64 c = ck + 128 * s;
+          if (c >= 0 && c < cols)
+            ops.add(static_cast<double>(slot[s * kStagedLanes]));
         }
+        ring_barrier_arrive(&emptied[si]);
       }
     }
   }

@@ -31,9 +31,11 @@ struct Case {
 // 5000 x 7: enough row groups that the column fold loads several batches ahead. 9001 x 40:
 // more rows than the device runs warps at once (each warp takes several), and 141 blocks whose
 // in-order fold spans several rounds of every lane.
-const Case kShapes[] = {{1, 1},    {1, 1000}, {1000, 1},  {31, 33},  {17, 31},
-                        {64, 128}, {65, 129}, {130, 257}, {200, 3},  {1000, 999},
-                        {5000, 7}, {0, 5},    {5, 0},     {9001, 40}};
+// 66000 × 40 and 65600 × 257: more than 1024 row groups (the column fold takes a warp per
+// column), partial last rounds of its lanes.
+const Case kShapes[] = {{1, 1},    {1, 1000},  {1000, 1},   {31, 33},    {17, 31},  {64, 128},
+                        {65, 129}, {130, 257}, {200, 3},    {1000, 999}, {5000, 7}, {0, 5},
+                        {5, 0},    {9001, 40}, {66000, 40}, {65600, 257}};
 
 template <class T>
 void check_reduce(std::int64_t rows, std::int64_t cols, std::int64_t pad, std::int64_t off,

@@ -258,7 +258,7 @@ void launch_combine(cudaStream_t s, const double* groups, i64 ngroups, i64 cols,
   // it waits for each batch of its sequential fold, so a warp takes each column.
   if (ngroups > 1024 && cols < 16384)
     combine_groups_warp_kernel<F>
-        <<<blocks_for(cols, 8), 256, 0, s>>>(groups, ngroups, cols, acc, accumulate, code, count);
+        <<<blocks_for(cols, 1), 32, 0, s>>>(groups, ngroups, cols, acc, accumulate, code, count);
   else
     combine_groups_kernel<F>
         <<<blocks_for(cols, 128), 128, 0, s>>>(groups, ngroups, cols, acc, accumulate, code, count);

@@ -22,13 +22,14 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,
 cat "$out/gpu.txt"
 if has build; then
   step build 300 cmake --build "$build" -j"$(nproc)" --target tessera test_cuda_transpose \
-    test_cuda_reduce || { tail -40 "$out/build.log"; exit 1; }
+    test_cuda_reduce test_cuda_reduce_long_rows || { tail -40 "$out/build.log"; exit 1; }
 fi
 # cuBLAS is loaded only by the benchmark that needs it, never linked.
 summary+=("tessera linked against cuBLAS: $(ldd "$tessera" | grep -c cublas) libraries")
 if has tests; then
   step test_transpose 120 "$build/tests/test_cuda_transpose" --gtest_brief=1
   step test_reduce 120 "$build/tests/test_cuda_reduce" --gtest_brief=1
+  step test_reduce_long_rows 60 "$build/tests/test_cuda_reduce_long_rows" --gtest_brief=1
 fi
 # shellcheck disable=SC2086 # BENCH_ARGS holds several arguments
 if has bench; then
@@ -39,11 +40,14 @@ fi
 if has sanitize; then
   t="$build/tests/test_cuda_transpose --gtest_filter=*OneOfEach* --gtest_brief=1"
   r="$build/tests/test_cuda_reduce --gtest_filter=*OneOfEach* --gtest_brief=1"
+  l="$build/tests/test_cuda_reduce_long_rows --gtest_filter=*Sanitizers* --gtest_brief=1"
   for tool in memcheck racecheck synccheck; do
     # shellcheck disable=SC2086
     step "san_${tool}_transpose" 60 compute-sanitizer --tool "$tool" --error-exitcode 9 $t
     # shellcheck disable=SC2086
     step "san_${tool}_reduce" 60 compute-sanitizer --tool "$tool" --error-exitcode 9 $r
+    # shellcheck disable=SC2086
+    step "san_${tool}_long_rows" 60 compute-sanitizer --tool "$tool" --error-exitcode 9 $l
   done
 fi
 if has multi; then
@@ -53,6 +57,6 @@ fi
 echo "== summary"
 printf '%s\n' "${summary[@]}"
 for f in "$out"/test_*.log; do [[ -f $f ]] && echo "$(basename "$f"): $(tail -3 "$f" | tr '\n' ' ')"; done
-for f in "$out"/san_*.log; do [[ -f $f ]] && echo "$(basename "$f"): $(grep -E "ERROR SUMMARY" "$f" | tail -1)"; done
+for f in "$out"/san_*.log; do [[ -f $f ]] && echo "$(basename "$f"): $(grep -E "(ERROR|RACECHECK) SUMMARY" "$f" | tail -1)"; done
 python3 "$(dirname "$0")/bench_table.py" "$out"/bench_*.log
 exit 0

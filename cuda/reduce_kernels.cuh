@@ -399,9 +399,9 @@ __global__ void __launch_bounds__(256)
 // zero afterwards) folds the partials in ascending order into *acc, 32 partials per lane and
 // round in flight, through shared memory (1000003 × 17 has 15626 blocks: the whole reduction ran
 // at 0.11 of cub's rate with warp_fold<P, 8>, 0.14 with 32, f32 on an H200). Folding each block
-// in the row kernel instead,
-// by the warp whose row completes it (a ticket per block), saved this launch but cost every row
-// a memory fence: slower or level on every shape measured, mid-size ones included.
+// in the row kernel instead, by the warp whose row completes it (a ticket per block), saved this
+// launch but cost every row a memory fence: slower or level on every shape measured, mid-size
+// ones included.
 constexpr int kFoldStagedQ = 32;
 template <Fn F>
 __global__ void __launch_bounds__(256)

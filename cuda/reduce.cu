@@ -16,9 +16,10 @@ namespace {
 constexpr std::size_t kHeader = 256; // counters at the start of the workspace
 
 struct Layout {
-  unsigned* counter;        // blocks done (All)
-  unsigned* block_counters; // rows done per 64-row block (All)
-  double* doubles;          // row values and block partials (All), group partials (Cols)
+  unsigned* counter;        // super-blocks done (All)
+  unsigned* block_counters; // blocks done per super-block (All)
+  double* doubles; // row values, block partials, super-blocks (All); group partials, super-blocks
+                   // (Cols)
 };
 
 std::size_t counter_bytes(i64 counters) {
@@ -29,19 +30,24 @@ i64 groups_of(i64 rows) {
   return (std::max<i64>(rows, 0) + 63) / 64;
 }
 
+i64 supers_of(i64 groups) {
+  return (groups + kSuperBlocks - 1) / kSuperBlocks;
+}
+
 // Doubles a reduction of `ops` fused ops (1: a plain one) needs after the counters.
 std::size_t doubles_for(Axis axis, i64 rows, i64 cols, int ops = 1) {
   const i64 groups = groups_of(rows), n = std::max<i64>(rows, 0);
   if (axis == Axis::All)
-    return static_cast<std::size_t>(ops * n + groups);
+    return static_cast<std::size_t>(ops * n + groups + supers_of(groups));
   if (axis == Axis::Cols)
-    return static_cast<std::size_t>(ops * groups * std::max<i64>(cols, 0));
+    return static_cast<std::size_t>((ops * groups + supers_of(groups)) * std::max<i64>(cols, 0));
   return ops > 1 ? static_cast<std::size_t>(ops * n) : 0;
 }
 
 Layout layout(ReduceWorkspace& ws, Axis axis, i64 rows, i64 cols, int ops = 1) {
-  const bool fits =
-      ws.data() != nullptr && ws.double_capacity() >= 8 * doubles_for(axis, rows, cols, ops);
+  const bool fits = ws.data() != nullptr &&
+                    ws.double_capacity() >= 8 * doubles_for(axis, rows, cols, ops) &&
+                    (axis != Axis::All || ws.counter_capacity() >= supers_of(groups_of(rows)));
   TESSERA_CUDA_REQUIRE(fits, "cuda reduction workspace of " + std::to_string(ws.bytes()) +
                                  " bytes is too small for a " + shape_str(rows, cols) +
                                  " reduction (call reserve())");
@@ -50,13 +56,24 @@ Layout layout(ReduceWorkspace& ws, Axis axis, i64 rows, i64 cols, int ops = 1) {
           reinterpret_cast<double*>(base + kHeader + counter_bytes(ws.counter_capacity()))};
 }
 
-// The All axis with optional finish; from_identity = !accumulate.
+// all_blocks_kernel over `rows` row values at rowvals: *acc = the finished All value; the block
+// partials and super-blocks go to `partials` (groups + super-blocks doubles).
+template <Fn F>
+void launch_all_blocks(cudaStream_t s, const double* rowvals, i64 rows, double* partials,
+                       double* acc, int code, double count, const Layout& l) {
+  const i64 blocks = groups_of(rows);
+  all_blocks_kernel<F><<<static_cast<unsigned>((blocks + 7) / 8), 256, 0, s>>>(
+      rowvals, rows, partials, partials + blocks, acc, code, count, l.block_counters, l.counter);
+  CHECK_CUDA_LAUNCH();
+}
+
+// The All axis, finished.
 void all_impl(cudaStream_t s, Op op, DType t, const void* a, i64 rows, i64 cols, i64 ld,
-              double* acc, bool accumulate, int code, double count, ReduceWorkspace& ws) {
+              double* acc, int code, double count, ReduceWorkspace& ws) {
   dispatch_fn(op, [&](auto fn) {
     constexpr Fn F = decltype(fn)::value;
     if (rows == 0) {
-      launch_finish<F>(s, acc, 1, !accumulate, code, count);
+      launch_finish<F>(s, acc, 1, true, code, count);
       return;
     }
     const Layout l = layout(ws, Axis::All, rows, cols);
@@ -64,29 +81,29 @@ void all_impl(cudaStream_t s, Op op, DType t, const void* a, i64 rows, i64 cols,
       using T = decltype(tag);
       launch_rows<T, F>(s, static_cast<const T*>(a), rows, cols, ld, l.doubles, 0, 1.0);
     });
-    const i64 blocks = groups_of(rows);
-    all_blocks_kernel<F><<<static_cast<unsigned>((blocks + 7) / 8), 256, 0, s>>>(
-        l.doubles, rows, l.doubles + rows, acc, accumulate, code, count, l.counter);
-    CHECK_CUDA_LAUNCH();
+    launch_all_blocks<F>(s, l.doubles, rows, l.doubles + rows, acc, code, count, l);
   });
 }
 
+// The Cols axis, finished.
 void cols_impl(cudaStream_t s, Op op, DType t, const void* a, i64 rows, i64 cols, i64 ld,
-               double* acc, bool accumulate, int code, double count, ReduceWorkspace& ws) {
+               double* acc, int code, double count, ReduceWorkspace& ws) {
   if (cols == 0)
     return;
   dispatch_fn(op, [&](auto fn) {
     constexpr Fn F = decltype(fn)::value;
-    const i64 groups = (rows + 63) / 64;
-    double* partials = nullptr;
-    if (groups > 0) {
-      partials = layout(ws, Axis::Cols, rows, cols).doubles;
-      dispatch_type(t, [&](auto tag) {
-        using T = decltype(tag);
-        launch_col_groups<T, F>(s, static_cast<const T*>(a), rows, cols, ld, partials);
-      });
+    const i64 groups = groups_of(rows);
+    if (groups == 0) {
+      launch_finish<F>(s, acc, cols, true, code, count);
+      return;
     }
-    launch_combine<F>(s, partials, groups, cols, acc, accumulate, code, count);
+    double* partials = layout(ws, Axis::Cols, rows, cols).doubles;
+    dispatch_type(t, [&](auto tag) {
+      using T = decltype(tag);
+      launch_col_groups<T, F>(s, static_cast<const T*>(a), rows, cols, ld, partials);
+    });
+    launch_combine_canonical<F>(s, partials, groups, cols, acc, partials + groups * cols, code,
+                                count);
   });
 }
 
@@ -146,9 +163,9 @@ void fused_impl(cudaStream_t s, const std::vector<Op>& ops, Axis axis, DType t, 
     launch_fused_col_groups(s, mask, t, a, rows, cols, ld, l.doubles, stride);
     for (std::size_t k = 0; k < ops.size(); ++k)
       dispatch_fn(ops[k], [&](auto fn) {
-        launch_combine<decltype(fn)::value>(s, l.doubles + fused_slot(mask, ops[k]) * stride,
-                                            groups, cols, out[k], false, finish_code(ops[k]),
-                                            static_cast<double>(rows));
+        launch_combine_canonical<decltype(fn)::value>(
+            s, l.doubles + fused_slot(mask, ops[k]) * stride, groups, cols, out[k],
+            l.doubles + slots * stride, finish_code(ops[k]), static_cast<double>(rows));
       });
     return;
   }
@@ -163,11 +180,9 @@ void fused_impl(cudaStream_t s, const std::vector<Op>& ops, Axis axis, DType t, 
       continue;
     }
     dispatch_fn(ops[k], [&](auto fn) {
-      all_blocks_kernel<decltype(fn)::value>
-          <<<static_cast<unsigned>((groups + 7) / 8), 256, 0, s>>>(
-              rowvals, rows, l.doubles + slots * rows, out[k], false, code,
-              static_cast<double>(rows) * static_cast<double>(cols), l.counter);
-      CHECK_CUDA_LAUNCH();
+      launch_all_blocks<decltype(fn)::value>(
+          s, rowvals, rows, l.doubles + slots * rows, out[k], code,
+          static_cast<double>(rows) * static_cast<double>(cols), l);
     });
   }
 }
@@ -197,7 +212,9 @@ std::size_t ReduceWorkspace::double_capacity() const noexcept {
 
 void ReduceWorkspace::reserve(CUstream_st* stream, Axis axis, std::int64_t rows, std::int64_t cols,
                               int ops) {
-  const i64 counters = counters_; // no per-block counters in use: the header holds the one counter
+  // A counter per super-block for the All axis (the header holds the one counter of all).
+  const i64 counters =
+      std::max<i64>(counters_, axis == Axis::All ? detail::supers_of(detail::groups_of(rows)) : 0);
   const std::size_t doubles = std::max(8 * detail::doubles_for(axis, rows, cols, std::max(ops, 1)),
                                        buf_.data() ? double_capacity() : std::size_t{0});
   const std::size_t need = detail::kHeader + detail::counter_bytes(counters) + doubles;
@@ -215,12 +232,11 @@ void reduce(CUstream_st* stream, Op op, Axis axis, DType t, const void* a, std::
   const int code = detail::finish_code(op);
   switch (axis) {
   case Axis::All:
-    detail::all_impl(stream, op, t, a, rows, cols, ld, out, false, code,
+    detail::all_impl(stream, op, t, a, rows, cols, ld, out, code,
                      static_cast<double>(rows) * static_cast<double>(cols), ws);
     return;
   case Axis::Cols:
-    detail::cols_impl(stream, op, t, a, rows, cols, ld, out, false, code, static_cast<double>(rows),
-                      ws);
+    detail::cols_impl(stream, op, t, a, rows, cols, ld, out, code, static_cast<double>(rows), ws);
     return;
   case Axis::Rows:
     break;
@@ -302,30 +318,37 @@ void fold_rows(CUstream_st* stream, Op op, DType t, const void* a, std::int64_t 
       });
 }
 
-void combine_col_groups(CUstream_st* stream, Op op, const double* groups, std::int64_t ngroups,
-                        std::int64_t cols, double* acc) {
-  TESSERA_CUDA_REQUIRE(ngroups >= 0 && cols >= 0, "cuda::combine_col_groups: negative size");
+void fold_col_groups(CUstream_st* stream, Op op, const double* groups, std::int64_t ngroups,
+                     std::int64_t first, std::int64_t cols, double* total, double* open,
+                     double* scratch) {
+  TESSERA_CUDA_REQUIRE(ngroups >= 0 && cols >= 0 && first >= 0,
+                       "cuda::fold_col_groups: negative size or first block");
   if (cols == 0 || ngroups == 0)
     return;
+  const i64 G = detail::kSuperBlocks, at = first % G;
   detail::dispatch_fn(op, [&](auto fn) {
-    detail::launch_combine<decltype(fn)::value>(stream, groups, ngroups, cols, acc, true, 0, 1.0);
+    constexpr detail::Fn F = decltype(fn)::value;
+    // The head: groups that continue the open super-block, closing it if they reach its end.
+    const i64 head = at == 0 ? 0 : std::min<i64>(ngroups, G - at);
+    if (head > 0) {
+      detail::launch_combine<F>(stream, groups, head, cols, open, true, 0, 1.0);
+      if (at + head == G) {
+        detail::launch_combine<F>(stream, open, 1, cols, total, true, 0, 1.0);
+        fill_identity(stream, op, open, cols);
+      }
+    }
+    // Whole super-blocks, each folded on its own, then into total in order; the rest opens
+    // the next one (open holds the identity here).
+    const i64 whole = (ngroups - head) / G, tail = (ngroups - head) % G;
+    if (whole > 0) {
+      detail::launch_combine<F>(stream, groups + head * cols, whole * G, cols, scratch, false, 0,
+                                1.0, G);
+      detail::launch_combine<F>(stream, scratch, whole, cols, total, true, 0, 1.0);
+    }
+    if (tail > 0)
+      detail::launch_combine<F>(stream, groups + (head + whole * G) * cols, tail, cols, open, true,
+                                0, 1.0);
   });
-}
-
-void reduce_all(CUstream_st* stream, Op op, DType t, const void* a, std::int64_t rows,
-                std::int64_t cols, std::int64_t ld, double* acc, ReduceWorkspace& ws) {
-  detail::check_block("reduce_all", t, a, rows, cols, ld);
-  if (rows == 0)
-    return;
-  detail::all_impl(stream, op, t, a, rows, cols, ld, acc, true, 0, 1.0, ws);
-}
-
-void reduce_cols(CUstream_st* stream, Op op, DType t, const void* a, std::int64_t rows,
-                 std::int64_t cols, std::int64_t ld, double* acc, ReduceWorkspace& ws) {
-  detail::check_block("reduce_cols", t, a, rows, cols, ld);
-  if (rows == 0)
-    return;
-  detail::cols_impl(stream, op, t, a, rows, cols, ld, acc, true, 0, 1.0, ws);
 }
 
 void fill_identity(CUstream_st* stream, Op op, double* v, std::int64_t n) {

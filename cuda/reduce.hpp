@@ -21,7 +21,7 @@ struct CUstream_st;
 
 namespace tessera::cuda {
 
-// Scratch for reduce() and reduce_all()/reduce_cols(). One workspace per stream: two reductions
+// Scratch for reduce() and reduce_fused(). One workspace per stream: two reductions
 // running at once must not share one. Counters inside are left at zero after each launch.
 class ReduceWorkspace {
 public:
@@ -31,7 +31,7 @@ public:
                                int ops = 1));
   void* data() const noexcept { return buf_.data(); }
   std::size_t bytes() const noexcept { return buf_.bytes(); }
-  // Per-block counters (All axis) the workspace holds; their place is fixed at allocation.
+  // Per-super-block counters (All axis) the workspace holds; their place is fixed at allocation.
   std::int64_t counter_capacity() const noexcept { return counters_; }
   // Bytes of doubles (row values, partials) after the counters.
   TESSERA_CUDA_FN_OR(0, std::size_t double_capacity() const noexcept);
@@ -81,20 +81,13 @@ TESSERA_CUDA_FN(void reduce_col_groups(CUstream_st* stream, Op op, DType t, cons
 // acc[j] = acc[j] ⊕ f(a[i][j]) for i = 0 … rows-1 in order (continues a column fold).
 TESSERA_CUDA_FN(void fold_rows(CUstream_st* stream, Op op, DType t, const void* a,
                                std::int64_t rows, std::int64_t cols, std::int64_t ld, double* acc));
-// acc[j] = acc[j] ⊕ groups[g*cols + j] for g = 0 … ngroups-1 in order.
-TESSERA_CUDA_FN(void combine_col_groups(CUstream_st* stream, Op op, const double* groups,
-                                        std::int64_t ngroups, std::int64_t cols, double* acc));
-
-// *acc = *acc ⊕ p[0] ⊕ p[1] ⊕ … where p[b] is the ascending fold of the row values of rows
-// [64b, 64b + 64) (blocks from row 0): the All axis of a block that starts on a block boundary.
-// Same bits as reduce_rows followed by those folds, in one pass.
-TESSERA_CUDA_FN(void reduce_all(CUstream_st* stream, Op op, DType t, const void* a,
-                                std::int64_t rows, std::int64_t cols, std::int64_t ld, double* acc,
-                                ReduceWorkspace& ws));
-// acc[j] = acc[j] ⊕ p[0][j] ⊕ p[1][j] ⊕ …: reduce_col_groups then combine_col_groups.
-TESSERA_CUDA_FN(void reduce_cols(CUstream_st* stream, Op op, DType t, const void* a,
-                                 std::int64_t rows, std::int64_t cols, std::int64_t ld, double* acc,
-                                 ReduceWorkspace& ws));
+// Folds the column partials groups[g*cols + j], g = 0 … ngroups-1, whose first is global block
+// `first`, into the running fold (total, open) of the canonical order, as cpu::fold_partials
+// does (the same bits): device arrays of cols doubles each. `scratch`: device room for
+// (ngroups / kReduceSuperBlocks + 1) * cols doubles.
+TESSERA_CUDA_FN(void fold_col_groups(CUstream_st* stream, Op op, const double* groups,
+                                     std::int64_t ngroups, std::int64_t first, std::int64_t cols,
+                                     double* total, double* open, double* scratch));
 
 // v[i] = identity of op (0, +inf for Min, -inf for Max) for 0 <= i < n.
 TESSERA_CUDA_FN(void fill_identity(CUstream_st* stream, Op op, double* v, std::int64_t n));

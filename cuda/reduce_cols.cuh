@@ -1,7 +1,8 @@
 // Column reductions in the canonical order of core/reduction.hpp: partials of 64-row groups,
 // one thread per (group, column or 16-byte vector of columns), an ascending fold over the 64
-// rows; then the groups folded in ascending order, a thread or (many groups, few columns) a
-// warp per column. Every add is a separately rounded double add.
+// rows; then the groups of each super-block folded in ascending order, a thread per (super-block,
+// column); then the super-blocks, a thread or (many super-blocks, few columns) a warp per column.
+// Every add is a separately rounded double add.
 #pragma once
 
 #include "cuda/reduce_kernels.cuh"
@@ -119,44 +120,53 @@ __global__ void fold_rows_kernel(const T* __restrict__ a, i64 rows, i64 cols, i6
   }
 }
 
-// acc[j] = (accumulate ? acc[j] : identity) ⊕ groups[0][j] ⊕ … then finish.
+// acc[j] = (accumulate ? acc[j] : identity) ⊕ groups[0][j] ⊕ … then finish; in batches of
+// `run` groups (the super-blocks of the canonical order): batch y folds groups
+// [y·run, (y+1)·run) into acc + y·cols, y along the grid's second dimension.
 template <Fn F>
 __global__ void combine_groups_kernel(const double* __restrict__ groups, i64 ngroups, i64 cols,
-                                      double* acc, bool accumulate, int finish_code, double count) {
+                                      double* acc, bool accumulate, int finish_code, double count,
+                                      i64 run) {
   using P = Policy<F>;
   // Partials in flight per thread: the fold is latency-bound otherwise. The next R are loaded
   // before the current R are added (2.5 times faster than one batch at a time on an H200).
   constexpr int R = 32;
-  const auto load = [&](i64 g, i64 j, double(&x)[R]) {
-#pragma unroll
-    for (int r = 0; r < R; ++r)
-      x[r] = g + r < ngroups ? __ldcs(groups + (g + r) * cols + j) : 0.0;
-  };
-  for (i64 j = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; j < cols;
-       j += static_cast<i64>(gridDim.x) * blockDim.x) {
-    double v = accumulate ? acc[j] : P::identity();
-    double x[R];
-    load(0, j, x);
-    for (i64 g = 0; g < ngroups; g += R) {
-      double next[R];
-      load(g + R, j, next);
+  for (i64 y = blockIdx.y; y * run < ngroups; y += gridDim.y) {
+    const double* batch = groups + y * run * cols;
+    const i64 n = min(run, ngroups - y * run);
+    double* out = acc + y * cols;
+    const auto load = [&](i64 g, i64 j, double(&x)[R]) {
 #pragma unroll
       for (int r = 0; r < R; ++r)
-        if (g + r < ngroups)
-          v = P::combine(v, x[r]);
+        x[r] = g + r < n ? __ldcs(batch + (g + r) * cols + j) : 0.0;
+    };
+    for (i64 j = static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x; j < cols;
+         j += static_cast<i64>(gridDim.x) * blockDim.x) {
+      double v = accumulate ? out[j] : P::identity();
+      double x[R];
+      load(0, j, x);
+      for (i64 g = 0; g < n; g += R) {
+        double next[R];
+        load(g + R, j, next);
 #pragma unroll
-      for (int r = 0; r < R; ++r)
-        x[r] = next[r];
+        for (int r = 0; r < R; ++r)
+          if (g + r < n)
+            v = P::combine(v, x[r]);
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+          x[r] = next[r];
+      }
+      out[j] = finish(finish_code, v, count);
     }
-    acc[j] = finish(finish_code, v, count);
   }
 }
 
-// combine_groups_kernel for many groups and few columns: one warp per column
+// combine_groups_kernel for many groups and few columns, in one batch: one warp per column
 // (warp_fold_staged), so the in-order fold of each column keeps loads in flight, 16 partials per
-// lane (few warps run: 1000003 × 17 has 17 columns of 15626 groups). One warp a block, so that
-// with few columns each fold has an SM to itself: 15626 partials of 17 columns took 150 µs on
-// an H200 with eight warps a block (three SMs), 97 µs with one (one chain alone: 97 µs).
+// lane (few warps run: a matrix of 10⁸ rows and 17 columns has 17 columns of 24415
+// super-blocks). One warp a block, so that with few columns each fold has an SM to itself:
+// 15626 values of 17 columns took 150 µs on an H200 with eight warps a block (three SMs), 97 µs
+// with one (one chain alone: 97 µs).
 template <Fn F>
 __global__ void __launch_bounds__(32)
     combine_groups_warp_kernel(const double* __restrict__ groups, i64 ngroups, i64 cols,

@@ -17,9 +17,13 @@
 
 #include <type_traits>
 
+#include "core/reduction.hpp"
 #include "cuda/launch.cuh"
 
 namespace tessera::cuda::detail {
+
+// The canonical order's super-block (core/reduction.hpp), in the kernels' index type.
+constexpr i64 kSuperBlocks = kReduceSuperBlocks;
 
 // f and ⊕ of the ops, with Mean sharing Sum's kernels (it only finalizes differently).
 enum class Fn { Sum, Abs, Sq, Min, Max, AbsMax };
@@ -394,19 +398,23 @@ __global__ void __launch_bounds__(256)
   }
 }
 
-// The All axis from the row values: one warp per 64-row block folds its rows in ascending order
-// into partials[b]; the warp that completes the last block (ticket in *blocks_done, reset to
-// zero afterwards) folds the partials in ascending order into *acc, 32 partials per lane and
-// round in flight, through shared memory (1000003 × 17 has 15626 blocks: the whole reduction ran
-// at 0.11 of cub's rate with warp_fold<P, 8>, 0.14 with 32, f32 on an H200). Folding each block
-// in the row kernel instead, by the warp whose row completes it (a ticket per block), saved this
-// launch but cost every row a memory fence: slower or level on every shape measured, mid-size
-// ones included.
+// The All axis from the row values, in the canonical order's two levels: one warp per 64-row
+// block folds its rows in ascending order into partials[b]; the warp that completes the last
+// block of a super-block (ticket in super_done[s], reset to zero afterwards) folds the
+// super-block's partials in order into supers[s] (256 partials: one round of loads, then one
+// lane's chain); and the warp that completes the last super-block (ticket in *supers_done) folds
+// the super-blocks' values in order into *acc. So no warp adds more than 256 values in
+// sequence: 1000003 × 17 has 15626 blocks, which one warp folding all partials in order took
+// about 83 µs to add on an H200, where cub's whole sum takes 28 µs (f32). Folding each block in
+// the row kernel instead, by the warp whose row completes it (a ticket per block), saved this
+// launch but cost every row a memory fence: slower or level on every shape measured.
 constexpr int kFoldStagedQ = 32;
+static_assert(kSuperBlocks <= 32 * kFoldStagedQ, "a super-block folds in one round");
 template <Fn F>
 __global__ void __launch_bounds__(256)
-    all_blocks_kernel(const double* rowvals, i64 rows, double* partials, double* acc,
-                      bool accumulate, int finish_code, double count, unsigned* blocks_done) {
+    all_blocks_kernel(const double* rowvals, i64 rows, double* partials, double* supers,
+                      double* acc, int finish_code, double count, unsigned* super_done,
+                      unsigned* supers_done) {
   using P = Policy<F>;
   const int lane = threadIdx.x & 31;
   const i64 blocks = (rows + 63) / 64;
@@ -415,21 +423,42 @@ __global__ void __launch_bounds__(256)
     return;
   const int size = static_cast<int>(min(static_cast<i64>(64), rows - b * 64));
   const double p = warp_fold<P, 8>(rowvals + b * 64, size, P::identity(), lane);
+  const i64 nsuper = (blocks + kSuperBlocks - 1) / kSuperBlocks;
+  const i64 s = b / kSuperBlocks, first = s * kSuperBlocks;
+  const i64 in_super = min(kSuperBlocks, blocks - first);
   int last = 0;
   if (lane == 0) {
     partials[b] = p;
     __threadfence();
-    last = atomicAdd(blocks_done, 1u) == static_cast<unsigned>(blocks - 1);
+    last = atomicAdd(super_done + s, 1u) == static_cast<unsigned>(in_super - 1);
   }
   if (!__shfl_sync(0xffffffffu, last, 0))
     return;
   __threadfence();
   __shared__ double buf[32 * kFoldStagedQ];
-  const double total = warp_fold_staged<P, kFoldStagedQ>(
-      partials, blocks, accumulate ? *acc : P::identity(), lane, buf);
+  const double q =
+      warp_fold_staged<P, kFoldStagedQ>(partials + first, in_super, P::identity(), lane, buf);
+  if (nsuper == 1) { // identity ⊕ q is q (core/reduction.hpp)
+    if (lane == 0) {
+      *acc = finish(finish_code, q, count);
+      super_done[s] = 0u;
+    }
+    return;
+  }
+  last = 0;
+  if (lane == 0) {
+    super_done[s] = 0u;
+    supers[s] = q;
+    __threadfence();
+    last = atomicAdd(supers_done, 1u) == static_cast<unsigned>(nsuper - 1);
+  }
+  if (!__shfl_sync(0xffffffffu, last, 0))
+    return;
+  __threadfence();
+  const double total = warp_fold_staged<P, kFoldStagedQ>(supers, nsuper, P::identity(), lane, buf);
   if (lane == 0) {
     *acc = finish(finish_code, total, count);
-    *blocks_done = 0u;
+    *supers_done = 0u;
   }
 }
 

@@ -251,18 +251,39 @@ void launch_col_groups(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 ld, d
       a, rows, cols, ld, out);
 }
 
+// acc + y·cols = fold of groups [y·run, (y+1)·run), for every batch y (one batch by default).
 template <Fn F>
 void launch_combine(cudaStream_t s, const double* groups, i64 ngroups, i64 cols, double* acc,
-                    bool accumulate, int code, double count) {
-  // Few columns of many groups: a thread per column would leave the device nearly idle while
-  // it waits for each batch of its sequential fold, so a warp takes each column.
-  if (ngroups > 1024 && cols < 16384)
+                    bool accumulate, int code, double count, i64 run = 0) {
+  if (run <= 0 || run >= ngroups)
+    run = ngroups;
+  const i64 batches = (ngroups + run - 1) / run;
+  // Few columns of many groups (more than a super-block's: the fold of the super-blocks of a
+  // matrix of over 4 million rows): a thread per column would leave the device nearly idle
+  // while it waits for each batch of its sequential fold, so a warp takes each column.
+  if (batches == 1 && ngroups > kSuperBlocks && cols < 16384)
     combine_groups_warp_kernel<F>
         <<<blocks_for(cols, 1), 32, 0, s>>>(groups, ngroups, cols, acc, accumulate, code, count);
   else
     combine_groups_kernel<F>
-        <<<blocks_for(cols, 128), 128, 0, s>>>(groups, ngroups, cols, acc, accumulate, code, count);
+        <<<dim3(blocks_for(cols, 128), static_cast<unsigned>(std::min<i64>(batches, 65535))), 128,
+           0, s>>>(groups, ngroups, cols, acc, accumulate, code, count, run);
   CHECK_CUDA_LAUNCH();
+}
+
+// The canonical order's fold of column partials whose first group is global block 0:
+// acc[j] = finish(fold over super-blocks of their groups' fold). `supers`: room for the
+// super-blocks' values, cols each (unused when there is one super-block).
+template <Fn F>
+void launch_combine_canonical(cudaStream_t s, const double* groups, i64 ngroups, i64 cols,
+                              double* acc, double* supers, int code, double count) {
+  const i64 nsuper = (ngroups + kSuperBlocks - 1) / kSuperBlocks;
+  if (nsuper <= 1) { // identity ⊕ q is q (core/reduction.hpp)
+    launch_combine<F>(s, groups, ngroups, cols, acc, false, code, count);
+    return;
+  }
+  launch_combine<F>(s, groups, ngroups, cols, supers, false, 0, 1.0, kSuperBlocks);
+  launch_combine<F>(s, supers, nsuper, cols, acc, false, code, count);
 }
 
 template <Fn F>

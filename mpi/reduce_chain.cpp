@@ -48,11 +48,13 @@ RowBlockCut::RowBlockCut(std::int64_t begin, std::int64_t end) : rows(end - begi
 
 CanonicalChain::CanonicalChain(MPI_Comm comm, const BlockDistribution& dist, Axis axis,
                                std::size_t element_size)
-    : comm_(comm), axis_(axis), cols_(dist.global().cols), element_size_(element_size) {
+    : comm_(comm), axis_(axis), cols_(dist.global().cols), global_rows_(dist.global().rows),
+      element_size_(element_size) {
   TESSERA_REQUIRE(axis != Axis::Rows, InternalError, "CanonicalChain: rows need no chain");
   CHECK_MPI(MPI_Comm_rank(comm, &rank_));
   CHECK_MPI(MPI_Comm_size(comm, &size_));
   cut_ = RowBlockCut(dist.begin(rank_), dist.end(rank_));
+  first_row_ = dist.begin(rank_);
 }
 
 std::vector<std::vector<double>>
@@ -125,22 +127,27 @@ CanonicalChain::run(ReduceEngine& engine, const std::vector<Op>& ops, const void
     tail[k][0] = t;
   }
 
-  // 2. The chain. State: per op, total (w) then open partial (w); then the open flag.
-  const std::int64_t n = 2 * K * w + 1;
+  // 2. The chain. State: per op, the closed super-blocks' total (w), the open super-block's
+  //    fold (w) and the open block's partial (w); then the open flag.
+  const std::int64_t n = 3 * K * w + 1;
   std::vector<double> state(static_cast<std::size_t>(n), 0.0);
   if (rank_ > 0)
     recv_doubles(state.data(), n, rank_ - 1, comm_);
   else // the folds start from each op's identity (0.0 for the Sum family)
     for (std::int64_t k = 0; k < K; ++k)
-      std::fill_n(state.data() + 2 * k * w, 2 * w, cpu::identity(ops[k]));
+      std::fill_n(state.data() + 3 * k * w, 3 * w, cpu::identity(ops[k]));
   double& open = state.back();
+  // Global block numbers: the head's block, the first body block.
+  const std::int64_t head_block = first_row_ / kReduceBlockRows;
+  const std::int64_t body_block = (first_row_ + c.head_end) / kReduceBlockRows;
   if (c.rows > 0) {
     TESSERA_REQUIRE((c.head_end > 0) == (open != 0.0), InternalError,
                     "reduction chain: rank {} expected {} open block", rank_,
                     c.head_end > 0 ? "an" : "no");
     for (std::int64_t k = 0; k < K; ++k) {
-      double* total = state.data() + 2 * k * w;
-      double* partial = total + w;
+      double* total = state.data() + 3 * k * w;
+      double* super = total + w;
+      double* partial = super + w;
       if (c.head_end > 0) {
         if (axis_ == Axis::All) {
           for (std::int64_t i = 0; i < c.head_end; ++i)
@@ -149,13 +156,13 @@ CanonicalChain::run(ReduceEngine& engine, const std::vector<Op>& ops, const void
           engine.fold_rows(ops[k], block, c.head_end, cols_, partial);
         }
         if (c.head_closes)
-          cpu::fold_partials(ops[k], total, partial, 1, w);
+          cpu::fold_partials(ops[k], total, super, head_block, partial, 1, w);
       }
       if (axis_ == Axis::Cols) {
         if (nb > 0)
-          engine.fold_kept_col_groups(static_cast<std::size_t>(k), total);
+          engine.fold_kept_col_groups(static_cast<std::size_t>(k), total, super, body_block);
       } else {
-        cpu::fold_partials(ops[k], total, body[k].data(), nb, w);
+        cpu::fold_partials(ops[k], total, super, body_block, body[k].data(), nb, w);
       }
       if (c.has_tail())
         std::copy(tail[k].begin(), tail[k].end(), partial);
@@ -165,13 +172,17 @@ CanonicalChain::run(ReduceEngine& engine, const std::vector<Op>& ops, const void
   if (rank_ + 1 < size_)
     send_doubles(state.data(), n, rank_ + 1, comm_);
 
-  // 3. The last rank closes the open block and tells everyone.
+  // 3. The last rank closes the open block (the matrix's last) and super-block, and tells
+  //    everyone.
   std::vector<double> totals(static_cast<std::size_t>(K * w));
+  const std::int64_t last_block = (global_rows_ - 1) / kReduceBlockRows;
   if (rank_ == size_ - 1)
     for (std::int64_t k = 0; k < K; ++k) {
-      double* total = state.data() + 2 * k * w;
+      double* total = state.data() + 3 * k * w;
+      double* super = total + w;
       if (open != 0.0)
-        cpu::fold_partials(ops[k], total, total + w, 1, w);
+        cpu::fold_partials(ops[k], total, super, last_block, super + w, 1, w);
+      cpu::close_partials(ops[k], total, super, w);
       std::copy(total, total + w, totals.begin() + k * w);
     }
   if (size_ > 1)

@@ -2,12 +2,13 @@
 // Axis::Cols. Global 64-row blocks do not respect rank boundaries, so a block may begin on one
 // rank and end on a later one. Each rank first computes, in parallel and without waiting, the
 // partials of the blocks that begin on it; then a running state passes along the chain
-// rank 0 → 1 → … → P-1: the total so far and the partial of the block still open, per op and per
-// column. A rank continues the open block with its first rows, folds its own block partials into
-// the total in order, and hands on; the last rank closes the open block and broadcasts. Every
-// addition thus happens in the serial order, whatever the number of ranks or threads. Along
-// Cols the chain also carries Min, Max and NormInf (their folds start from their identities),
-// so that every op of a plan comes from one read of the block.
+// rank 0 → 1 → … → P-1: the fold of the closed super-blocks, that of the super-block still open
+// and the partial of the block still open, per op and per column. A rank continues the open block
+// with its first rows, folds its own block partials into the total in order, and hands on; the last
+// rank closes the open block and broadcasts. Every addition thus happens in the serial order,
+// whatever the number of ranks or threads. Along Cols the chain also carries Min, Max and NormInf
+// (their folds start from their identities), so that every op of a plan comes from one read of the
+// block.
 #pragma once
 
 #include <mpi.h>
@@ -55,7 +56,7 @@ private:
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
   Axis axis_ = Axis::All;
-  std::int64_t cols_ = 0;
+  std::int64_t cols_ = 0, global_rows_ = 0, first_row_ = 0;
   std::size_t element_size_ = 0;
   RowBlockCut cut_;
 };

@@ -90,7 +90,7 @@ public:
   }
 
   // The partials stay on the device; fold_kept_col_groups folds them there
-  // (cuda::combine_col_groups, in group order) and copies back only the folded columns.
+  // (cuda::fold_col_groups, in the canonical order) and copies back only the folded columns.
   void keep_col_groups_multi(const std::vector<Op>& ops, const void* a, std::int64_t rows,
                              std::int64_t cols) override {
     dev_kept_ops_ = ops;
@@ -101,21 +101,28 @@ public:
     dev_kept_stride_ = col_groups_fused(ops, a, rows, cols, dev_kept_);
   }
 
-  void fold_kept_col_groups(std::size_t k, double* acc) override {
+  void fold_kept_col_groups(std::size_t k, double* total, double* open,
+                            std::int64_t first) override {
     TESSERA_REQUIRE(k < dev_kept_ops_.size(), InternalError,
                     "fold_kept_col_groups: op {} of {} kept", k, dev_kept_ops_.size());
     if (dev_kept_groups_ == 0 || dev_kept_cols_ == 0)
       return;
-    const auto bytes = 8 * static_cast<std::size_t>(dev_kept_cols_);
-    results_.reserve(bytes);
-    cuda::copy(results_.data(), acc, bytes);
+    // total, open, then the scratch of fold_col_groups.
+    const std::int64_t cols = dev_kept_cols_;
+    const auto bytes = 8 * static_cast<std::size_t>(cols);
+    results_.reserve(bytes * static_cast<std::size_t>(3 + dev_kept_groups_ / kReduceSuperBlocks));
+    double* dev_total = results_.as<double>();
+    double* dev_open = dev_total + cols;
+    cuda::copy(dev_total, total, bytes);
+    cuda::copy(dev_open, open, bytes);
     const Op op = dev_kept_ops_[k];
-    cuda::combine_col_groups(pool_[0], op,
-                             dev_kept_.as<double>() +
-                                 cuda::reduce_fused_slot(dev_kept_ops_, op) * dev_kept_stride_,
-                             dev_kept_groups_, dev_kept_cols_, results_.as<double>());
+    cuda::fold_col_groups(pool_[0], op,
+                          dev_kept_.as<double>() +
+                              cuda::reduce_fused_slot(dev_kept_ops_, op) * dev_kept_stride_,
+                          dev_kept_groups_, first, cols, dev_total, dev_open, dev_open + cols);
     pool_.synchronize();
-    cuda::copy(acc, results_.data(), bytes);
+    cuda::copy(total, dev_total, bytes);
+    cuda::copy(open, dev_open, bytes);
   }
 
   void fold_rows(Op op, const void* a, std::int64_t rows, std::int64_t cols, double* acc) override {

@@ -33,10 +33,11 @@ void ReduceEngine::keep_col_groups_multi(const std::vector<Op>& ops, const void*
     reduce_col_groups_multi(ops, a, rows, cols, out.data());
 }
 
-void ReduceEngine::fold_kept_col_groups(std::size_t k, double* acc) {
+void ReduceEngine::fold_kept_col_groups(std::size_t k, double* total, double* open,
+                                        std::int64_t first) {
   TESSERA_REQUIRE(k < kept_.size(), InternalError, "fold_kept_col_groups: op {} of {} kept", k,
                   kept_.size());
-  cpu::fold_partials(kept_ops_[k], acc, kept_[k].data(), kept_groups_, kept_cols_);
+  cpu::fold_partials(kept_ops_[k], total, open, first, kept_[k].data(), kept_groups_, kept_cols_);
 }
 
 std::unique_ptr<ReduceEngine> make_reduce_engine(Backend backend,

@@ -43,9 +43,10 @@ public:
   // group's. The default keeps them in host memory.
   virtual void keep_col_groups_multi(const std::vector<Op>& ops, const void* a, std::int64_t rows,
                                      std::int64_t cols);
-  // acc[j] = acc[j] ⊕ P_g[j] for the kept groups g of the k-th op, in order: cpu::fold_partials
-  // of what reduce_col_groups_multi gives for it, the same bits. acc is host memory, cols values.
-  virtual void fold_kept_col_groups(std::size_t k, double* acc);
+  // Folds the kept groups of the k-th op, whose first is global block `first`, into the running
+  // fold (total, open): cpu::fold_partials of what reduce_col_groups_multi gives for it, the
+  // same bits. total and open are host memory, cols values each.
+  virtual void fold_kept_col_groups(std::size_t k, double* total, double* open, std::int64_t first);
 
 private:
   std::vector<Op> kept_ops_;

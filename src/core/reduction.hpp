@@ -14,16 +14,26 @@
 //     then a fixed tree: for off = kSumLanes/2, …, 2, 1: for c < off: lane[c] += lane[c + off]
 //     r(i) = lane[0].  (On a GPU a warp holds 4 lanes per thread: 16-byte loads, shuffles.)
 //   Axis::Rows : value(i) = r(i)                     (Mean divides by cols, Norm2 takes sqrt)
-//   Axis::All  : rows are grouped in blocks of kReduceBlockRows consecutive global rows,
+//   Axis::All  : rows are grouped in blocks of kReduceBlockRows consecutive global rows, and
+//     blocks in super-blocks of kReduceSuperBlocks consecutive blocks,
 //       p[b] = 0.0; for i in block b, ascending: p[b] += r(i)
-//       total = 0.0; for b ascending: total += p[b]          (Mean: /(rows*cols), Norm2: sqrt)
-//   Axis::Cols : per column j, with the same row blocks,
+//       q[s] = 0.0; for b in super-block s, ascending: q[s] += p[b]
+//       total = 0.0; for s ascending: total += q[s]          (Mean: /(rows*cols), Norm2: sqrt)
+//   Axis::Cols : per column j, with the same row blocks and super-blocks,
 //       p[b][j] = 0.0; for i in block b, ascending: p[b][j] += f(a[i][j])
-//       value(j) = 0.0; for b ascending: value(j) += p[b][j]   (Mean: /rows, Norm2: sqrt)
+//       q[s][j] = 0.0; for b in super-block s, ascending: q[s][j] += p[b][j]
+//       value(j) = 0.0; for s ascending: value(j) += q[s][j]   (Mean: /rows, Norm2: sqrt)
+//   Why two levels: the longest chain of dependent additions is 64 + 256 + rows/16384 instead
+//   of 64 + rows/64, so the many block partials of a tall matrix are folded in parallel (a
+//   million rows: 382 additions in sequence instead of 15690).
 //
-// Row blocks are fixed in global row numbers, so a rank boundary may cut a block; the
-// distributed plan (mpi/reduce_plan.hpp) continues such a block's sequential sum on the next
-// rank, which keeps the order above exactly.
+// Row blocks and super-blocks are fixed in global row numbers, so a rank boundary may cut one;
+// the distributed plan (mpi/reduce_chain.hpp) continues such a block's and super-block's
+// sequential sums on the next rank, which keeps the order above exactly. A running fold of block
+// partials is then a pair (total: the closed super-blocks, open: the super-block in progress),
+// and the value is total ⊕ open at the end (cpu::fold_partials, cpu::close_partials). Closing
+// with an empty open super-block changes nothing: total starts at +0.0 and so is never -0.0,
+// and x + 0.0 == x for every other x (for Min and Max the identity is neutral anyway).
 //
 // Norm2 rescue. Squares of f64 data overflow above about 2^512 and underflow below 2^-511, so
 // after the pass above, each Norm2 value r = sqrt(S) (one per vector: the whole matrix for All,
@@ -57,6 +67,7 @@ namespace tessera {
 
 inline constexpr int kSumLanes = 128;
 inline constexpr std::int64_t kReduceBlockRows = 64;
+inline constexpr std::int64_t kReduceSuperBlocks = 256;
 
 // True for Sum, Mean, Norm1, Norm2: the ops whose value depends on the order of additions.
 constexpr bool is_sum_family(Op op) noexcept {

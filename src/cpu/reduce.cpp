@@ -105,9 +105,25 @@ void reduce_col_groups_multi(const Op* ops, std::size_t nops, const T* a, std::i
   kernels().of<T>().reduce_col_groups_multi(ops, nops, a, rows, cols, out);
 }
 
-void fold_partials(Op op, double* acc, const double* partials, std::int64_t groups,
-                   std::int64_t cols) {
-  kernels().fold_partials(op, acc, partials, groups, cols);
+void fold_partials(Op op, double* total, double* open, std::int64_t first, const double* partials,
+                   std::int64_t groups, std::int64_t cols) {
+  TESSERA_REQUIRE(first >= 0 && groups >= 0 && cols >= 0, InputError,
+                  "fold_partials: {} groups of {} columns from block {}", groups, cols, first);
+  // Runs of blocks that lie in one super-block; the kernel folds a run into `open` in order.
+  for (std::int64_t g = 0; g < groups;) {
+    const std::int64_t at = (first + g) % kReduceSuperBlocks;
+    const std::int64_t run = std::min(groups - g, kReduceSuperBlocks - at);
+    kernels().fold_partials(op, open, partials + g * cols, run, cols);
+    g += run;
+    if (at + run == kReduceSuperBlocks) {
+      close_partials(op, total, open, cols);
+      std::fill_n(open, cols, identity(op));
+    }
+  }
+}
+
+void close_partials(Op op, double* total, const double* open, std::int64_t cols) {
+  kernels().fold_partials(op, total, open, 1, cols);
 }
 
 template <class T>

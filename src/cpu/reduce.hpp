@@ -38,10 +38,15 @@ void reduce_col_groups_multi(const Op* ops, std::size_t nops, const T* a, std::i
 template <class T>
 void fold_rows(Op op, const T* a, std::int64_t rows, std::int64_t cols, double* acc);
 
-// acc[j] = acc[j] ⊕ partials[g*cols + j] for g = 0 … groups-1 in order: folds column partials
-// (of reduce_col_groups) into running column values, each column in its serial order.
-void fold_partials(Op op, double* acc, const double* partials, std::int64_t groups,
-                   std::int64_t cols);
+// A running fold of block partials in the canonical order (core/reduction.hpp), cols values
+// wide (1 for All): total[j], the fold of the closed super-blocks, and open[j], the fold of the
+// super-block in progress (both start at the op's identity). fold_partials folds the partials
+// partials[g*cols + j] of the global blocks first, first+1, …, first+groups-1 (column partials
+// of reduce_col_groups, or the block partials of row values), closing each super-block into
+// total as its last block goes in; close_partials then gives the values: total[j] ⊕= open[j].
+void fold_partials(Op op, double* total, double* open, std::int64_t first, const double* partials,
+                   std::int64_t groups, std::int64_t cols);
+void close_partials(Op op, double* total, const double* open, std::int64_t cols);
 
 // The Norm2 rescue's pieces (core/reduction.hpp), for f64 data: reduce_rows and fold_rows of
 // Norm2 with f(x) = y*y, y = ldexp(x, e), where e = row_exp[i] for row i (reduce_rows_scaled)

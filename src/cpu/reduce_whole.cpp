@@ -34,19 +34,23 @@ reduce_whole_multi(const std::vector<Op>& ops, Axis axis, const T* a, std::int64
       for (auto& x : out[k])
         x = finalize(op, x, static_cast<double>(cols));
     } else if (axis == Axis::All) {
-      double total = identity(op);
+      std::vector<double> p(static_cast<std::size_t>(groups));
       for (std::int64_t g = 0; g < groups; ++g) {
-        double p = identity(op);
+        p[g] = identity(op);
         for (std::int64_t i = g * kReduceBlockRows; i < std::min(rows, (g + 1) * kReduceBlockRows);
              ++i)
-          p = combine(op, p, r[i]);
-        total = combine(op, total, p);
+          p[g] = combine(op, p[g], r[i]);
       }
+      double total = identity(op), open = identity(op);
+      fold_partials(op, &total, &open, 0, p.data(), groups, 1);
+      close_partials(op, &total, &open, 1);
       out[k] = {finalize(op, total, static_cast<double>(rows) * static_cast<double>(cols))};
     } else {
       std::vector<double>& v = out[k];
       v.assign(static_cast<std::size_t>(cols), identity(op));
-      fold_partials(op, v.data(), r, groups, cols);
+      std::vector<double> open(static_cast<std::size_t>(cols), identity(op));
+      fold_partials(op, v.data(), open.data(), 0, r, groups, cols);
+      close_partials(op, v.data(), open.data(), cols);
       for (auto& x : v)
         x = finalize(op, x, static_cast<double>(rows));
     }

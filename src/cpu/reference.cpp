@@ -92,27 +92,32 @@ std::vector<double> canonical(Op op, Axis axis, const T* a, std::int64_t rows, s
     return v;
   }
   const std::int64_t blocks = (rows + kReduceBlockRows - 1) / kReduceBlockRows;
-  if (axis == Axis::All) {
+  const std::int64_t supers = (blocks + kReduceSuperBlocks - 1) / kReduceSuperBlocks;
+  // p(b, k): block b's fold of value k's element terms (the row values for All).
+  const auto block_fold = [&](std::int64_t b, std::int64_t k) {
+    double p = start(op);
+    for (std::int64_t i = b * kReduceBlockRows; i < rows && i < (b + 1) * kReduceBlockRows; ++i)
+      p = fold(op, p,
+               axis == Axis::All
+                   ? row_value(op, a + i * cols, cols, [&](double x) { return f(0, x); })
+                   : f(k, static_cast<double>(a[i * cols + k])));
+    return p;
+  };
+  // value k: the super-blocks' folds of their block partials, folded in order.
+  const auto value = [&](std::int64_t k) {
     double total = start(op);
-    for (std::int64_t b = 0; b < blocks; ++b) {
-      double p = start(op);
-      for (std::int64_t i = b * kReduceBlockRows; i < rows && i < (b + 1) * kReduceBlockRows; ++i)
-        p = fold(op, p, row_value(op, a + i * cols, cols, [&](double x) { return f(0, x); }));
-      total = fold(op, total, p);
+    for (std::int64_t s = 0; s < supers; ++s) {
+      double q = start(op);
+      for (std::int64_t b = s * kReduceSuperBlocks; b < blocks && b < (s + 1) * kReduceSuperBlocks;
+           ++b)
+        q = fold(op, q, block_fold(b, k));
+      total = fold(op, total, q);
     }
-    return {total};
-  }
-  std::vector<double> v(static_cast<std::size_t>(cols));
-  for (std::int64_t j = 0; j < cols; ++j) {
-    double value = start(op);
-    for (std::int64_t b = 0; b < blocks; ++b) {
-      double p = start(op);
-      for (std::int64_t i = b * kReduceBlockRows; i < rows && i < (b + 1) * kReduceBlockRows; ++i)
-        p = fold(op, p, f(j, static_cast<double>(a[i * cols + j])));
-      value = fold(op, value, p);
-    }
-    v[j] = value;
-  }
+    return total;
+  };
+  std::vector<double> v(static_cast<std::size_t>(axis == Axis::All ? 1 : cols));
+  for (std::size_t k = 0; k < v.size(); ++k)
+    v[k] = value(static_cast<std::int64_t>(k));
   return v;
 }
 

@@ -61,8 +61,10 @@ using detail::plan_geometry;
 struct Accumulator {
   Op op;
   double block = 0.0;         // All: the fold of the current 64-row block so far
-  double total = 0.0;         // All: the fold of the finished blocks
-  std::vector<double> values; // Rows: finished row values; Cols: running column folds
+  double total = 0.0;         // All: the fold of the finished super-blocks
+  double super = 0.0;         // All: the fold of the finished blocks of the open super-block
+  std::vector<double> values; // Rows: finished row values; Cols: the finished super-blocks
+  std::vector<double> supers; // Cols: per column, the open super-block's finished blocks
   std::vector<double> open;   // Cols: per column, the fold of the block in progress
 };
 
@@ -147,11 +149,11 @@ void reduce_chunk(const Geometry& g, std::int64_t c, int rank, const T* data, Re
     const std::int64_t blocks = (body_end - head_end) / kReduceBlockRows;
     std::vector<double> parts(static_cast<std::size_t>(std::max<std::int64_t>(blocks, 1) * w));
     for (Accumulator& a : acc) {
-      const auto close_block = [&] {
-        for (std::int64_t j = 0; j < w; ++j) {
-          a.values[j] = cpu::combine(a.op, a.values[j], a.open[j]);
-          a.open[j] = cpu::identity(a.op);
-        }
+      // Folds the open block, which ends at row `last` (exclusive), into the running folds.
+      const auto close_block = [&](std::int64_t last) {
+        cpu::fold_partials(a.op, a.values.data(), a.supers.data(), (last - 1) / kReduceBlockRows,
+                           a.open.data(), 1, w);
+        std::fill(a.open.begin(), a.open.end(), cpu::identity(a.op));
       };
       // One row at a time: f of each element, combined into the open fold in row order.
       for (std::int64_t i = row0; i < head_end; ++i) {
@@ -160,20 +162,19 @@ void reduce_chunk(const Geometry& g, std::int64_t c, int rank, const T* data, Re
           a.open[j] = cpu::combine(a.op, a.open[j], parts[j]);
       }
       if (head_end > row0 && (head_end % kReduceBlockRows == 0 || head_end == g.shape.rows))
-        close_block();
+        close_block(head_end);
       if (blocks > 0) {
         engine.reduce_col_groups(a.op, data + (head_end - row0) * w, body_end - head_end, w,
                                  parts.data());
-        for (std::int64_t b = 0; b < blocks; ++b)
-          for (std::int64_t j = 0; j < w; ++j)
-            a.values[j] = cpu::combine(a.op, a.values[j], parts[b * w + j]);
+        cpu::fold_partials(a.op, a.values.data(), a.supers.data(), head_end / kReduceBlockRows,
+                           parts.data(), blocks, w);
       }
       if (end > body_end) {
         // The block is open (identity): its fold from the start is a group of its own.
         engine.reduce_col_groups(a.op, data + (body_end - row0) * w, end - body_end, w,
                                  a.open.data());
         if (end == g.shape.rows)
-          close_block();
+          close_block(end);
       }
     }
     timers.add("compute", wall_seconds() - t0);
@@ -200,7 +201,8 @@ void reduce_chunk(const Geometry& g, std::int64_t c, int rank, const T* data, Re
       for (double r : all) {
         a.block = cpu::combine(a.op, a.block, r);
         if (++row % kReduceBlockRows == 0 || row == g.shape.rows) {
-          a.total = cpu::combine(a.op, a.total, a.block);
+          cpu::fold_partials(a.op, &a.total, &a.super, (row - 1) / kReduceBlockRows, &a.block, 1,
+                             1);
           a.block = cpu::identity(a.op);
         }
       }
@@ -264,10 +266,11 @@ ReduceResult compute_side(Shared& s, const std::vector<Op>& ops, Axis axis, OutO
 
   std::vector<Accumulator> acc;
   for (Op op : ops) {
-    Accumulator a{op, cpu::identity(op), cpu::identity(op), {}, {}};
+    Accumulator a{op, cpu::identity(op), cpu::identity(op), cpu::identity(op), {}, {}, {}};
     if (axis == Axis::Cols) {
       a.values.assign(static_cast<std::size_t>(g.stripes().rows(rank)), cpu::identity(op));
       a.open = a.values;
+      a.supers = a.values;
     } else if (axis == Axis::Rows)
       a.values.reserve(static_cast<std::size_t>(g.shape.rows));
     acc.push_back(std::move(a));
@@ -310,10 +313,13 @@ ReduceResult compute_side(Shared& s, const std::vector<Op>& ops, Axis axis, OutO
   const double rows = static_cast<double>(g.shape.rows), cols = static_cast<double>(g.shape.cols);
   for (Accumulator& a : acc) {
     if (axis == Axis::All) {
+      cpu::close_partials(a.op, &a.total, &a.super, 1);
       result.values.push_back({cpu::finalize(a.op, a.total, rows * cols)});
     } else if (axis == Axis::Rows) {
       result.values.push_back(std::move(a.values));
     } else {
+      cpu::close_partials(a.op, a.values.data(), a.supers.data(),
+                          static_cast<std::int64_t>(a.values.size()));
       for (double& v : a.values)
         v = cpu::finalize(a.op, v, rows);
       std::vector<double> all;

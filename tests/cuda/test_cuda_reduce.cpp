@@ -31,11 +31,11 @@ struct Case {
 // 5000 x 7: enough row groups that the column fold loads several batches ahead. 9001 x 40:
 // more rows than the device runs warps at once (each warp takes several), and 141 blocks whose
 // in-order fold spans several rounds of every lane.
-// 66000 × 40 and 65600 × 257: more than 1024 row groups (the column fold takes a warp per
-// column), partial last rounds of its lanes.
-const Case kShapes[] = {{1, 1},    {1, 1000},  {1000, 1},   {31, 33},    {17, 31},  {64, 128},
-                        {65, 129}, {130, 257}, {200, 3},    {1000, 999}, {5000, 7}, {0, 5},
-                        {5, 0},    {9001, 40}, {66000, 40}, {65600, 257}};
+// 66000 × 40 and 65600 × 257: several super-blocks of row groups, the last one partial.
+// 4194404 × 2: 257 super-blocks (the fold of the super-blocks takes a warp per column).
+const Case kShapes[] = {{1, 1},    {1, 1000},  {1000, 1},   {31, 33},     {17, 31},    {64, 128},
+                        {65, 129}, {130, 257}, {200, 3},    {1000, 999},  {5000, 7},   {0, 5},
+                        {5, 0},    {9001, 40}, {66000, 40}, {65600, 257}, {4194404, 2}};
 
 template <class T>
 void check_reduce(std::int64_t rows, std::int64_t cols, std::int64_t pad, std::int64_t off,
@@ -99,7 +99,7 @@ TYPED_TEST(CudaReduce, FusedOpsMatchTheReferenceBitForBit) {
       {Op::Sum, Op::Max, Op::Norm2},
       {Op::Sum, Op::Min, Op::Max, Op::Mean, Op::Norm1, Op::Norm2, Op::NormInf},
       {Op::Mean, Op::Sum, Op::Mean}};
-  // 66000 x 3: more than 1024 row groups over few columns (the warp-per-column fold);
+  // 66000 x 3: several super-blocks of row groups over few columns;
   // 520 x 2100: rows long enough for steps read without checks (1024 columns of f32).
   const Case shapes[] = {{1, 1},     {1, 1000}, {1000, 1},  {31, 33},   {130, 257},
                          {67, 1000}, {200, 3},  {66000, 3}, {520, 2100}};
@@ -143,7 +143,7 @@ TEST(CudaReduceKernels, OneOfEachForTheSanitizers) {
   cuda::StreamPool pool(1);
   cuda::ReduceWorkspace ws;
   check_reduce<float>(67, 1000, 1, 1, ws, pool[0]);
-  check_reduce<double>(66000, 3, 1, 1, ws, pool[0]); // narrow rows, warp-per-column fold
+  check_reduce<double>(66000, 3, 1, 1, ws, pool[0]); // narrow rows, several super-blocks
   const std::vector<Op> ops = {Op::Sum, Op::Max, Op::Norm2};
   cuda::DeviceBuffer dev(4 * 67 * 1001 + 8), out(8 * 3 * 1000);
   cuda::memset_async(pool[0], dev.data(), 0, dev.bytes());
@@ -190,7 +190,7 @@ TYPED_TEST(CudaReduce, PlanPiecesMatchTheCpuBackend) {
       cuda::copy(got.data(), dout.data(), got.size() * 8);
       ASSERT_EQ(test::first_difference(got, want), -1) << "reduce_col_groups";
 
-      // fold_rows continues an accumulator; combine_col_groups folds the groups into it.
+      // fold_rows continues an accumulator.
       want.assign(static_cast<std::size_t>(c.cols), cpu::identity(op));
       cpu::fold_rows(op, a.data(), c.rows, c.cols, want.data());
       cuda::fill_identity(s, op, dacc.as<double>(), c.cols);
@@ -199,43 +199,6 @@ TYPED_TEST(CudaReduce, PlanPiecesMatchTheCpuBackend) {
       cuda::synchronize(s);
       cuda::copy(got.data(), dacc.data(), got.size() * 8);
       ASSERT_EQ(test::first_difference(got, want), -1) << "fold_rows";
-
-      std::vector<double> parts(static_cast<std::size_t>(groups * c.cols));
-      cpu::reduce_col_groups(op, a.data(), c.rows, c.cols, parts.data());
-      std::vector<double> acc(static_cast<std::size_t>(c.cols), cpu::identity(op));
-      for (std::int64_t g = 0; g < groups; ++g)
-        for (std::int64_t j = 0; j < c.cols; ++j)
-          acc[j] = cpu::combine(op, acc[j], parts[g * c.cols + j]);
-      cuda::ReduceWorkspace ws;
-      ws.reserve(s, Axis::Cols, c.rows, c.cols);
-      cuda::fill_identity(s, op, dacc.as<double>(), c.cols);
-      cuda::reduce_cols(s, op, dtype_of<T>, dev.data(), c.rows, c.cols, c.cols, dacc.as<double>(),
-                        ws);
-      got.assign(acc.size(), 0.0);
-      cuda::synchronize(s);
-      cuda::copy(got.data(), dacc.data(), got.size() * 8);
-      ASSERT_EQ(test::first_difference(got, acc), -1) << "reduce_cols";
-
-      // reduce_all accumulates onto what the accumulator holds.
-      std::vector<double> rows(static_cast<std::size_t>(c.rows));
-      cpu::reduce_rows(op, a.data(), c.rows, c.cols, rows.data());
-      double total = 1.5;
-      for (std::int64_t g = 0; g < groups; ++g) {
-        double p = cpu::identity(op);
-        for (std::int64_t i = g * kReduceBlockRows;
-             i < std::min(c.rows, (g + 1) * kReduceBlockRows); ++i)
-          p = cpu::combine(op, p, rows[i]);
-        total = cpu::combine(op, total, p);
-      }
-      ws.reserve(s, Axis::All, c.rows, c.cols);
-      const double start = 1.5;
-      cuda::copy(dacc.data(), &start, 8);
-      cuda::reduce_all(s, op, dtype_of<T>, dev.data(), c.rows, c.cols, c.cols, dacc.as<double>(),
-                       ws);
-      double gpu_total = 0.0;
-      cuda::synchronize(s);
-      cuda::copy(&gpu_total, dacc.data(), 8);
-      ASSERT_TRUE(test::same_bits(gpu_total, total)) << gpu_total << " vs " << total;
     }
   }
 }
@@ -250,8 +213,9 @@ TYPED_TEST(CudaReduce, FusedPlanPiecesMatchTheCpuBackend) {
   const std::vector<Op> ops = {Op::Sum, Op::Max,   Op::Norm2,  Op::Mean,
                                Op::Min, Op::Norm1, Op::NormInf};
   // 17 x 5000: few long rows (the staged row kernel); 3000 x 20: narrow rows (four a warp).
+  // 40000 x 3: more than a super-block of row blocks (625).
   for (const Case& c : {Case{1, 1}, Case{200, 333}, Case{129, 64}, Case{17, 5000}, Case{3000, 20},
-                        Case{520, 2100}}) {
+                        Case{520, 2100}, Case{40000, 3}}) {
     const std::uint64_t seed = test::fresh_seed();
     SCOPED_TRACE(::testing::Message() << c.rows << "x" << c.cols << " seed " << seed);
     const auto n = static_cast<std::size_t>(c.rows * c.cols);
@@ -309,18 +273,26 @@ TYPED_TEST(CudaReduce, FusedPlanPiecesMatchTheCpuBackend) {
             << "engine cols, " << op_name(ops[k]) << (memory == Memory::Host ? ", host" : "");
       }
       // Partials kept by the engine and folded there, continuing a running fold (the state a
-      // distributed chain receives), for all ops and for one (the single-op kernel).
-      const auto start = test::random_vector<double>(static_cast<std::size_t>(c.cols), seed + 1);
+      // distributed chain receives: closed super-blocks and the open one) from global blocks
+      // that start, continue or cross super-blocks, for all ops and for one (the single-op
+      // kernel).
+      const auto start =
+          test::random_vector<double>(static_cast<std::size_t>(2 * c.cols), seed + 1);
       for (const std::vector<Op>& kept : {ops, std::vector<Op>{Op::Norm2}}) {
         engine->keep_col_groups_multi(kept, block, c.rows, c.cols);
         for (std::size_t k = 0; k < kept.size(); ++k) {
           const auto want_k =
               static_cast<std::size_t>(std::find(ops.begin(), ops.end(), kept[k]) - ops.begin());
-          std::vector<double> got = start, want = start;
-          engine->fold_kept_col_groups(k, got.data());
-          cpu::fold_partials(kept[k], want.data(), want_cols[want_k].data(), groups, c.cols);
-          ASSERT_EQ(test::first_difference(got, want), -1)
-              << "kept cols, " << op_name(kept[k]) << (memory == Memory::Host ? ", host" : "");
+          for (const std::int64_t first :
+               {std::int64_t{0}, kReduceSuperBlocks - 1, 3 * kReduceSuperBlocks - 5}) {
+            std::vector<double> got = start, want = start;
+            engine->fold_kept_col_groups(k, got.data(), got.data() + c.cols, first);
+            cpu::fold_partials(kept[k], want.data(), want.data() + c.cols, first,
+                               want_cols[want_k].data(), groups, c.cols);
+            ASSERT_EQ(test::first_difference(got, want), -1)
+                << "kept cols from block " << first << ", " << op_name(kept[k])
+                << (memory == Memory::Host ? ", host" : "");
+          }
         }
       }
     }

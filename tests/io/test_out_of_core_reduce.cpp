@@ -146,6 +146,14 @@ INSTANTIATE_TEST_SUITE_P(Larger, OutOfCoreReduce,
                                           testing::Values(100, 333), testing::Values(1)),
                          case_name);
 
+// Super-blocks of row blocks (16384 rows) cut by chunks of 5000 rows, the last one partial.
+INSTANTIATE_TEST_SUITE_P(Tall, OutOfCoreReduce,
+                         testing::Combine(testing::Values(DType::f32, DType::f64),
+                                          testing::Values(Axis::All, Axis::Rows, Axis::Cols),
+                                          testing::Values(Shape{33001, 3}), testing::Values(5000),
+                                          testing::Values(1)),
+                         case_name);
+
 INSTANTIATE_TEST_SUITE_P(Deeper, OutOfCoreReduce,
                          testing::Combine(testing::Values(DType::f64),
                                           testing::Values(Axis::All, Axis::Rows, Axis::Cols),

@@ -109,9 +109,10 @@ tessera::ReduceResult check_reduce(const std::vector<T>& a, Shape shape, unsigne
 }
 
 // Shapes whose 64-row blocks are cut by rank boundaries at 2, 3 and 4 ranks, blocks spread
-// over several ranks (fewer than 64 rows per rank), more ranks than rows, empty matrices.
+// over several ranks (fewer than 64 rows per rank), more ranks than rows, empty matrices;
+// 33001 x 3: super-blocks of blocks (16384 rows) cut by rank boundaries, the last one partial.
 const std::vector<Shape> kShapes = {{1, 1},    {1, 37},  {41, 1},     {17, 31}, {3, 5}, {130, 7},
-                                    {191, 64}, {257, 3}, {1000, 999}, {0, 5},   {6, 0}};
+                                    {191, 64}, {257, 3}, {1000, 999}, {0, 5},   {6, 0}, {33001, 3}};
 
 template <class T>
 void all_cases() {

@@ -32,9 +32,10 @@ constexpr Axis kAxes[] = {Axis::All, Axis::Rows, Axis::Cols};
 struct Shape2 {
   std::int64_t rows, cols;
 };
-const Shape2 kShapes[] = {
-    {1, 1},    {1, 300},   {300, 1},   {17, 31},    {64, 128},
-    {65, 129}, {127, 257}, {131, 263}, {1000, 999}, {70, 16411}}; // more than one column tile
+// 70 x 16411: more than one column tile; 40000 x 3: three super-blocks of row blocks, the last
+// one partial.
+const Shape2 kShapes[] = {{1, 1},     {1, 300},   {300, 1},    {17, 31},    {64, 128}, {65, 129},
+                          {127, 257}, {131, 263}, {1000, 999}, {70, 16411}, {40000, 3}};
 
 unsigned fresh_seed() {
   return std::random_device{}();
@@ -235,6 +236,39 @@ TYPED_TEST(CpuReduce, EveryInstructionSetGivesThePortableBits) {
   }
   if (checked == 0)
     GTEST_SKIP() << "this processor has neither AVX2 nor AVX-512F";
+}
+
+// The running fold of block partials (total, open) continued from any global block, in pieces
+// that start, end or cross super-blocks, gives the whole fold's bits, and the whole fold is the
+// two-level order of core/reduction.hpp written out.
+TEST(CpuReduceFold, PartialsInPiecesMatchTheTwoLevelOrder) {
+  const unsigned seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  const std::int64_t groups = 4 * kReduceSuperBlocks + 17, cols = 5;
+  const auto p = random_matrix<double>(static_cast<std::size_t>(groups * cols), rng);
+  const std::int64_t pieces[] = {1, kReduceSuperBlocks - 2, 2, 300, 7, kReduceSuperBlocks, 0, 1};
+  for (Op op : kOps) {
+    std::vector<double> want(static_cast<std::size_t>(cols));
+    for (std::int64_t j = 0; j < cols; ++j) {
+      double total = cpu::identity(op);
+      for (std::int64_t s0 = 0; s0 < groups; s0 += kReduceSuperBlocks) {
+        double q = cpu::identity(op);
+        for (std::int64_t g = s0; g < std::min(groups, s0 + kReduceSuperBlocks); ++g)
+          q = cpu::combine(op, q, p[g * cols + j]);
+        total = cpu::combine(op, total, q);
+      }
+      want[j] = total;
+    }
+    std::vector<double> total(static_cast<std::size_t>(cols), cpu::identity(op)), open = total;
+    std::int64_t g = 0;
+    for (std::int64_t n : pieces) {
+      cpu::fold_partials(op, total.data(), open.data(), g, p.data() + g * cols, n, cols);
+      g += n;
+    }
+    cpu::fold_partials(op, total.data(), open.data(), g, p.data() + g * cols, groups - g, cols);
+    cpu::close_partials(op, total.data(), open.data(), cols);
+    EXPECT_EQ(bits(total), bits(want)) << op_name(op) << ", seed " << seed;
+  }
 }
 
 // The column fold walks rows eight at a time; pieces of every length around that step, with

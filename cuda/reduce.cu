@@ -132,8 +132,11 @@ void launch_fused_rows(cudaStream_t s, unsigned mask, DType t, const void* a, i6
                                1.0))
       return;
     if (cols <= kNarrowCols)
-      launch_row_kernel(s, fused_row_values_kernel<T, fused_row_unroll<T>(), 8>, rows,
-                        warp_rows<8>(), data, rows, cols, ld, out, stride, mask);
+      with_narrow_tpr(cols, [&](auto tpr) {
+        constexpr int TPR = decltype(tpr)::value;
+        launch_row_kernel(s, fused_row_values_kernel<T, fused_row_unroll<T>(), TPR>, rows,
+                          warp_rows<TPR>(), data, rows, cols, ld, out, stride, mask);
+      });
     else
       launch_row_kernel(s, fused_row_values_kernel<T, fused_row_unroll<T>(), 32>, rows, 1, data,
                         rows, cols, ld, out, stride, mask);
@@ -328,8 +331,9 @@ void fold_col_groups(CUstream_st* stream, Op op, const double* groups, std::int6
   const i64 G = detail::kSuperBlocks, at = first % G;
   detail::dispatch_fn(op, [&](auto fn) {
     constexpr detail::Fn F = decltype(fn)::value;
-    // The head: groups that continue the open super-block, closing it if they reach its end.
-    const i64 head = at == 0 ? 0 : std::min<i64>(ngroups, G - at);
+    // The head: groups that continue the open super-block (whatever it holds, as the CPU's
+    // fold does), closing it if they reach its end.
+    const i64 head = std::min<i64>(ngroups, G - at);
     if (head > 0) {
       detail::launch_combine<F>(stream, groups, head, cols, open, true, 0, 1.0);
       if (at + head == G) {

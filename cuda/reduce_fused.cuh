@@ -115,6 +115,8 @@ __global__ void __launch_bounds__(256)
   const i64 w0 = (static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   if constexpr (TPR == 32) {
     for (i64 r = w0; r < rows; r += warps) {
+      if (r + warps < rows)
+        prefetch_row(a + (r + warps) * ld, cols, lane);
       FusedAcc<T> acc;
       acc.mask = mask;
       acc.init();

@@ -33,9 +33,10 @@ struct Case {
 // in-order fold spans several rounds of every lane.
 // 66000 × 40 and 65600 × 257: several super-blocks of row groups, the last one partial.
 // 4194404 × 2: 257 super-blocks (the fold of the super-blocks takes a warp per column).
-const Case kShapes[] = {{1, 1},    {1, 1000},  {1000, 1},   {31, 33},     {17, 31},    {64, 128},
-                        {65, 129}, {130, 257}, {200, 3},    {1000, 999},  {5000, 7},   {0, 5},
-                        {5, 0},    {9001, 40}, {66000, 40}, {65600, 257}, {4194404, 2}};
+// 200 × 3, 5000 × 7, 2000 × 11, 17 × 31: narrow rows at 1, 2, 4 and 8 threads a row.
+const Case kShapes[] = {{1, 1},    {1, 1000},  {1000, 1},  {31, 33},    {17, 31},     {64, 128},
+                        {65, 129}, {130, 257}, {200, 3},   {1000, 999}, {5000, 7},    {2000, 11},
+                        {0, 5},    {5, 0},     {9001, 40}, {66000, 40}, {65600, 257}, {4194404, 2}};
 
 template <class T>
 void check_reduce(std::int64_t rows, std::int64_t cols, std::int64_t pad, std::int64_t off,
@@ -81,7 +82,7 @@ TYPED_TEST(CudaReduce, PaddedAndMisalignedRows) {
   TESSERA_REQUIRE_GPU();
   cuda::StreamPool pool(1);
   cuda::ReduceWorkspace ws;
-  const Case shapes[] = {{1, 300}, {31, 33}, {130, 257}, {67, 1000}};
+  const Case shapes[] = {{1, 300}, {31, 33}, {130, 257}, {67, 1000}, {50, 3}, {45, 7}, {40, 13}};
   for (const Case& c : shapes)
     for (std::int64_t off : {1, 2, 3})
       for (std::int64_t pad : {0, 1, 3})
@@ -101,8 +102,8 @@ TYPED_TEST(CudaReduce, FusedOpsMatchTheReferenceBitForBit) {
       {Op::Mean, Op::Sum, Op::Mean}};
   // 66000 x 3: several super-blocks of row groups over few columns;
   // 520 x 2100: rows long enough for steps read without checks (1024 columns of f32).
-  const Case shapes[] = {{1, 1},     {1, 1000}, {1000, 1},  {31, 33},   {130, 257},
-                         {67, 1000}, {200, 3},  {66000, 3}, {520, 2100}};
+  const Case shapes[] = {{1, 1},   {1, 1000}, {1000, 1}, {31, 33},   {130, 257}, {67, 1000},
+                         {200, 3}, {700, 6},  {300, 12}, {66000, 3}, {520, 2100}};
   for (const Case& c : shapes)
     for (std::int64_t off : {0, 1, 3})
       for (const auto& ops : lists) {

@@ -138,8 +138,8 @@ void launch_fused_rows(cudaStream_t s, unsigned mask, DType t, const void* a, i6
                           warp_rows<TPR>(), data, rows, cols, ld, out, stride, mask);
       });
     else
-      launch_row_kernel(s, fused_row_values_kernel<T, fused_row_unroll<T>(), 32>, rows, 1, data,
-                        rows, cols, ld, out, stride, mask);
+      launch_row_kernel(s, fused_row_values_kernel<T, fused_row_unroll<T>(), kWholeRow>, rows, 1,
+                        data, rows, cols, ld, out, stride, mask);
   });
 }
 

@@ -113,10 +113,8 @@ __global__ void __launch_bounds__(256)
   const int lane = threadIdx.x & 31;
   const i64 warps = static_cast<i64>(gridDim.x) * (blockDim.x / 32);
   const i64 w0 = (static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
-  if constexpr (TPR == 32) {
+  if constexpr (TPR == kWholeRow) {
     for (i64 r = w0; r < rows; r += warps) {
-      if (r + warps < rows)
-        prefetch_row(a + (r + warps) * ld, cols, lane);
       FusedAcc<T> acc;
       acc.mask = mask;
       acc.init();

@@ -5,7 +5,8 @@
 // the canonical order is five shuffle steps (lane c + 64 lives 16 threads away, c + 32 eight,
 // …, c + 4 one) and two steps inside the thread. A row that does not start on a 16-byte
 // boundary is read as the aligned vectors that cover it, and thread L accumulates the lanes
-// its vectors hold; one shuffle round per row puts them in place for the tree.
+// its vectors hold; one shuffle round per row puts them in place for the tree. Rows of at most
+// 128 columns go fewer threads to a row, several rows a warp at once (narrow_row_batches).
 //
 // Column partials: reduce_cols.cuh.
 //
@@ -229,20 +230,6 @@ __device__ A lane_tree(A (&acc)[4], int lane) {
   return P::combine(acc[0], acc[1]);
 }
 
-// Asks the L2 cache for a row's 128-byte lines, one line a lane, for rows of at most 32 lines
-// (longer rows keep enough loads in flight by themselves). A warp walks its rows one at a time,
-// and with rows of a few hundred columns it otherwise waits for each row's loads with nothing
-// else in flight (1000003 × 200 f32 along rows ran at 0.28 of cub's Sum).
-template <class T>
-__device__ __forceinline__ void prefetch_row(const T* row, i64 cols, int lane) {
-  if (cols * static_cast<i64>(sizeof(T)) > 32 * 128)
-    return;
-  const auto first = reinterpret_cast<std::uintptr_t>(row) & ~std::uintptr_t{127};
-  const std::uintptr_t line = first + 128 * static_cast<std::uintptr_t>(lane);
-  if (line < reinterpret_cast<std::uintptr_t>(row + cols))
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(line));
-}
-
 // The canonical row value r(i) of one row, computed by one warp; valid in lane 0.
 template <class T, class P, int U>
 __device__ double warp_row_value(const T* row, i64 cols, int lane) {
@@ -344,12 +331,14 @@ __device__ double warp_fold_staged(const double* p, i64 n, double init, int lane
   return __shfl_sync(0xffffffffu, acc, 0);
 }
 
-// Rows handled by one warp at a time: one (TPR = 32) or, for rows of at most 4*TPR columns,
-// 32/TPR rows side by side, kNarrowBatch times over (their loads fly together).
+// Rows handled by one warp at a time: one, walked in steps (TPR = kWholeRow, rows of any
+// length) or, for rows of at most 4*TPR columns (TPR = 1, 2, 4, 8, 32), 32/TPR rows side by
+// side, kNarrowBatch times over (their loads fly together).
+constexpr int kWholeRow = 0;
 constexpr int kNarrowBatch = 4;
 template <int TPR>
 constexpr int warp_rows() {
-  return TPR == 32 ? 1 : (32 / TPR) * kNarrowBatch;
+  return TPR == kWholeRow ? 1 : (32 / TPR) * kNarrowBatch;
 }
 
 // Loads row r's elements 4*sl … 4*sl+3 (zero outside the matrix) for a narrow row.
@@ -393,10 +382,8 @@ __global__ void __launch_bounds__(256)
   const int lane = threadIdx.x & 31;
   const i64 warps = static_cast<i64>(gridDim.x) * (blockDim.x / 32);
   const i64 w0 = (static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
-  if constexpr (TPR == 32) {
+  if constexpr (TPR == kWholeRow) {
     for (i64 r = w0; r < rows; r += warps) {
-      if (r + warps < rows)
-        prefetch_row(a + (r + warps) * ld, cols, lane);
       const double v = warp_row_value<T, P, U>(a + r * ld, cols, lane);
       if (lane == 0)
         rowvals[r] = finish(finish_code, v, count);

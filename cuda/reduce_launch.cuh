@@ -108,14 +108,15 @@ constexpr int fused_row_unroll() {
   return sizeof(T) == 4 ? 8 : 4;
 }
 
-// Threads per row: rows of at most 32 columns go fewer threads to a row than a warp, the
-// fewest whose four lanes each cover the row (1 for at most 4 columns, 2, 4, 8 for at most 32),
-// 32 / TPR rows side by side. A thread to a row of two or three columns reads them with its
-// neighbours' rows in one coalesced sweep and needs no shuffles; eight threads to such a row
-// left the memory idle between rows (9000001 × 3 along rows at 0.11 of cub's Sum, f32).
-constexpr int kNarrowCols = 32;
+// Threads per row: rows of at most 128 columns go the fewest threads to a row whose four lanes
+// each cover the row (1 for at most 4 columns, 2, 4, 8, 32 for at most 128), 32 / TPR rows side
+// by side and four such groups at once, their loads in flight together; longer rows go a warp
+// to a row, walked in steps. A warp walking rows of 40 columns one at a time ran 1000003 × 40
+// at 0.07 of cub's Sum (f32), and eight threads to rows of three columns 9000001 × 3 at 0.11:
+// the memory sat idle between rows.
+constexpr int kNarrowCols = 128;
 
-// g(integral_constant<int, TPR>) with the threads per row of a narrow row (cols <= 32).
+// g(integral_constant<int, TPR>) with the threads per row of a narrow row (cols <= 128).
 template <class G>
 void with_narrow_tpr(i64 cols, G&& g) {
   if (cols <= 4)
@@ -124,8 +125,10 @@ void with_narrow_tpr(i64 cols, G&& g) {
     g(std::integral_constant<int, 2>{});
   else if (cols <= 16)
     g(std::integral_constant<int, 4>{});
-  else
+  else if (cols <= 32)
     g(std::integral_constant<int, 8>{});
+  else
+    g(std::integral_constant<int, 32>{});
 }
 
 // Launches a row kernel (row_values_kernel or fused_row_values_kernel, the TPR argument last)
@@ -219,8 +222,8 @@ void launch_rows(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 ld, double*
                         rows, cols, ld, rowvals, code, count);
     });
   else
-    launch_row_kernel(s, row_values_kernel<T, F, row_unroll<T>(), 32>, rows, 1, a, rows, cols, ld,
-                      rowvals, code, count);
+    launch_row_kernel(s, row_values_kernel<T, F, row_unroll<T>(), kWholeRow>, rows, 1, a, rows,
+                      cols, ld, rowvals, code, count);
 }
 
 // Threads of the column partials: one per (64-row group, vector of v columns).

@@ -401,6 +401,66 @@ __global__ void __launch_bounds__(256)
   }
 }
 
+// Rows of more than 16 and at most kTreeMaxCols = 128 columns, a thread to a row: each warp
+// copies 32 rows into shared memory with coalesced loads, then each thread adds its row's
+// elements in the shape of the canonical halving tree (core/reduction.hpp), leaving out the lanes
+// past the row's end. Those hold the identity, and adding it changes nothing: no lane and no
+// partial sum is -0.0 (each lane starts as 0.0 + f(x)), and x + 0.0 == x for every other x. Four
+// lanes a thread and shuffles cost 40 shuffle instructions a row of f64 lanes for the tree,
+// which bounded rows of 40 columns at 0.20 of cub's Sum (f32). A row of at most 128 columns has
+// one element a lane, so its value is S(0, 1) with S(c, 128) = 0.0 + f(row[c]) and
+// S(c, off) = S(c, 2·off) + S(c + off, 2·off): the tree's levels off = 64, 32, …, 1.
+constexpr int kTreeMaxCols = 128;
+static_assert(kTreeMaxCols == kSumLanes, "a row of the tree kernel has one element a lane");
+
+// Warps a block: shared memory of 32 rows of 129 elements a warp stays within 48 KiB.
+template <class T>
+constexpr int tree_warps() {
+  return 8 / static_cast<int>(sizeof(T));
+}
+
+template <class P, class T, int C, int Off>
+__device__ __forceinline__ double tree_value(const T* row, int cols) {
+  if constexpr (Off == kSumLanes) {
+    // Reached only for C < cols: a right subtree is taken only when its first lane is.
+    return P::combine(P::identity(), P::f(static_cast<double>(row[C])));
+  } else {
+    double v = tree_value<P, T, C, 2 * Off>(row, cols);
+    if (C + Off < cols)
+      v = P::combine(v, tree_value<P, T, C + Off, 2 * Off>(row, cols));
+    return v;
+  }
+}
+
+template <class T, Fn F>
+__global__ void __launch_bounds__(32 * tree_warps<T>())
+    row_tree_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* rowvals,
+                    int finish_code, double count) {
+  using P = Policy<F>;
+  extern __shared__ __align__(16) unsigned char tree_smem[];
+  const int lane = threadIdx.x & 31, warp = static_cast<int>(threadIdx.x / 32);
+  const int c = static_cast<int>(cols), stride = c | 1; // odd: no bank conflicts below
+  T* tile = reinterpret_cast<T*>(tree_smem) + warp * 32 * stride;
+  const i64 step = static_cast<i64>(gridDim.x) * tree_warps<T>() * 32;
+  for (i64 r0 = (static_cast<i64>(blockIdx.x) * tree_warps<T>() + warp) * 32; r0 < rows;
+       r0 += step) {
+    const int n = static_cast<int>(min(static_cast<i64>(32), rows - r0));
+#pragma unroll 8
+    for (int i = 0; i < n; ++i)
+#pragma unroll
+      for (int k = 0; k < kTreeMaxCols / 32; ++k) {
+        const int j = lane + 32 * k;
+        if (j < c)
+          tile[i * stride + j] = __ldcs(a + (r0 + i) * ld + j);
+      }
+    __syncwarp();
+    if (lane < n)
+      rowvals[r0 + lane] =
+          finish(finish_code, tree_value<P, T, 0, 1>(tile + lane * stride, c), count);
+    __syncwarp(); // the tile is rewritten next round
+  }
+}
+
 // The All axis from the row values, in the canonical order's two levels: one warp per 64-row
 // block folds its rows in ascending order into partials[b]; the warp that completes the last
 // block of a super-block (ticket in super_done[s], reset to zero afterwards) folds the

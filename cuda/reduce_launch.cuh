@@ -210,11 +210,31 @@ bool try_launch_staged_rows(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 
   return true;
 }
 
+// The tree kernel (a thread to a row) for rows of more than 16 and at most 128 columns.
+template <class T, Fn F>
+void launch_row_tree(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 ld, double* rowvals,
+                     int code, double count) {
+  constexpr auto kernel = row_tree_kernel<T, F>;
+  constexpr int threads = 32 * tree_warps<T>();
+  const auto smem = static_cast<std::size_t>(threads * (cols | 1)) * sizeof(T);
+  int per_sm = 0;
+  CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+  const i64 blocks = (rows + threads - 1) / threads;
+  const auto grid = static_cast<unsigned>(
+      std::min<i64>(blocks, static_cast<i64>(std::max(1, per_sm)) * sm_count()));
+  kernel<<<grid, threads, smem, s>>>(a, rows, cols, ld, rowvals, code, count);
+  CHECK_CUDA_LAUNCH();
+}
+
 template <class T, Fn F>
 void launch_rows(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 ld, double* rowvals, int code,
                  double count) {
   if (try_launch_staged_rows(s, a, rows, cols, ld, rowvals, 0, StagedOneOp<F>{}, code, count))
     return;
+  if (cols > 16 && cols <= kTreeMaxCols) {
+    launch_row_tree<T, F>(s, a, rows, cols, ld, rowvals, code, count);
+    return;
+  }
   if (cols <= kNarrowCols)
     with_narrow_tpr(cols, [&](auto tpr) {
       constexpr int TPR = decltype(tpr)::value;

@@ -401,7 +401,8 @@ __global__ void __launch_bounds__(256)
   }
 }
 
-// Rows of more than 16 and at most kTreeMaxCols = 128 columns, a thread to a row: each warp
+// Rows of at most kTreeMaxCols = 128 columns (chosen for 33 to 128 of f32, 33 to 64 of f64:
+// tree_rows_wanted in reduce_launch.cuh), a thread to a row: each warp
 // copies 32 rows into shared memory with coalesced loads, then each thread adds its row's
 // elements in the shape of the canonical halving tree (core/reduction.hpp), leaving out the lanes
 // past the row's end. Those hold the identity, and adding it changes nothing: no lane and no

@@ -238,6 +238,49 @@ TYPED_TEST(CpuReduce, EveryInstructionSetGivesThePortableBits) {
     GTEST_SKIP() << "this processor has neither AVX2 nor AVX-512F";
 }
 
+// Rows of every length around the short-row walk (fewer than 64 columns) and the full one, with
+// signed zeros, infinities and NaN among the values: each op's row values, alone and several from
+// one read, have the reference's bits.
+TYPED_TEST(CpuReduce, RowsOfEveryShortLengthKeepTheReferenceBits) {
+  using T = TypeParam;
+  const unsigned seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  const T specials[] = {T(0), -T(0), std::numeric_limits<T>::infinity(),
+                        -std::numeric_limits<T>::infinity(), std::numeric_limits<T>::quiet_NaN()};
+  const std::vector<Op> ops(std::begin(kOps), std::end(kOps));
+  for (std::int64_t cols = 1; cols <= 130; ++cols) {
+    const std::int64_t rows = 9;
+    auto a = random_matrix<T>(static_cast<std::size_t>(rows * cols), rng);
+    for (std::int64_t i = 0; i < rows; ++i) // row i: 0, 1, 2… specials spread over it
+      for (std::int64_t k = 0; k < i && k < cols; ++k)
+        a[static_cast<std::size_t>(i * cols + static_cast<std::int64_t>(rng() % cols))] =
+            i % 2 == 0 ? specials[rng() % 2] : specials[rng() % std::size(specials)];
+    std::vector<std::vector<double>> several(ops.size(), std::vector<double>(rows));
+    std::vector<double*> out;
+    for (auto& v : several)
+      out.push_back(v.data());
+    cpu::reduce_rows_multi(ops.data(), ops.size(), a.data(), rows, cols, out.data());
+    for (std::size_t k = 0; k < ops.size(); ++k) {
+      const Op op = ops[k];
+      std::vector<double> want = reference::reduce(op, Axis::Rows, a.data(), rows, cols);
+      std::vector<double> got(static_cast<std::size_t>(rows));
+      cpu::reduce_rows(op, a.data(), rows, cols, got.data());
+      for (auto* v : {&got, &several[k]})
+        for (auto& x : *v)
+          x = cpu::finalize(op, x, static_cast<double>(cols));
+      // NaN compares as NaN: +inf + -inf gives the processor's default NaN, whose sign differs
+      // from a NaN of the data, and which of them a sum carries depends on the operand order.
+      for (auto* v : {&got, &several[k], &want})
+        for (auto& x : *v)
+          if (std::isnan(x))
+            x = std::numeric_limits<double>::quiet_NaN();
+      EXPECT_EQ(bits(got), bits(want)) << op_name(op) << ", " << cols << " columns, seed " << seed;
+      EXPECT_EQ(bits(several[k]), bits(want))
+          << op_name(op) << " among several, " << cols << " columns, seed " << seed;
+    }
+  }
+}
+
 // The running fold of block partials (total, open) continued from any global block, in pieces
 // that start, end or cross super-blocks, gives the whole fold's bits, and the whole fold is the
 // two-level order of core/reduction.hpp written out.

@@ -99,6 +99,10 @@ inline constexpr int kShortBatch = 16;
 // one and are dropped.
 template <class P, class T>
 void short_row_values(const T* a, int cols, int nrows, double* out) {
+  if (cols == 0) { // rows of nothing: the identity
+    std::fill_n(out, nrows, static_cast<double>(P::id));
+    return;
+  }
   const auto at = [&](int b, int c) {
     return static_cast<double>(a[static_cast<std::int64_t>(std::min(b, nrows - 1)) * cols + c]);
   };

@@ -133,15 +133,16 @@ void short_row_values(const T* a, int cols, int nrows, double* out) {
   }
 }
 
-// short_row_values over rows [0, rows), batches of rows spread over the threads.
-template <class P, class T>
-void short_rows(const T* a, std::int64_t rows, std::int64_t cols, double* out) {
+// g(x, n, i0) for each batch of kShortBatch rows of a (the last may be shorter): x its first row,
+// n its rows, i0 the first one's number; batches spread over the threads.
+template <class T, class G>
+void each_short_batch(const T* a, std::int64_t rows, std::int64_t cols, G&& g) {
   const std::int64_t batches = (rows + kShortBatch - 1) / kShortBatch;
 #pragma omp parallel for schedule(static)
   for (std::int64_t t = 0; t < batches; ++t)
-    short_row_values<P>(a + t * kShortBatch * cols, static_cast<int>(cols),
-                        static_cast<int>(std::min<std::int64_t>(kShortBatch, rows - t * kShortBatch)),
-                        out + t * kShortBatch);
+    g(a + t * kShortBatch * cols,
+      static_cast<int>(std::min<std::int64_t>(kShortBatch, rows - t * kShortBatch)),
+      t * kShortBatch);
 }
 
 // r(i) of one row: lane c sums the elements j ≡ c (mod kSumLanes), then a fixed halving tree.
@@ -546,7 +547,9 @@ void reduce_rows(Op op, const T* a, std::int64_t rows, std::int64_t cols, double
   dispatch_op(op, [&](auto p) {
     using P = decltype(p);
     if (cols < kShortRowCols) {
-      short_rows<P>(a, rows, cols, out);
+      each_short_batch(a, rows, cols, [&](const T* x, int n, std::int64_t i0) {
+        short_row_values<P>(x, static_cast<int>(cols), n, out + i0);
+      });
       return;
     }
 #pragma omp parallel for schedule(static)
@@ -563,16 +566,12 @@ void reduce_rows_multi(const Op* ops, std::size_t nops, const T* a, std::int64_t
     return;
   }
   if (cols < kShortRowCols) { // each batch of rows stays in L1 while every op takes it
-    const std::int64_t batches = (rows + kShortBatch - 1) / kShortBatch;
-#pragma omp parallel for schedule(static)
-    for (std::int64_t t = 0; t < batches; ++t)
+    each_short_batch(a, rows, cols, [&](const T* x, int n, std::int64_t i0) {
       for (std::size_t k = 0; k < nops; ++k)
         dispatch_op(ops[k], [&](auto p) {
-          short_row_values<decltype(p)>(
-              a + t * kShortBatch * cols, static_cast<int>(cols),
-              static_cast<int>(std::min<std::int64_t>(kShortBatch, rows - t * kShortBatch)),
-              out[k] + t * kShortBatch);
+          short_row_values<decltype(p)>(x, static_cast<int>(cols), n, out[k] + i0);
         });
+    });
     return;
   }
 #pragma omp parallel

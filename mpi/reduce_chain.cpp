@@ -112,15 +112,7 @@ CanonicalChain::run(ReduceEngine& engine, const std::vector<Op>& ops, const void
     const auto& r = rowv[k];
     TESSERA_REQUIRE(static_cast<std::int64_t>(r.size()) == c.rows, InternalError,
                     "reduction chain: {} row values for {} rows", r.size(), c.rows);
-    double* P = body[k].data();
-#pragma omp parallel for schedule(static)
-    for (std::int64_t b = 0; b < nb; ++b) {
-      double p = 0.0;
-      for (std::int64_t i = c.head_end + b * kReduceBlockRows;
-           i < c.head_end + (b + 1) * kReduceBlockRows; ++i)
-        p += r[i];
-      P[b] = p;
-    }
+    cpu::fold_row_blocks(ops[k], r.data() + c.head_end, nb * kReduceBlockRows, body[k].data());
     double t = 0.0;
     for (std::int64_t i = c.body_end; i < c.rows; ++i)
       t += r[i];

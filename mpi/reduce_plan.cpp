@@ -151,8 +151,14 @@ struct ReducePlan::Impl {
     if (axis == Axis::All) {
       const std::vector<double> own =
           row_values ? std::vector<double>{} : std::move(local_row_values({k}, block)[0]);
+      // Block folds in parallel first: one combine call per row was a serial pass over
+      // millions of row values for a tall matrix. Min, Max and NormInf take any order.
+      const std::vector<double>& r = row_values ? *row_values : own;
+      std::vector<double> p(
+          static_cast<std::size_t>((m + kReduceBlockRows - 1) / kReduceBlockRows));
+      cpu::fold_row_blocks(k, r.data(), m, p.data());
       double acc = cpu::identity(k);
-      for (double x : row_values ? *row_values : own)
+      for (double x : p)
         acc = cpu::combine(k, acc, x);
       v.assign(1, acc);
     } else {
@@ -302,13 +308,18 @@ ReduceResult ReducePlan::execute(const void* block) {
   const double count = I.count();
   const auto norminf = std::find_if(raw.begin(), raw.end(),
                                     [](const auto& entry) { return entry.first == Op::NormInf; });
-  for (Op op : I.ops) {
+  for (auto o = I.ops.begin(); o != I.ops.end(); ++o) {
+    const Op op = *o;
     const Op k = kernel_op(op);
     const auto it =
         std::find_if(raw.begin(), raw.end(), [&](const auto& entry) { return entry.first == k; });
-    std::vector<double> v = it->second;
-    for (double& x : v)
-      x = cpu::finalize(op, x, count);
+    // The last op that needs these values takes them (along Rows they are one per global row);
+    // an earlier one (Sum before Mean, NormInf before a Norm2's rescue) takes a copy.
+    const bool needed_later = std::any_of(o + 1, I.ops.end(), [&](Op later) {
+      return kernel_op(later) == k || (k == Op::NormInf && later == Op::Norm2);
+    });
+    std::vector<double> v = needed_later ? it->second : std::move(it->second);
+    cpu::finalize_all(op, v, count);
     if (op == Op::Norm2)
       I.rescue_norm2(v, norminf == raw.end() ? nullptr : &norminf->second, block);
     result.values.push_back(std::move(v));

@@ -79,6 +79,20 @@ double finalize(Op op, double v, double count) noexcept {
   return v;
 }
 
+void finalize_all(Op op, std::vector<double>& v, double count) noexcept {
+  const auto n = static_cast<std::int64_t>(v.size());
+  double* x = v.data();
+  if (op == Op::Mean) {
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (std::int64_t i = 0; i < n; ++i)
+      x[i] /= count;
+  } else if (op == Op::Norm2) {
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (std::int64_t i = 0; i < n; ++i)
+      x[i] = std::sqrt(x[i]);
+  }
+}
+
 template <class T>
 void reduce_rows(Op op, const T* a, std::int64_t rows, std::int64_t cols, double* out) {
   detail::require_shape("reduce_rows", rows, cols);
@@ -120,6 +134,11 @@ void fold_partials(Op op, double* total, double* open, std::int64_t first, const
       std::fill_n(open, cols, identity(op));
     }
   }
+}
+
+void fold_row_blocks(Op op, const double* r, std::int64_t rows, double* p) {
+  TESSERA_REQUIRE(rows >= 0, InputError, "fold_row_blocks: {} rows", rows);
+  kernels().fold_row_blocks(op, r, rows, p);
 }
 
 void close_partials(Op op, double* total, const double* open, std::int64_t cols) {

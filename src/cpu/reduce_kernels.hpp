@@ -29,6 +29,7 @@ struct ReduceKernels {
   ReduceKernelsOf<float> f32;
   ReduceKernelsOf<double> f64;
   void (*fold_partials)(Op, double*, const double*, std::int64_t, std::int64_t);
+  void (*fold_row_blocks)(Op, const double*, std::int64_t, double*);
 
   template <class T>
   const ReduceKernelsOf<T>& of() const noexcept {

@@ -289,23 +289,40 @@ void feed_folds(RowFolds<T>& s, const T* __restrict x, int n) {
   for (int c = 0; c < n - groups * kSumLanes; ++c) {
     const T e = rest[c];
     const double v = static_cast<double>(e);
-    s.sum[kPlain][c] += v;
-    s.sum[kAbs][c] += std::fabs(v);
-    s.sum[kSquare][c] += v * v;
-    s.cmp[kMin - kC][c] = Min::combine(s.cmp[kMin - kC][c], e);
-    s.cmp[kMax - kC][c] = Max::combine(s.cmp[kMax - kC][c], e);
-    s.cmp[kAbsMax - kC][c] = AbsMax::combine(s.cmp[kAbsMax - kC][c], AbsMax::f(e));
+    if constexpr (has_fold(kMask, kPlain))
+      s.sum[kPlain][c] += v;
+    if constexpr (has_fold(kMask, kAbs))
+      s.sum[kAbs][c] += std::fabs(v);
+    if constexpr (has_fold(kMask, kSquare))
+      s.sum[kSquare][c] += v * v;
+    if constexpr (has_fold(kMask, kMin))
+      s.cmp[kMin - kC][c] = Min::combine(s.cmp[kMin - kC][c], e);
+    if constexpr (has_fold(kMask, kMax))
+      s.cmp[kMax - kC][c] = Max::combine(s.cmp[kMax - kC][c], e);
+    if constexpr (has_fold(kMask, kAbsMax))
+      s.cmp[kAbsMax - kC][c] = AbsMax::combine(s.cmp[kAbsMax - kC][c], AbsMax::f(e));
   }
 }
 
-// feed_folds<mask> for a mask known at run time.
-template <class T, int... kMasks>
+// feed_folds<mask> for a mask known at run time: the Sum family's folds, then the compare folds
+// over the same chunk (in L1 by then). Built for those two halves of a mask only: a build for
+// every mask (64 of them, per element type and instruction set) made these kernels the longest
+// compile of the project.
+template <class T, int... kHalves>
 void feed_folds(int mask, RowFolds<T>& s, const T* x, int n,
-                std::integer_sequence<int, kMasks...> /*all masks*/) {
+                std::integer_sequence<int, kHalves...> /*each half's masks*/) {
   using Feed = void (*)(RowFolds<T>&, const T*, int);
-  static constexpr Feed kFeed[] = {&feed_folds<kMasks, T>...};
-  kFeed[mask](s, x, n);
+  static constexpr Feed kSum[] = {&feed_folds<kHalves, T>...};
+  static constexpr Feed kCompare[] = {&feed_folds<(kHalves << kSumFolds), T>...};
+  if ((mask & kSumMask) != 0)
+    kSum[mask & kSumMask](s, x, n);
+  if ((mask >> kSumFolds) != 0)
+    kCompare[mask >> kSumFolds](s, x, n);
 }
+
+// The masks of one half of the folds (the Sum family's three, or the three compares).
+constexpr auto kHalfMasks = std::make_integer_sequence<int, 1 << kSumFolds>{};
+static_assert(kFolds == 2 * kSumFolds, "the two halves of a fold mask have as many folds");
 
 // Several ops' values of row i from one read of it.
 template <class T>
@@ -321,7 +338,7 @@ void row_values_multi(const Op* ops, std::size_t nops, const T* row, std::int64_
               static_cast<T>(identity(kFoldOp[f])));
   for (std::int64_t j = 0; j < cols; j += kChunk)
     feed_folds(mask, s, row + j, static_cast<int>(std::min<std::int64_t>(kChunk, cols - j)),
-               std::make_integer_sequence<int, 1 << kFolds>{});
+               kHalfMasks);
   for (std::size_t k = 0; k < nops; ++k) {
     const Fold f = fold_of(ops[k]);
     out[k][i] = dispatch_op(ops[k], [&](auto p) {
@@ -479,13 +496,18 @@ void fold_rows_folds(const T* __restrict x, std::int64_t ld, std::int64_t n,
   }
 }
 
-// fold_rows_folds<mask, R> for a mask known at run time.
-template <int R, class T, int... kMasks>
+// fold_rows_folds<mask, R> for a mask known at run time, one half of the mask after the other
+// (built for those halves only, as feed_folds).
+template <int R, class T, int... kHalves>
 void fold_rows_folds(int mask, const T* x, std::int64_t ld, std::int64_t n, double* const* acc,
-                     std::integer_sequence<int, kMasks...> /*all masks*/) {
+                     std::integer_sequence<int, kHalves...> /*each half's masks*/) {
   using FoldFn = void (*)(const T*, std::int64_t, std::int64_t, double* const*);
-  static constexpr FoldFn kFold[] = {&fold_rows_folds<kMasks, R, T>...};
-  kFold[mask](x, ld, n, acc);
+  static constexpr FoldFn kSum[] = {&fold_rows_folds<kHalves, R, T>...};
+  static constexpr FoldFn kCompare[] = {&fold_rows_folds<(kHalves << kSumFolds), R, T>...};
+  if ((mask & kSumMask) != 0)
+    kSum[mask & kSumMask](x, ld, n, acc);
+  if ((mask >> kSumFolds) != 0)
+    kCompare[mask >> kSumFolds](x, ld, n, acc);
 }
 
 // fold_tile for several ops from one read of the rows, piece by piece of kFoldRows rows ×
@@ -502,7 +524,6 @@ void fold_tile_multi(const Op* ops, std::size_t nops, const T* a, std::int64_t r
       fold_acc[f] = acc[o];
     mask |= 1 << f;
   }
-  constexpr auto kMasks = std::make_integer_sequence<int, 1 << kFolds>{};
   for (std::int64_t i = 0; i < rows; i += kFoldRows) {
     const int nr = static_cast<int>(std::min<std::int64_t>(kFoldRows, rows - i));
     for (std::int64_t jc = j0; jc < j1; jc += kWideCols) {
@@ -512,10 +533,10 @@ void fold_tile_multi(const Op* ops, std::size_t nops, const T* a, std::int64_t r
         at[f] = fold_acc[f] == nullptr ? nullptr : fold_acc[f] + jc;
       const T* x = a + i * ld + jc;
       if (nr == kFoldRows)
-        fold_rows_folds<kFoldRows>(mask, x, ld, n, at, kMasks);
+        fold_rows_folds<kFoldRows>(mask, x, ld, n, at, kHalfMasks);
       else
         for (int k = 0; k < nr; ++k)
-          fold_rows_folds<1>(mask, x + k * ld, ld, n, at, kMasks);
+          fold_rows_folds<1>(mask, x + k * ld, ld, n, at, kHalfMasks);
     }
   }
   for (std::size_t o = 0; o < nops; ++o) {
@@ -643,6 +664,35 @@ void fold_partials(Op op, double* acc, const double* partials, std::int64_t grou
   });
 }
 
+void fold_row_blocks(Op op, const double* r, std::int64_t rows, double* p) {
+  // Blocks side by side, one per SIMD lane: each block's fold is a chain of dependent
+  // operations, and one block at a time left the adder waiting on each (a serial fold of the
+  // row values of 1000003 × 17 f32 took longer than reading the matrix).
+  constexpr std::int64_t kSide = 8;
+  constexpr std::int64_t kB = kReduceBlockRows;
+  const std::int64_t groups = (rows + kB - 1) / kB;
+  dispatch_op(op, [&](auto pol) {
+    using P = decltype(pol);
+#pragma omp parallel for schedule(static) if (groups > 1024)
+    for (std::int64_t g0 = 0; g0 < groups; g0 += kSide) {
+      alignas(64) double acc[kSide];
+      for (std::int64_t b = 0; b < kSide; ++b)
+        acc[b] = P::id;
+      if ((g0 + kSide) * kB <= rows) {
+        for (std::int64_t i = 0; i < kB; ++i)
+#pragma omp simd
+          for (std::int64_t b = 0; b < kSide; ++b)
+            acc[b] = P::combine(acc[b], r[(g0 + b) * kB + i]);
+      } else {
+        for (std::int64_t b = 0; b < kSide && g0 + b < groups; ++b)
+          for (std::int64_t i = (g0 + b) * kB; i < std::min(rows, (g0 + b + 1) * kB); ++i)
+            acc[b] = P::combine(acc[b], r[i]);
+      }
+      std::copy_n(acc, std::min(kSide, groups - g0), p + g0);
+    }
+  });
+}
+
 template <class T>
 void fold_rows(Op op, const T* a, std::int64_t rows, std::int64_t cols, double* acc) {
   const std::int64_t tiles = (cols + kColTile - 1) / kColTile;
@@ -663,6 +713,7 @@ const ReduceKernels TESSERA_REDUCE_KERNELS = {
     {&reduce_rows<double>, &reduce_rows_multi<double>, &reduce_col_groups<double>,
      &reduce_col_groups_multi<double>, &fold_rows<double>},
     &fold_partials,
+    &fold_row_blocks,
 };
 
 } // namespace tessera::cpu::detail

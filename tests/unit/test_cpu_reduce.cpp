@@ -34,8 +34,9 @@ struct Shape2 {
 };
 // 70 x 16411: more than one column tile; 40000 x 3: three super-blocks of row blocks, the last
 // one partial.
-const Shape2 kShapes[] = {{1, 1},     {1, 300},   {300, 1},    {17, 31},    {64, 128}, {65, 129},
-                          {127, 257}, {131, 263}, {1000, 999}, {70, 16411}, {40000, 3}};
+const Shape2 kShapes[] = {{1, 1},     {1, 300},   {300, 1},   {17, 31},    {64, 128},
+                          {65, 129},  {127, 257}, {131, 263}, {1000, 999}, {70, 16411},
+                          {40000, 3}, {1100, 5},  {2047, 15}};
 
 unsigned fresh_seed() {
   return std::random_device{}();
@@ -151,7 +152,8 @@ TYPED_TEST(CpuReduce, ColumnGroupsOfSeveralOpsInOneReadMatchEachOpAlone) {
   std::mt19937_64 rng(seed);
   const Op lists[][4] = {{Op::Sum, Op::Max, Op::Norm2, Op::Min},
                          {Op::NormInf, Op::Norm1, Op::Mean, Op::Sum}};
-  for (const Shape2 s : {Shape2{1, 1}, Shape2{133, 17}, Shape2{71, 257}, Shape2{3, 16387}}) {
+  for (const Shape2 s :
+       {Shape2{1, 1}, Shape2{133, 17}, Shape2{71, 257}, Shape2{3, 16387}, Shape2{1100, 5}}) {
     auto a = random_matrix<T>(static_cast<std::size_t>(s.rows * s.cols), rng);
     a[static_cast<std::size_t>(rng() % a.size())] = std::numeric_limits<T>::quiet_NaN();
     const auto groups = static_cast<std::size_t>((s.rows + 63) / 64 * s.cols);
@@ -360,6 +362,25 @@ TEST(CpuReduceNaN, MinAndMaxPropagateNaNWhereverItIs) {
       double r = 0.0;
       cpu::reduce_rows(op, a.data(), 1, 200, &r);
       EXPECT_TRUE(std::isnan(r)) << op_name(op) << " with NaN at " << where;
+    }
+  }
+}
+
+TEST(CpuReduceNaN, ColumnGroupsOfNarrowMatricesPropagateNaNToTheirGroupOnly) {
+  constexpr std::int64_t rows = 2100, cols = 3; // 32 whole groups and a short one
+  const std::int64_t groups = (rows + kReduceBlockRows - 1) / kReduceBlockRows;
+  for (std::int64_t where : {std::int64_t{0}, std::int64_t{1000 * cols + 2}, rows * cols - 1}) {
+    std::vector<float> a(static_cast<std::size_t>(rows * cols), 1.0F);
+    a[static_cast<std::size_t>(where)] = NAN;
+    for (Op op : {Op::Min, Op::Max, Op::NormInf}) {
+      std::vector<double> out(static_cast<std::size_t>(groups * cols), 0.0);
+      cpu::reduce_col_groups(op, a.data(), rows, cols, out.data());
+      for (std::int64_t g = 0; g < groups; ++g)
+        for (std::int64_t j = 0; j < cols; ++j) {
+          const bool hit = g == where / cols / kReduceBlockRows && j == where % cols;
+          EXPECT_EQ(std::isnan(out[static_cast<std::size_t>(g * cols + j)]), hit)
+              << op_name(op) << " group " << g << " column " << j << ", NaN at " << where;
+        }
     }
   }
 }

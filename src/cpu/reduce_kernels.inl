@@ -19,6 +19,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // f(x) and ⊕ of one op. Min/Max propagate NaN so that any order gives the same answer.
 template <Op O>
 struct Policy {
+  static constexpr Op op = O;
   static constexpr bool sum = is_sum_family(O);
   static constexpr double id = O == Op::Min ? kInf : (O == Op::Max ? -kInf : 0.0);
   // Templated on the value type so that Min, Max and NormInf (which only compare) can run in the
@@ -86,50 +87,137 @@ inline void prefetch_ahead(const void* p, std::size_t bytes) {
 // Rows shorter than this take short_row_values.
 inline constexpr std::int64_t kShortRowCols = 64;
 
-// Rows side by side in the SIMD lanes of short_row_values.
+// Rows taken together by short_row_values.
 inline constexpr int kShortBatch = 16;
 
-// out[r] = r(i) of row r of a (consecutive rows of cols < kShortRowCols elements), for r < nrows
-// <= kShortBatch, the rows side by side in the SIMD lanes. Each lane of such a row holds at most
-// one element, lane c = 0.0 + f(row[c]), and the lanes past the row's end hold 0.0, which the
-// halving tree's additions leave out here. That keeps the full tree's bits: no lane and no partial
-// sum is -0.0 (each lane starts as 0.0 + f(x)), and x + 0.0 == x for every other x. Walking all
-// kSumLanes lanes and the whole tree for every row held 1000003 × 17 f32 along rows to 0.02 of a
-// read (2 threads), the tree of one row at a time to 0.09-0.13. Rows past nrows repeat the last
-// one and are dropped.
-template <class P, class T>
-void short_row_values(const T* a, int cols, int nrows, double* out) {
-  if (cols == 0) { // rows of nothing: the identity
-    std::fill_n(out, nrows, static_cast<double>(P::id));
-    return;
+// Eight doubles, one 512-bit vector (two or four on narrower instruction sets: the compiler
+// splits them), and the lane indices of its shuffles.
+using Vec8 = double __attribute__((vector_size(64)));
+using Idx8 = std::int64_t __attribute__((vector_size(64)));
+
+// The last three levels of the halving tree (off = 4, 2, 1) for eight rows at once: v[b] holds
+// lanes 0-7 of row b after the levels above them; value[b] is row b's value. (Vectors pass by
+// pointer: by value, their calling convention would differ between instruction sets.)
+// Each step pairs the vectors of two row sets so that one pair of shuffles and one ⊕ make a level
+// for both, lane c with lane c + off as in the tree (⊕ commutes exactly).
+template <class P>
+[[gnu::always_inline]] inline void last_tree_levels(const Vec8* v, double* value) {
+  Vec8 h[4], q[2];
+  for (int k = 0; k < 4; ++k) // off = 4: [A0⊕A4 … A3⊕A7, B0⊕B4 … B3⊕B7]
+    h[k] = P::combine(__builtin_shuffle(v[2 * k], v[2 * k + 1], Idx8{0, 1, 2, 3, 8, 9, 10, 11}),
+                      __builtin_shuffle(v[2 * k], v[2 * k + 1], Idx8{4, 5, 6, 7, 12, 13, 14, 15}));
+  for (int k = 0; k < 2; ++k) // off = 2: [A0 A1 B0 B1 C0 C1 D0 D1]
+    q[k] = P::combine(__builtin_shuffle(h[2 * k], h[2 * k + 1], Idx8{0, 1, 4, 5, 8, 9, 12, 13}),
+                      __builtin_shuffle(h[2 * k], h[2 * k + 1], Idx8{2, 3, 6, 7, 10, 11, 14, 15}));
+  const Vec8 r = P::combine(__builtin_shuffle(q[0], q[1], Idx8{0, 2, 4, 6, 8, 10, 12, 14}), // off = 1
+                            __builtin_shuffle(q[0], q[1], Idx8{1, 3, 5, 7, 9, 11, 13, 15}));
+  std::memcpy(value, &r, sizeof r);
+}
+
+// Eight elements of T as one vector.
+template <class T>
+struct Eight;
+template <>
+struct Eight<float> {
+  using type = float __attribute__((vector_size(32)));
+};
+template <>
+struct Eight<double> {
+  using type = Vec8;
+};
+
+// Policy P's f over each element of x, to the bit as P::f: |x| clears the sign bit (as fabs).
+template <class P>
+[[gnu::always_inline]] inline void f_of_each(Vec8* x) {
+  if constexpr (P::op == Op::Norm1 || P::op == Op::NormInf)
+    *x = reinterpret_cast<Vec8>(reinterpret_cast<Idx8>(*x) & 0x7fffffffffffffff);
+  else if constexpr (P::op == Op::Norm2)
+    *x = *x * *x;
+}
+
+// Lanes 0-7 of a row of cols <= 8S elements after the halving tree's levels off = 4S, …, 8:
+// its 8S lanes (lane c = 0.0 + f(row[c]), 0.0 past the row's end) are S vectors, read from the
+// row and on past it, then folded in half S/2, …, 1 times, lane c with lane c + off.
+template <int S, class P, class T>
+[[gnu::always_inline]] inline Vec8 row_to_eight(const T* row, int cols) {
+  constexpr Idx8 kLane = {0, 1, 2, 3, 4, 5, 6, 7};
+  Vec8 seg[S];
+  for (int s = 0; s < S; ++s) {
+    typename Eight<T>::type raw;
+    std::memcpy(&raw, row + 8 * s, sizeof raw);
+    Vec8 x = __builtin_convertvector(raw, Vec8);
+    f_of_each<P>(&x);
+    seg[s] = (kLane + 8 * s < cols) ? Vec8{} + x : Vec8{};
   }
-  const auto at = [&](int b, int c) {
-    return static_cast<double>(a[static_cast<std::int64_t>(std::min(b, nrows - 1)) * cols + c]);
-  };
+  for (int w = S / 2; w >= 1; w /= 2)
+    for (int s = 0; s < w; ++s)
+      seg[s] += seg[s + w];
+  return seg[0];
+}
+
+// out[r] = r(i) of row r of a (consecutive rows of cols < kShortRowCols elements), for r < nrows
+// <= kShortBatch; `end` is the end of the matrix. Each lane of such a row holds at most one
+// element: lane c = 0.0 + f(row[c]), and the lanes past the row's end hold 0.0, which the halving
+// tree's additions leave out here. That keeps the full tree's bits: no lane and no partial sum is
+// -0.0 (each lane starts as 0.0 + f(x)), and x + 0.0 == x for every other x. So each row is
+// widened into W lanes (the power of two from 8 up that holds it) in registers: vectors of eight
+// loaded from the row (reading on into the next row, whose lanes are then set to 0.0; a row so
+// near the end of the matrix that this would pass it is copied first), its levels down to eight
+// lanes are vector additions, and the last three levels go eight rows at a time
+// (last_tree_levels). Rows past nrows repeat the last one and are dropped.
+// Walking all kSumLanes lanes and the whole tree for every row held 1000003 × 17 f32 along rows
+// to 0.02 of a read (2 threads, Intel Xeon); the rows side by side in the SIMD lanes (a gather of
+// one element of each row per vector) to 0.28-0.34 there and to 0.11-0.14 on AMD Zen 5, whose
+// gathers are slow; the rows' lanes written to memory and read back as vectors, to 0.14 there
+// (the loads waited on the stores).
+// Min, Max and NormInf fold each row in element order: their value for +0.0 and -0.0 depends on
+// it.
+template <class P, class T>
+void short_row_values(const T* a, int cols, int nrows, double* out, const T* end) {
   if constexpr (!P::sum) {
-    alignas(64) double acc[kShortBatch];
-    for (int b = 0; b < kShortBatch; ++b)
-      acc[b] = P::id;
-    for (int c = 0; c < cols; ++c)
-#pragma omp simd
-      for (int b = 0; b < kShortBatch; ++b)
-        acc[b] = P::combine(acc[b], P::f(at(b, c)));
-    std::copy_n(acc, nrows, out);
-  } else {
-    alignas(64) double lane[kShortRowCols][kShortBatch];
-    for (int c = 0; c < cols; ++c)
-#pragma omp simd
-      for (int b = 0; b < kShortBatch; ++b)
-        lane[c][b] = 0.0 + P::f(at(b, c));
-    int n = cols; // lanes [n, kSumLanes) hold 0.0, which the tree leaves out
-    for (int off = kSumLanes / 2; off >= 1; off /= 2) {
-      for (int c = 0; c + off < n; ++c)
-#pragma omp simd
-        for (int b = 0; b < kShortBatch; ++b)
-          lane[c][b] += lane[c + off][b];
-      n = std::min(n, off);
+    for (int r = 0; r < nrows; ++r) {
+      const T* row = a + static_cast<std::int64_t>(r) * cols;
+      double acc = P::id;
+      for (int c = 0; c < cols; ++c)
+        acc = P::combine(acc, P::f(static_cast<double>(row[c])));
+      out[r] = acc;
     }
-    std::copy_n(lane[0], nrows, out);
+  } else {
+    if (cols == 0) { // rows of nothing: 0.0
+      std::fill_n(out, nrows, 0.0);
+      return;
+    }
+    int width = 8;
+    while (width < cols)
+      width *= 2;
+    alignas(64) T spare[kShortRowCols] = {};
+    for (int r0 = 0; r0 < nrows; r0 += 8) {
+      Vec8 v[8];
+      for (int b = 0; b < 8; ++b) {
+        const T* row = a + static_cast<std::int64_t>(std::min(r0 + b, nrows - 1)) * cols;
+        if (end - row < width) {
+          std::copy_n(row, cols, spare);
+          row = spare;
+        }
+        switch (width) { // the segments in registers: their number known when compiled
+        case 8:
+          v[b] = row_to_eight<1, P>(row, cols);
+          break;
+        case 16:
+          v[b] = row_to_eight<2, P>(row, cols);
+          break;
+        case 32:
+          v[b] = row_to_eight<4, P>(row, cols);
+          break;
+        default:
+          v[b] = row_to_eight<8, P>(row, cols);
+          break;
+        }
+      }
+      alignas(64) double values[8];
+      last_tree_levels<P>(v, values);
+      std::copy_n(values, std::min(8, nrows - r0), out + r0);
+    }
   }
 }
 
@@ -569,7 +657,7 @@ void reduce_rows(Op op, const T* a, std::int64_t rows, std::int64_t cols, double
     using P = decltype(p);
     if (cols < kShortRowCols) {
       each_short_batch(a, rows, cols, [&](const T* x, int n, std::int64_t i0) {
-        short_row_values<P>(x, static_cast<int>(cols), n, out + i0);
+        short_row_values<P>(x, static_cast<int>(cols), n, out + i0, a + rows * cols);
       });
       return;
     }
@@ -590,7 +678,8 @@ void reduce_rows_multi(const Op* ops, std::size_t nops, const T* a, std::int64_t
     each_short_batch(a, rows, cols, [&](const T* x, int n, std::int64_t i0) {
       for (std::size_t k = 0; k < nops; ++k)
         dispatch_op(ops[k], [&](auto p) {
-          short_row_values<decltype(p)>(x, static_cast<int>(cols), n, out[k] + i0);
+          short_row_values<decltype(p)>(x, static_cast<int>(cols), n, out[k] + i0,
+                                        a + rows * cols);
         });
     });
     return;

@@ -98,19 +98,18 @@ using Idx8 = std::int64_t __attribute__((vector_size(64)));
 // The last three levels of the halving tree (off = 4, 2, 1) for eight rows at once: v[b] holds
 // lanes 0-7 of row b after the levels above them; value[b] is row b's value. (Vectors pass by
 // pointer: by value, their calling convention would differ between instruction sets.)
-// Each step pairs the vectors of two row sets so that one pair of shuffles and one ⊕ make a level
-// for both, lane c with lane c + off as in the tree (⊕ commutes exactly).
-template <class P>
+// Each step pairs the vectors of two row sets so that one pair of shuffles and one addition make a
+// level for both, lane c with lane c + off as in the tree (addition commutes exactly).
 [[gnu::always_inline]] inline void last_tree_levels(const Vec8* v, double* value) {
   Vec8 h[4], q[2];
-  for (int k = 0; k < 4; ++k) // off = 4: [A0⊕A4 … A3⊕A7, B0⊕B4 … B3⊕B7]
-    h[k] = P::combine(__builtin_shuffle(v[2 * k], v[2 * k + 1], Idx8{0, 1, 2, 3, 8, 9, 10, 11}),
-                      __builtin_shuffle(v[2 * k], v[2 * k + 1], Idx8{4, 5, 6, 7, 12, 13, 14, 15}));
+  for (int k = 0; k < 4; ++k) // off = 4: [A0+A4 … A3+A7, B0+B4 … B3+B7]
+    h[k] = __builtin_shuffle(v[2 * k], v[2 * k + 1], Idx8{0, 1, 2, 3, 8, 9, 10, 11}) +
+           __builtin_shuffle(v[2 * k], v[2 * k + 1], Idx8{4, 5, 6, 7, 12, 13, 14, 15});
   for (int k = 0; k < 2; ++k) // off = 2: [A0 A1 B0 B1 C0 C1 D0 D1]
-    q[k] = P::combine(__builtin_shuffle(h[2 * k], h[2 * k + 1], Idx8{0, 1, 4, 5, 8, 9, 12, 13}),
-                      __builtin_shuffle(h[2 * k], h[2 * k + 1], Idx8{2, 3, 6, 7, 10, 11, 14, 15}));
-  const Vec8 r = P::combine(__builtin_shuffle(q[0], q[1], Idx8{0, 2, 4, 6, 8, 10, 12, 14}), // off = 1
-                            __builtin_shuffle(q[0], q[1], Idx8{1, 3, 5, 7, 9, 11, 13, 15}));
+    q[k] = __builtin_shuffle(h[2 * k], h[2 * k + 1], Idx8{0, 1, 4, 5, 8, 9, 12, 13}) +
+           __builtin_shuffle(h[2 * k], h[2 * k + 1], Idx8{2, 3, 6, 7, 10, 11, 14, 15});
+  const Vec8 r = __builtin_shuffle(q[0], q[1], Idx8{0, 2, 4, 6, 8, 10, 12, 14}) + // off = 1
+                 __builtin_shuffle(q[0], q[1], Idx8{1, 3, 5, 7, 9, 11, 13, 15});
   std::memcpy(value, &r, sizeof r);
 }
 
@@ -137,9 +136,10 @@ template <class P>
 
 // Lanes 0-7 of a row of cols <= 8S elements after the halving tree's levels off = 4S, …, 8:
 // its 8S lanes (lane c = 0.0 + f(row[c]), 0.0 past the row's end) are S vectors, read from the
-// row and on past it, then folded in half S/2, …, 1 times, lane c with lane c + off.
+// row and on past it, then folded in half S/2, …, 1 times, lane c with lane c + off. (Vectors
+// pass by pointer: by value, their calling convention would differ between instruction sets.)
 template <int S, class P, class T>
-[[gnu::always_inline]] inline Vec8 row_to_eight(const T* row, int cols) {
+[[gnu::always_inline]] inline void row_to_eight(const T* row, int cols, Vec8* eight) {
   constexpr Idx8 kLane = {0, 1, 2, 3, 4, 5, 6, 7};
   Vec8 seg[S];
   for (int s = 0; s < S; ++s) {
@@ -152,7 +152,7 @@ template <int S, class P, class T>
   for (int w = S / 2; w >= 1; w /= 2)
     for (int s = 0; s < w; ++s)
       seg[s] += seg[s + w];
-  return seg[0];
+  *eight = seg[0];
 }
 
 // out[r] = r(i) of row r of a (consecutive rows of cols < kShortRowCols elements), for r < nrows
@@ -201,21 +201,21 @@ void short_row_values(const T* a, int cols, int nrows, double* out, const T* end
         }
         switch (width) { // the segments in registers: their number known when compiled
         case 8:
-          v[b] = row_to_eight<1, P>(row, cols);
+          row_to_eight<1, P>(row, cols, &v[b]);
           break;
         case 16:
-          v[b] = row_to_eight<2, P>(row, cols);
+          row_to_eight<2, P>(row, cols, &v[b]);
           break;
         case 32:
-          v[b] = row_to_eight<4, P>(row, cols);
+          row_to_eight<4, P>(row, cols, &v[b]);
           break;
         default:
-          v[b] = row_to_eight<8, P>(row, cols);
+          row_to_eight<8, P>(row, cols, &v[b]);
           break;
         }
       }
       alignas(64) double values[8];
-      last_tree_levels<P>(v, values);
+      last_tree_levels(v, values);
       std::copy_n(values, std::min(8, nrows - r0), out + r0);
     }
   }

@@ -190,13 +190,13 @@ void short_row_values(const T* a, int cols, int nrows, double* out, const T* end
     int width = 8;
     while (width < cols)
       width *= 2;
-    alignas(64) T spare[kShortRowCols] = {};
+    alignas(64) T spare[kShortRowCols]; // a copy of a row near the end, zero past the row
     for (int r0 = 0; r0 < nrows; r0 += 8) {
       Vec8 v[8];
       for (int b = 0; b < 8; ++b) {
         const T* row = a + static_cast<std::int64_t>(std::min(r0 + b, nrows - 1)) * cols;
         if (end - row < width) {
-          std::copy_n(row, cols, spare);
+          std::fill(std::copy_n(row, cols, spare), spare + width, T{});
           row = spare;
         }
         switch (width) { // the segments in registers: their number known when compiled

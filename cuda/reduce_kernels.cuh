@@ -152,6 +152,28 @@ struct LaneAcc {
   }
 };
 
+// acc.unshift<m>(lane) for a row of phase m (0 <= m < 16 / sizeof(T)) within its 16-byte vector.
+template <class T, class Acc>
+__device__ __forceinline__ void unshift_phase(Acc& acc, int m, int lane) {
+  if constexpr (sizeof(T) == 4) {
+    switch (m) {
+    case 0:
+      break;
+    case 1:
+      acc.template unshift<1>(lane);
+      break;
+    case 2:
+      acc.template unshift<2>(lane);
+      break;
+    default:
+      acc.template unshift<3>(lane);
+    }
+  } else {
+    if (m == 1)
+      acc.template unshift<1>(lane);
+  }
+}
+
 // Walks one row with one warp in the canonical lane order: thread L reads the aligned 16-byte
 // vectors at row columns 128q + 4L - m … (m: the row's phase within a vector), so its four
 // elements of chunk q are always the same four canonical lanes ((4L - m + k) mod 128), each
@@ -189,23 +211,7 @@ __device__ void warp_row_scan(const T* row, i64 cols, int lane, Acc& acc) {
     for (int u = 0; u < U; ++u)
       acc.add(x[u], base + 128 * u + 4 * lane, cols);
   }
-  if constexpr (V == 4) {
-    switch (m) {
-    case 0:
-      break;
-    case 1:
-      acc.template unshift<1>(lane);
-      break;
-    case 2:
-      acc.template unshift<2>(lane);
-      break;
-    default:
-      acc.template unshift<3>(lane);
-    }
-  } else {
-    if (m == 1)
-      acc.template unshift<1>(lane);
-  }
+  unshift_phase<T>(acc, m, lane);
 }
 
 // The halving tree over a warp's lane accumulators: off = 64, 32, 16, 8, 4 across threads,
@@ -369,6 +375,66 @@ __device__ __forceinline__ void narrow_row_batches(const T* __restrict__ a, i64 
 #pragma unroll
     for (int b = 0; b < kNarrowBatch; ++b)
       g(x[b], base + b * NG + sub, sl);
+  }
+}
+
+// Rows that one step of warp_row_scan<T, U> covers whatever their phase: at most 128·U − 3
+// columns of f32, 128·U − 1 of f64.
+template <class T, int U>
+constexpr i64 short_row_max_cols() {
+  return 128 * U - (16 / static_cast<int>(sizeof(T)) - 1);
+}
+
+// The canonical values of rows r0 … r0+R−1 (at most short_row_max_cols<T, U>() columns each),
+// one warp: the loads of all R rows first, in flight together, then each row's lanes and tree
+// as warp_row_value's. A warp walking such rows one at a time has a few hundred bytes in
+// flight between trees (1000003 × 200 f32 along rows at 0.28 of cub's Sum on an H200). Rows
+// past `rows` read the last row again; their values (v[r]) are not to be used. Valid in lane 0.
+template <class T, class P, int U, int R>
+__device__ __forceinline__ void short_row_values(const T* __restrict__ a, i64 r0, i64 rows,
+                                                 i64 cols, i64 ld, int lane, double (&v)[R]) {
+  constexpr int V = 16 / sizeof(T);
+  T x[R][U][4];
+  int m[R];
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const T* row = a + (r0 + r < rows ? r0 + r : rows - 1) * ld;
+    m[r] = static_cast<int>((reinterpret_cast<std::uintptr_t>(row) / sizeof(T)) & (V - 1));
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+#pragma unroll
+      for (int k = 0; k < 4 / V; ++k)
+        load_row_vec(row - m[r], 128 * u + 4 * lane + k * V, m[r], cols, &x[r][u][k * V]);
+  }
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    LaneAcc<P> acc;
+    acc.init();
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      acc.add(x[r][u], 128 * u + 4 * lane - m[r], cols);
+    unshift_phase<T>(acc, m[r], lane);
+    v[r] = lane_tree<P>(acc.v, lane);
+  }
+}
+
+// Row values of rows [0, rows) of at most short_row_max_cols<T, U>() columns: R rows a warp at
+// a time, warps grid-striding (finished as row_values_kernel's).
+template <class T, Fn F, int U, int R>
+__global__ void __launch_bounds__(256)
+    short_row_values_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* rowvals,
+                            int finish_code, double count) {
+  using P = Policy<F>;
+  const int lane = threadIdx.x & 31;
+  const i64 warps = static_cast<i64>(gridDim.x) * (blockDim.x / 32);
+  const i64 w0 = (static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  for (i64 r0 = w0 * R; r0 < rows; r0 += warps * R) {
+    double v[R];
+    short_row_values<T, P, U, R>(a, r0, rows, cols, ld, lane, v);
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+      if (lane == 0 && r0 + r < rows)
+        rowvals[r0 + r] = finish(finish_code, v[r], count);
   }
 }
 

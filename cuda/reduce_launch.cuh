@@ -210,6 +210,14 @@ bool try_launch_staged_rows(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 
   return true;
 }
 
+// Rows of 129 to about 500 columns: a warp takes four rows (at most 253 columns of f32, 255 of
+// f64) or two (at most 509 or 511) at once, their loads in flight together
+// (short_row_values_kernel), unless TESSERA_CUDA_ROWS_KERNEL=warp asks for the walk of one row
+// at a time.
+inline bool short_rows_wanted() {
+  return rows_kernel_forced() != 1;
+}
+
 // The tree kernel (a thread to a row) for rows of 33 to 128 columns of f32, 33 to 64 of f64.
 // Measured on an H200 along rows, fraction of cub's Sum (tree / 32 threads a row): 1000003 × 40
 // f32 0.46 / 0.20, f64 0.71 / 0.34; 1000003 × 128 f32 0.58 / 0.46, f64 0.62 / 0.72 (one warp a
@@ -250,6 +258,12 @@ void launch_rows(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 ld, double*
       launch_row_kernel(s, row_values_kernel<T, F, row_unroll<T>(), TPR>, rows, warp_rows<TPR>(), a,
                         rows, cols, ld, rowvals, code, count);
     });
+  else if (short_rows_wanted() && cols <= short_row_max_cols<T, 2>())
+    launch_row_kernel(s, short_row_values_kernel<T, F, 2, 4>, rows, 4, a, rows, cols, ld, rowvals,
+                      code, count);
+  else if (short_rows_wanted() && cols <= short_row_max_cols<T, 4>())
+    launch_row_kernel(s, short_row_values_kernel<T, F, 4, 2>, rows, 2, a, rows, cols, ld, rowvals,
+                      code, count);
   else
     launch_row_kernel(s, row_values_kernel<T, F, row_unroll<T>(), kWholeRow>, rows, 1, a, rows,
                       cols, ld, rowvals, code, count);

@@ -34,9 +34,10 @@ struct Case {
 // 66000 × 40 and 65600 × 257: several super-blocks of row groups, the last one partial.
 // 4194404 × 2: 257 super-blocks (the fold of the super-blocks takes a warp per column).
 // 200 × 3, 5000 × 7, 2000 × 11, 17 × 31: narrow rows at 1, 2, 4 and 8 threads a row.
-const Case kShapes[] = {{1, 1},    {1, 1000},  {1000, 1},  {31, 33},    {17, 31},     {64, 128},
-                        {65, 129}, {130, 257}, {200, 3},   {1000, 999}, {5000, 7},    {2000, 11},
-                        {0, 5},    {5, 0},     {9001, 40}, {66000, 40}, {65600, 257}, {4194404, 2}};
+const Case kShapes[] = {{1, 1},      {1, 1000},    {1000, 1},    {31, 33},    {17, 31},
+                        {64, 128},   {65, 129},    {130, 257},   {200, 3},    {1000, 999},
+                        {5000, 7},   {2000, 11},   {0, 5},       {5, 0},      {9001, 40},
+                        {66000, 40}, {65600, 257}, {4194404, 2}, {1001, 200}, {99, 509}};
 
 template <class T>
 void check_reduce(std::int64_t rows, std::int64_t cols, std::int64_t pad, std::int64_t off,
@@ -82,7 +83,10 @@ TYPED_TEST(CudaReduce, PaddedAndMisalignedRows) {
   TESSERA_REQUIRE_GPU();
   cuda::StreamPool pool(1);
   cuda::ReduceWorkspace ws;
-  const Case shapes[] = {{1, 300}, {31, 33}, {130, 257}, {67, 1000}, {50, 3}, {45, 7}, {40, 13}};
+  // 253 to 512 columns: the last rows that four (two) rows a warp take at every phase, and
+  // the first that they do not.
+  const Case shapes[] = {{1, 300}, {31, 33},  {130, 257}, {67, 1000}, {50, 3},  {45, 7},
+                         {40, 13}, {33, 253}, {7, 254},   {29, 509},  {5, 511}, {3, 512}};
   for (const Case& c : shapes)
     for (std::int64_t off : {1, 2, 3})
       for (std::int64_t pad : {0, 1, 3})
@@ -164,7 +168,7 @@ TYPED_TEST(CudaReduce, PlanPiecesMatchTheCpuBackend) {
   using T = TypeParam;
   cuda::StreamPool pool(1);
   CUstream_st* s = pool[0];
-  for (const Case& c : {Case{1, 1}, Case{200, 333}, Case{129, 64}}) {
+  for (const Case& c : {Case{1, 1}, Case{200, 333}, Case{129, 64}, Case{9, 150}}) {
     const std::uint64_t seed = test::fresh_seed();
     SCOPED_TRACE(::testing::Message() << c.rows << "x" << c.cols << " seed " << seed);
     const auto n = static_cast<std::size_t>(c.rows * c.cols);

@@ -150,6 +150,8 @@ TEST(CudaReduceKernels, OneOfEachForTheSanitizers) {
   check_reduce<float>(67, 1000, 1, 1, ws, pool[0]);
   check_reduce<double>(66000, 3, 1, 1, ws, pool[0]); // narrow rows, several super-blocks
   check_reduce<float>(70, 40, 1, 1, ws, pool[0]);    // a thread to a row (the tree kernel)
+  check_reduce<double>(9, 150, 1, 1, ws, pool[0]);   // four rows a warp
+  check_reduce<float>(7, 300, 1, 1, ws, pool[0]);    // two rows a warp
   const std::vector<Op> ops = {Op::Sum, Op::Max, Op::Norm2};
   cuda::DeviceBuffer dev(4 * 67 * 1001 + 8), out(8 * 3 * 1000);
   cuda::memset_async(pool[0], dev.data(), 0, dev.bytes());

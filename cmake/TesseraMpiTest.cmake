@@ -6,10 +6,14 @@
 # odls_base_sigkill_timeout=0: when a rank exits with an error, mpiexec ends the job at once;
 # by default it lingers about two seconds first, which the many tests of bad input (each a
 # failing job) would add up to minutes.
+# pml=ob1 and btl=self,vader,tcp: the tests run on one host, over shared memory; without them
+# every rank first probes the high-speed network libraries OpenMPI was built with (PSM, PSM2,
+# OFI), which took 0.25 s of each launch on a machine without such hardware (Debian 12).
 set(TESSERA_MPI_TEST_ENV
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
-    OMPI_MCA_odls_base_sigkill_timeout=0 OMP_NUM_THREADS=1 HDF5_USE_FILE_LOCKING=FALSE)
+    OMPI_MCA_odls_base_sigkill_timeout=0 OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader,tcp
+    OMP_NUM_THREADS=1 HDF5_USE_FILE_LOCKING=FALSE)
 
 # Options of every test binary's own code. In the AddressSanitizer build the tests compile at
 # -O0 (tessera's libraries keep the preset's -O1): test code is mostly GoogleTest macros and

@@ -137,6 +137,12 @@ void launch_fused_rows(cudaStream_t s, unsigned mask, DType t, const void* a, i6
         launch_row_kernel(s, fused_row_values_kernel<T, fused_row_unroll<T>(), TPR>, rows,
                           warp_rows<TPR>(), data, rows, cols, ld, out, stride, mask);
       });
+    else if (short_rows_wanted() && cols <= short_row_max_cols<T, 2>())
+      launch_row_kernel(s, fused_short_row_values_kernel<T, 2, 4>, rows, 4, data, rows, cols, ld,
+                        out, stride, mask);
+    else if (short_rows_wanted() && cols <= short_row_max_cols<T, 4>())
+      launch_row_kernel(s, fused_short_row_values_kernel<T, 4, 2>, rows, 2, data, rows, cols, ld,
+                        out, stride, mask);
     else
       launch_row_kernel(s, fused_row_values_kernel<T, fused_row_unroll<T>(), kWholeRow>, rows, 1,
                         data, rows, cols, ld, out, stride, mask);

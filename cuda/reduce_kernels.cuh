@@ -385,14 +385,15 @@ constexpr i64 short_row_max_cols() {
   return 128 * U - (16 / static_cast<int>(sizeof(T)) - 1);
 }
 
-// The canonical values of rows r0 … r0+R−1 (at most short_row_max_cols<T, U>() columns each),
-// one warp: the loads of all R rows first, in flight together, then each row's lanes and tree
-// as warp_row_value's. A warp walking such rows one at a time has a few hundred bytes in
-// flight between trees (1000003 × 200 f32 along rows at 0.28 of cub's Sum on an H200). Rows
-// past `rows` read the last row again; their values (v[r]) are not to be used. Valid in lane 0.
-template <class T, class P, int U, int R>
-__device__ __forceinline__ void short_row_values(const T* __restrict__ a, i64 r0, i64 rows,
-                                                 i64 cols, i64 ld, int lane, double (&v)[R]) {
+// Rows r0 … r0+R−1 (at most short_row_max_cols<T, U>() columns each) by one warp: the loads of
+// all R rows first, in flight together, then g(r, acc) per row r with `acc` (from make_acc())
+// fed in the canonical lane layout, as warp_row_scan leaves it. A warp walking such rows one at
+// a time keeps a few hundred bytes in flight between trees (1000003 × 200 f32 along rows at
+// 0.28 of cub's Sum on an H200). Rows past `rows` read the last row again; g must not keep
+// their values.
+template <class T, int U, int R, class MakeAcc, class G>
+__device__ __forceinline__ void short_rows(const T* __restrict__ a, i64 r0, i64 rows, i64 cols,
+                                           i64 ld, int lane, MakeAcc&& make_acc, G&& g) {
   constexpr int V = 16 / sizeof(T);
   T x[R][U][4];
   int m[R];
@@ -408,13 +409,12 @@ __device__ __forceinline__ void short_row_values(const T* __restrict__ a, i64 r0
   }
 #pragma unroll
   for (int r = 0; r < R; ++r) {
-    LaneAcc<P> acc;
-    acc.init();
+    auto acc = make_acc();
 #pragma unroll
     for (int u = 0; u < U; ++u)
       acc.add(x[r][u], 128 * u + 4 * lane - m[r], cols);
     unshift_phase<T>(acc, m[r], lane);
-    v[r] = lane_tree<P>(acc.v, lane);
+    g(r, acc);
   }
 }
 
@@ -428,14 +428,19 @@ __global__ void __launch_bounds__(256)
   const int lane = threadIdx.x & 31;
   const i64 warps = static_cast<i64>(gridDim.x) * (blockDim.x / 32);
   const i64 w0 = (static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
-  for (i64 r0 = w0 * R; r0 < rows; r0 += warps * R) {
-    double v[R];
-    short_row_values<T, P, U, R>(a, r0, rows, cols, ld, lane, v);
-#pragma unroll
-    for (int r = 0; r < R; ++r)
-      if (lane == 0 && r0 + r < rows)
-        rowvals[r0 + r] = finish(finish_code, v[r], count);
-  }
+  for (i64 r0 = w0 * R; r0 < rows; r0 += warps * R)
+    short_rows<T, U, R>(
+        a, r0, rows, cols, ld, lane,
+        [] {
+          LaneAcc<P> acc;
+          acc.init();
+          return acc;
+        },
+        [&](int r, LaneAcc<P>& acc) {
+          const double v = lane_tree<P>(acc.v, lane);
+          if (lane == 0 && r0 + r < rows)
+            rowvals[r0 + r] = finish(finish_code, v, count);
+        });
 }
 
 // Row values of rows [0, rows), warps grid-striding over rows (finished: Mean divides,

@@ -150,25 +150,22 @@ __global__ void __launch_bounds__(256)
     fused_short_row_values_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld,
                                   double* rowvals, i64 stride, unsigned mask) {
   const int lane = threadIdx.x & 31;
-  const i64 warps = static_cast<i64>(gridDim.x) * (blockDim.x / 32);
-  const i64 w0 = (static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
-  for (i64 r0 = w0 * R; r0 < rows; r0 += warps * R)
-    short_rows<T, U, R>(
-        a, r0, rows, cols, ld, lane,
-        [&] {
-          FusedAcc<T> acc;
-          acc.mask = mask;
-          acc.init();
-          return acc;
-        },
-        [&](int r, FusedAcc<T>& acc) {
-          each_fn(mask, [&](auto fc) {
-            constexpr Fn F = decltype(fc)::value;
-            const double v = lane_tree<Policy<F>>(acc.template of<F>().v, lane);
-            if (lane == 0 && r0 + r < rows)
-              rowvals[fn_slot(mask, F) * stride + r0 + r] = v;
-          });
+  each_short_row_batch<T, U, R>(
+      a, rows, cols, ld, lane,
+      [&] {
+        FusedAcc<T> acc;
+        acc.mask = mask;
+        acc.init();
+        return acc;
+      },
+      [&](i64 i, FusedAcc<T>& acc) {
+        each_fn(mask, [&](auto fc) {
+          constexpr Fn F = decltype(fc)::value;
+          const double v = lane_tree<Policy<F>>(acc.template of<F>().v, lane);
+          if (lane == 0 && i < rows)
+            rowvals[fn_slot(mask, F) * stride + i] = v;
         });
+      });
 }
 
 // Column partials of 64-row groups for every op of the mask (each_col_group, as

@@ -386,14 +386,14 @@ constexpr i64 short_row_max_cols() {
 }
 
 // Rows r0 … r0+R−1 (at most short_row_max_cols<T, U>() columns each) by one warp: the loads of
-// all R rows first, in flight together, then g(r, acc) per row r with `acc` (from make_acc())
+// all R rows first, in flight together, then g(i, acc) per row i with `acc` (from make_acc())
 // fed in the canonical lane layout, as warp_row_scan leaves it. A warp walking such rows one at
 // a time keeps a few hundred bytes in flight between trees (1000003 × 200 f32 along rows at
 // 0.28 of cub's Sum on an H200). Rows past `rows` read the last row again; g must not keep
 // their values.
 template <class T, int U, int R, class MakeAcc, class G>
 __device__ __forceinline__ void short_rows(const T* __restrict__ a, i64 r0, i64 rows, i64 cols,
-                                           i64 ld, int lane, MakeAcc&& make_acc, G&& g) {
+                                           i64 ld, int lane, MakeAcc& make_acc, G& g) {
   constexpr int V = 16 / sizeof(T);
   T x[R][U][4];
   int m[R];
@@ -414,8 +414,19 @@ __device__ __forceinline__ void short_rows(const T* __restrict__ a, i64 r0, i64 
     for (int u = 0; u < U; ++u)
       acc.add(x[r][u], 128 * u + 4 * lane - m[r], cols);
     unshift_phase<T>(acc, m[r], lane);
-    g(r, acc);
+    g(r0 + r, acc);
   }
+}
+
+// short_rows over every batch of R rows of [0, rows), the warps of the grid striding over them;
+// g(i, acc) for row i (i may be past the last row: g checks) and the warp's lane in `lane`.
+template <class T, int U, int R, class MakeAcc, class G>
+__device__ __forceinline__ void each_short_row_batch(const T* __restrict__ a, i64 rows, i64 cols,
+                                                     i64 ld, int lane, MakeAcc make_acc, G g) {
+  const i64 warps = static_cast<i64>(gridDim.x) * (blockDim.x / 32);
+  const i64 w0 = (static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  for (i64 r0 = w0 * R; r0 < rows; r0 += warps * R)
+    short_rows<T, U, R>(a, r0, rows, cols, ld, lane, make_acc, g);
 }
 
 // Row values of rows [0, rows) of at most short_row_max_cols<T, U>() columns: R rows a warp at
@@ -426,21 +437,18 @@ __global__ void __launch_bounds__(256)
                             int finish_code, double count) {
   using P = Policy<F>;
   const int lane = threadIdx.x & 31;
-  const i64 warps = static_cast<i64>(gridDim.x) * (blockDim.x / 32);
-  const i64 w0 = (static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
-  for (i64 r0 = w0 * R; r0 < rows; r0 += warps * R)
-    short_rows<T, U, R>(
-        a, r0, rows, cols, ld, lane,
-        [] {
-          LaneAcc<P> acc;
-          acc.init();
-          return acc;
-        },
-        [&](int r, LaneAcc<P>& acc) {
-          const double v = lane_tree<P>(acc.v, lane);
-          if (lane == 0 && r0 + r < rows)
-            rowvals[r0 + r] = finish(finish_code, v, count);
-        });
+  each_short_row_batch<T, U, R>(
+      a, rows, cols, ld, lane,
+      [] {
+        LaneAcc<P> acc;
+        acc.init();
+        return acc;
+      },
+      [&](i64 i, LaneAcc<P>& acc) {
+        const double v = lane_tree<P>(acc.v, lane);
+        if (lane == 0 && i < rows)
+          rowvals[i] = finish(finish_code, v, count);
+      });
 }
 
 // Row values of rows [0, rows), warps grid-striding over rows (finished: Mean divides,

@@ -131,6 +131,13 @@ void launch_fused_rows(cudaStream_t s, unsigned mask, DType t, const void* a, i6
     if (try_launch_staged_rows(s, data, rows, cols, ld, out, stride, StagedMaskOps{mask, {}}, 0,
                                1.0))
       return;
+    if (try_launch_strided_rows<T>(
+            s, rows, cols,
+            [](auto c, auto r) {
+              return fused_strided_row_values_kernel<T, decltype(c)::value, decltype(r)::value>;
+            },
+            data, rows, cols, ld, out, stride, mask))
+      return;
     if (cols <= kNarrowCols)
       with_narrow_tpr(cols, [&](auto tpr) {
         constexpr int TPR = decltype(tpr)::value;

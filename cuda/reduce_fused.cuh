@@ -64,14 +64,16 @@ struct FusedAcc {
   __device__ void init() {
     each_fn(mask, [&](auto fc) { of<decltype(fc)::value>().init(); });
   }
-  // Each element is converted and checked once for all the ops.
+  // Each element is converted and checked once for all the ops (columns j + S·k, as
+  // LaneAcc::add).
+  template <int S = 1>
   __device__ __forceinline__ void add(const T (&x)[4], i64 j, i64 cols) {
     double d[4];
     bool ok[4];
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
       d[k] = static_cast<double>(x[k]);
-      ok[k] = j + k >= 0 && j + k < cols;
+      ok[k] = j + S * k >= 0 && j + S * k < cols;
     }
     each_fn(mask, [&](auto fc) {
       constexpr Fn F = decltype(fc)::value;
@@ -166,6 +168,31 @@ __global__ void __launch_bounds__(256)
             rowvals[fn_slot(mask, F) * stride + i] = v;
         });
       });
+}
+
+// Raw row values of every op of the mask for rows of at most 128·C columns, R rows a warp at
+// once (strided_rows, as strided_row_values_kernel).
+template <class T, int C, int R>
+__global__ void __launch_bounds__(256)
+    fused_strided_row_values_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld,
+                                    double* rowvals, i64 stride, unsigned mask) {
+  const int lane = threadIdx.x & 31;
+  auto make_acc = [&] {
+    FusedAcc<T> acc;
+    acc.mask = mask;
+    acc.init();
+    return acc;
+  };
+  auto store = [&](i64 i, FusedAcc<T>& acc) {
+    each_fn(mask, [&](auto fc) {
+      constexpr Fn F = decltype(fc)::value;
+      const double v = strided_lane_tree<Policy<F>>(acc.template of<F>().v);
+      if (lane == 0 && i < rows)
+        rowvals[fn_slot(mask, F) * stride + i] = v;
+    });
+  };
+  each_row_batch<R>(
+      rows, [&](i64 r0) { strided_rows<T, C, R>(a, r0, rows, cols, ld, lane, make_acc, store); });
 }
 
 // Column partials of 64-row groups for every op of the mask (each_col_group, as

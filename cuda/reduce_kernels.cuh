@@ -116,12 +116,13 @@ struct LaneAcc {
     for (int k = 0; k < 4; ++k)
       v[k] = static_cast<A>(P::identity());
   }
-  // v[k] ⊕= f(x[k]) for the elements k whose column j + k lies in [0, cols).
-  template <class T>
+  // v[k] ⊕= f(x[k]) for the elements k whose column j + S·k lies in [0, cols) (S = 1: four
+  // neighbours; S = 32: the strided lanes of strided_rows).
+  template <int S = 1, class T>
   __device__ __forceinline__ void add(const T (&x)[4], i64 j, i64 cols) {
 #pragma unroll
     for (int k = 0; k < 4; ++k)
-      if (j + k >= 0 && j + k < cols)
+      if (j + S * k >= 0 && j + S * k < cols)
         v[k] = P::combine(v[k], P::f(static_cast<double>(x[k])));
   }
   // The same for four elements inside the row (no checks).
@@ -418,15 +419,101 @@ __device__ __forceinline__ void short_rows(const T* __restrict__ a, i64 r0, i64 
   }
 }
 
-// short_rows over every batch of R rows of [0, rows), the warps of the grid striding over them;
-// g(i, acc) for row i (i may be past the last row: g checks) and the warp's lane in `lane`.
-template <class T, int U, int R, class MakeAcc, class G>
-__device__ __forceinline__ void each_short_row_batch(const T* __restrict__ a, i64 rows, i64 cols,
-                                                     i64 ld, int lane, MakeAcc make_acc, G g) {
+// body(r0) for every batch of R rows r0 … r0+R−1 of [0, rows), the warps of the grid striding
+// over them.
+template <int R, class Body>
+__device__ __forceinline__ void each_row_batch(i64 rows, Body body) {
   const i64 warps = static_cast<i64>(gridDim.x) * (blockDim.x / 32);
   const i64 w0 = (static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   for (i64 r0 = w0 * R; r0 < rows; r0 += warps * R)
-    short_rows<T, U, R>(a, r0, rows, cols, ld, lane, make_acc, g);
+    body(r0);
+}
+
+// short_rows over every batch of R rows of [0, rows); g(i, acc) for row i (i may be past the
+// last row: g checks) and the warp's lane in `lane`.
+template <class T, int U, int R, class MakeAcc, class G>
+__device__ __forceinline__ void each_short_row_batch(const T* __restrict__ a, i64 rows, i64 cols,
+                                                     i64 ld, int lane, MakeAcc make_acc, G g) {
+  each_row_batch<R>(rows,
+                    [&](i64 r0) { short_rows<T, U, R>(a, r0, rows, cols, ld, lane, make_acc, g); });
+}
+
+// Rows r0 … r0+R−1 of at most 128·C columns by one warp, the canonical lanes laid out across
+// the warp: thread L holds lanes L, L+32, L+64, L+96 (acc.v[0 … 3]) and reads columns
+// 128q + L + 32k (q < C, k < 4) with 4- or 8-byte loads, so each load of the warp is 128 or
+// 256 consecutive bytes of one row whatever the row's alignment, and all R·C·4 loads of a
+// thread are in flight together. Then g(i, acc) per row i, whose tree is strided_lane_tree: its
+// first two levels (off 64, 32) inside the thread, the five others a shuffle of one value
+// each. The 16-byte layout of short_rows needs 40 shuffles a row for the tree and up to 8 more
+// to undo the row's phase; on rows of 129 to 300 columns that bound the kernel (1000003 × 150
+// f32 along rows at 0.37 of cub's Sum on an H200). Rows past `rows` read the last row again; g
+// must not keep their values.
+template <class T, int C, int R, class MakeAcc, class G>
+__device__ __forceinline__ void strided_rows(const T* __restrict__ a, i64 r0, i64 rows, i64 cols,
+                                             i64 ld, int lane, MakeAcc& make_acc, G& g) {
+  T x[R][C][4];
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const T* row = a + (r0 + r < rows ? r0 + r : rows - 1) * ld;
+#pragma unroll
+    for (int q = 0; q < C; ++q)
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        const i64 j = 128 * q + lane + 32 * k;
+        x[r][q][k] = j < cols ? __ldcs(row + j) : T(0);
+      }
+  }
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    auto acc = make_acc();
+#pragma unroll
+    for (int q = 0; q < C; ++q)
+      acc.template add<32>(x[r][q], 128 * q + lane, cols);
+    g(r0 + r, acc);
+  }
+}
+
+// The canonical halving tree over lanes laid out as strided_rows leaves them (v[k]: lane
+// L + 32k of thread L): off = 64 and 32 inside the thread, then 16, 8, 4, 2, 1 across threads;
+// the row value in lane 0. Values of threads >= the step's width are never read again.
+template <class P, class A>
+__device__ __forceinline__ A strided_lane_tree(const A (&v)[4]) {
+  A x = P::combine(v[0], v[2]);
+  const A y = P::combine(v[1], v[3]);
+  x = P::combine(x, y);
+#pragma unroll
+  for (int off = 16; off >= 1; off /= 2)
+    x = P::combine(x, __shfl_down_sync(0xffffffffu, x, off));
+  return x;
+}
+
+// Rows strided_rows takes R at a time for C chunks of 128 columns: 64 elements of f32 or 32 of
+// f64 in flight per thread (256 bytes).
+template <class T, int C>
+constexpr int strided_batch_rows() {
+  return (sizeof(T) == 4 ? 16 : 8) / C;
+}
+
+// Row values of rows [0, rows) of at most 128·C columns, R rows a warp at a time
+// (strided_rows; finished as row_values_kernel's).
+template <class T, Fn F, int C, int R>
+__global__ void __launch_bounds__(256)
+    strided_row_values_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* rowvals,
+                              int finish_code, double count) {
+  using P = Policy<F>;
+  const int lane = threadIdx.x & 31;
+  auto make_acc = [] {
+    LaneAcc<P> acc;
+    acc.init();
+    return acc;
+  };
+  auto store = [&](i64 i, LaneAcc<P>& acc) {
+    const double v = strided_lane_tree<P>(acc.v);
+    if (lane == 0 && i < rows)
+      rowvals[i] = finish(finish_code, v, count);
+  };
+  each_row_batch<R>(
+      rows, [&](i64 r0) { strided_rows<T, C, R>(a, r0, rows, cols, ld, lane, make_acc, store); });
 }
 
 // Row values of rows [0, rows) of at most short_row_max_cols<T, U>() columns: R rows a warp at

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <string>
 #include <type_traits>
 
@@ -133,9 +135,23 @@ void with_narrow_tpr(i64 cols, G&& g) {
 
 // Launches a row kernel (row_values_kernel or fused_row_values_kernel, the TPR argument last)
 // with as many blocks as the device holds at once, or fewer for few rows.
+// resident_blocks(kernel, threads), asked of the driver once per kernel (a static in a template
+// on the kernel's type alone would be shared by every kernel of the same signature, and would
+// size all their grids by the first one launched).
+template <class K>
+unsigned resident_blocks_cached(K kernel, int threads) {
+  static std::mutex mutex;
+  static std::map<const void*, unsigned> cache;
+  const std::lock_guard lock(mutex);
+  const auto [it, fresh] = cache.try_emplace(reinterpret_cast<const void*>(kernel), 0u);
+  if (fresh)
+    it->second = resident_blocks(kernel, threads);
+  return it->second;
+}
+
 template <class K>
 void launch_row_kernel(cudaStream_t s, K kernel, i64 rows, int rows_per_warp, auto... args) {
-  static const unsigned resident = resident_blocks(kernel, 256);
+  const unsigned resident = resident_blocks_cached(kernel, 256);
   const i64 warps = (rows + rows_per_warp - 1) / rows_per_warp;
   const unsigned grid = std::min<unsigned>(resident, static_cast<unsigned>((warps + 7) / 8));
   kernel<<<grid, 256, 0, s>>>(args...);
@@ -147,10 +163,14 @@ void launch_row_kernel(cudaStream_t s, K kernel, i64 rows, int rows_per_warp, au
 constexpr i64 kStagedMaxRows = 512;
 constexpr i64 kStagedMinCols = 4096;
 
-// TESSERA_CUDA_ROWS_KERNEL=warp|staged forces one row kernel (for measurements); unset (or
-// anything else, with a warning): the choice by shape. 0: by shape, 1: warp, 2: staged.
+// TESSERA_CUDA_ROWS_KERNEL=warp|staged|short|strided forces one row kernel (for
+// measurements); unset (or anything else, with a warning): the choice by shape. 0: by shape,
+// 1: warp, 2: staged, 3: short (short_rows for rows of 129 to 511 columns, strided_rows for
+// none), 4: strided (strided_rows for every row of at most 256 columns).
+enum RowsKernel { kRowsByShape, kRowsWarp, kRowsStaged, kRowsShort, kRowsStrided };
 inline int rows_kernel_forced() {
-  static const int forced = 1 + env_choice("TESSERA_CUDA_ROWS_KERNEL", {"warp", "staged"}, -1);
+  static const int forced =
+      1 + env_choice("TESSERA_CUDA_ROWS_KERNEL", {"warp", "staged", "short", "strided"}, -1);
   return forced;
 }
 
@@ -210,12 +230,53 @@ bool try_launch_staged_rows(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 
   return true;
 }
 
-// Rows of 129 to about 500 columns: a warp takes four rows (at most 253 columns of f32, 255 of
-// f64) or two (at most 509 or 511) at once, their loads in flight together
-// (short_row_values_kernel), unless TESSERA_CUDA_ROWS_KERNEL=warp asks for the walk of one row
-// at a time.
+// Rows where the strided row kernel (strided_rows, C = 1 or 2 chunks of 128 columns) is the
+// choice. Measured on an H100 along rows, fraction of cub's Sum (strided / the kernel it
+// replaced), one run of `tessera bench reduce --backend cuda` over 1000003 rows:
+//   f32: 100 columns 0.75 / 0.78 (tree), 128 0.89 / 0.74 (tree), 129 0.62 / 0.45 (short),
+//        150 0.69 / 0.53, 200 0.85 / 0.75, 256 0.98 / 0.71; 300 0.76 / 0.80, 400 0.91 / 0.97.
+//   f64: 40 0.70 / 0.89 (tree), 64 0.99 / 0.87 (tree), 100 0.99 / 0.84 (32 threads a row),
+//        128 1.01 / 0.92, 129 0.80 / 0.70 (short), 150 0.86 / 0.82; 200 0.94 / 1.00, 300 0.73 /
+//        0.99.
+// Above those ranges short_rows (16-byte loads, whose longer rows amortize its tree) is faster.
+// TESSERA_CUDA_ROWS_KERNEL=strided sends every row of at most 256 columns there, =warp and
+// =short none. Returns C, or 0 where another kernel takes the rows.
+template <class T>
+int strided_chunks(i64 cols) {
+  const int forced = rows_kernel_forced();
+  if (forced == kRowsWarp || forced == kRowsShort || cols == 0 || cols > 256)
+    return 0;
+  const i64 lo = forced == kRowsStrided ? 0 : sizeof(T) == 4 ? 112 : 48;
+  const i64 hi = forced == kRowsStrided ? 256 : sizeof(T) == 4 ? 256 : 160;
+  if (cols <= lo || cols > hi)
+    return 0;
+  return cols <= 128 ? 1 : 2;
+}
+
+// The strided row kernel `pick(C, R)` for rows of at most 128·C columns, R rows a warp at once.
+template <class T, class Pick>
+bool try_launch_strided_rows(cudaStream_t s, i64 rows, i64 cols, Pick pick, auto... args) {
+  const int c = strided_chunks<T>(cols);
+  if (c == 0)
+    return false;
+  const auto launch = [&](auto chunks) {
+    constexpr int C = decltype(chunks)::value;
+    constexpr int R = strided_batch_rows<T, C>();
+    launch_row_kernel(s, pick(chunks, std::integral_constant<int, R>{}), rows, R, args...);
+  };
+  if (c == 1)
+    launch(std::integral_constant<int, 1>{});
+  else
+    launch(std::integral_constant<int, 2>{});
+  return true;
+}
+
+// Rows of 129 to about 500 columns that strided_chunks leaves: a warp takes four rows (at most
+// 253 columns of f32, 255 of f64) or two (at most 509 or 511) at once, their loads in flight
+// together (short_row_values_kernel), unless TESSERA_CUDA_ROWS_KERNEL=warp asks for the walk of
+// one row at a time.
 inline bool short_rows_wanted() {
-  return rows_kernel_forced() != 1;
+  return rows_kernel_forced() != kRowsWarp;
 }
 
 // The tree kernel (a thread to a row) for rows of 33 to 128 columns of f32, 33 to 64 of f64.
@@ -247,6 +308,13 @@ template <class T, Fn F>
 void launch_rows(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 ld, double* rowvals, int code,
                  double count) {
   if (try_launch_staged_rows(s, a, rows, cols, ld, rowvals, 0, StagedOneOp<F>{}, code, count))
+    return;
+  if (try_launch_strided_rows<T>(
+          s, rows, cols,
+          [](auto c, auto r) {
+            return strided_row_values_kernel<T, F, decltype(c)::value, decltype(r)::value>;
+          },
+          a, rows, cols, ld, rowvals, code, count))
     return;
   if (tree_rows_wanted<T>(cols)) {
     launch_row_tree<T, F>(s, a, rows, cols, ld, rowvals, code, count);

@@ -106,8 +106,11 @@ TYPED_TEST(CudaReduce, FusedOpsMatchTheReferenceBitForBit) {
       {Op::Mean, Op::Sum, Op::Mean}};
   // 66000 x 3: several super-blocks of row groups over few columns;
   // 520 x 2100: rows long enough for steps read without checks (1024 columns of f32).
-  const Case shapes[] = {{1, 1},   {1, 1000}, {1000, 1}, {31, 33},   {130, 257}, {67, 1000},
-                         {200, 3}, {700, 6},  {300, 12}, {66000, 3}, {520, 2100}};
+  // 40 x 129, 9 x 256, 7 x 300, 5 x 512: the strided row kernel's two and four chunks, full and
+  // not.
+  const Case shapes[] = {{1, 1},      {1, 1000}, {1000, 1}, {31, 33},  {130, 257},
+                         {67, 1000},  {200, 3},  {700, 6},  {300, 12}, {66000, 3},
+                         {520, 2100}, {40, 129}, {9, 256},  {7, 300},  {5, 512}};
   for (const Case& c : shapes)
     for (std::int64_t off : {0, 1, 3})
       for (const auto& ops : lists) {
@@ -150,8 +153,8 @@ TEST(CudaReduceKernels, OneOfEachForTheSanitizers) {
   check_reduce<float>(67, 1000, 1, 1, ws, pool[0]);
   check_reduce<double>(66000, 3, 1, 1, ws, pool[0]); // narrow rows, several super-blocks
   check_reduce<float>(70, 40, 1, 1, ws, pool[0]);    // a thread to a row (the tree kernel)
-  check_reduce<double>(9, 150, 1, 1, ws, pool[0]);   // four rows a warp
-  check_reduce<float>(7, 300, 1, 1, ws, pool[0]);    // two rows a warp
+  check_reduce<double>(9, 150, 1, 1, ws, pool[0]);   // strided rows, two chunks
+  check_reduce<float>(7, 300, 1, 1, ws, pool[0]);    // strided rows, four chunks
   const std::vector<Op> ops = {Op::Sum, Op::Max, Op::Norm2};
   cuda::DeviceBuffer dev(4 * 67 * 1001 + 8), out(8 * 3 * 1000);
   cuda::memset_async(pool[0], dev.data(), 0, dev.bytes());
@@ -159,6 +162,9 @@ TEST(CudaReduceKernels, OneOfEachForTheSanitizers) {
   for (Axis axis : kAxes) {
     ws.reserve(pool[0], axis, 67, 1000, 3);
     cuda::reduce_fused(pool[0], ops, axis, DType::f32, dev.as<float>() + 1, 67, 1000, 1001,
+                       outs.data(), ws);
+    ws.reserve(pool[0], axis, 9, 150, 3); // the strided rows of several ops
+    cuda::reduce_fused(pool[0], ops, axis, DType::f32, dev.as<float>() + 1, 9, 150, 151,
                        outs.data(), ws);
   }
   cuda::synchronize(pool[0]);

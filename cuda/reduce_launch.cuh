@@ -232,13 +232,13 @@ bool try_launch_staged_rows(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 
 
 // Rows where the strided row kernel (strided_rows, C = 1 or 2 chunks of 128 columns) is the
 // choice. Measured on an H100 along rows, fraction of cub's Sum (strided / the kernel it
-// replaced), one run of `tessera bench reduce --backend cuda` over 1000003 rows:
-//   f32: 100 columns 0.75 / 0.78 (tree), 128 0.89 / 0.74 (tree), 129 0.62 / 0.45 (short),
-//        150 0.69 / 0.53, 200 0.85 / 0.75, 256 0.98 / 0.71; 300 0.76 / 0.80, 400 0.91 / 0.97.
-//   f64: 40 0.70 / 0.89 (tree), 64 0.99 / 0.87 (tree), 100 0.99 / 0.84 (32 threads a row),
-//        128 1.01 / 0.92, 129 0.80 / 0.70 (short), 150 0.86 / 0.82; 200 0.94 / 1.00, 300 0.73 /
-//        0.99.
-// Above those ranges short_rows (16-byte loads, whose longer rows amortize its tree) is faster.
+// replaced), `tessera bench reduce --backend cuda` over 1000003 rows in one process:
+//   f32: 128 columns 1.02 / 0.74 (tree), 129 0.70 / 0.45 (short), 150 0.80 / 0.53,
+//        200 0.97 / 0.75, 256 0.98 / 0.71; at 100 the tree 0.78 and at 300, 400 short
+//        0.80, 0.97 stay (strided with 256 bytes a thread: 0.75, 0.76, 0.91).
+//   f64: 64 1.06 / 0.87 (tree), 100 1.01 / 0.84 (32 threads a row), 128 1.02 / 0.92,
+//        129 0.94 / 0.70 (short), 150 0.96 / 0.82; at 40 the tree (0.89) and from 200 on
+//        short (0.99–1.00) stay.
 // TESSERA_CUDA_ROWS_KERNEL=strided sends every row of at most 256 columns there, =warp and
 // =short none. Returns C, or 0 where another kernel takes the rows.
 template <class T>

@@ -33,6 +33,17 @@ void log_choice(int rank, Backend chosen, const std::string& why) {
 
 } // namespace
 
+Backend resolve_backend_for_host_data(Backend requested, MPI_Comm comm) {
+  if (requested != Backend::Auto)
+    return resolve_backend(requested, comm);
+  int rank = 0;
+  CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  log_choice(rank, Backend::Cpu,
+             "the data is in host memory: its cores move it faster than a round trip to a GPU; "
+             "--backend cuda to use one");
+  return Backend::Cpu;
+}
+
 Backend resolve_backend(Backend requested, MPI_Comm comm) {
   if (requested == Backend::Cpu)
     return Backend::Cpu;

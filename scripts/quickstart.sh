@@ -2,6 +2,9 @@
 # Set-up + build + the embedded default job in single-node test mode (no launcher needed): a
 # small heat2d case (inputs/default.toml) that runs in seconds on one core. Prints the job's
 # summary (error against the exact solution, time per step, output path) and its output file.
+# It installs and builds only what the `tessera` command needs (the test suite, its tools and
+# the bindings are scripts/test.sh's), and the CUDA backend only where a GPU answers
+# (TESSERA_ENABLE_CUDA=ON|OFF overrides).
 #   scripts/quickstart.sh                           the default job, output in ./out/
 #   scripts/quickstart.sh --set grid.nx=512         any `tessera run` arguments
 #   scripts/quickstart.sh inputs/pipeline.toml      another deck
@@ -10,9 +13,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 source scripts/env.sh
-scripts/setup-deps.sh
-cmake --preset release >/dev/null
-cmake --build --preset release -j"$(nproc)"
+scripts/setup-deps.sh --run
+cuda=${TESSERA_ENABLE_CUDA:-OFF}
+if [[ -z ${TESSERA_ENABLE_CUDA:-} ]] && nvidia-smi -L >/dev/null 2>&1; then cuda=AUTO; fi
+cmake --preset release -DTESSERA_BUILD_TESTS=OFF -DTESSERA_BUILD_BENCH=OFF -DTESSERA_UNITY=ON \
+  -DTESSERA_FORTRAN=OFF -DTESSERA_PYTHON=OFF -DTESSERA_ENABLE_CUDA="$cuda" >/dev/null
+cmake --build --preset release -j"$(nproc)" --target tessera
 tessera=$root/build/release/src/app/tessera
 
 out=${TESSERA_OUT:-$root/out}

@@ -4,8 +4,18 @@
 #   scripts/setup-deps.sh           everything
 #   scripts/setup-deps.sh --build   only what configuring and building need (scripts/test.sh
 #                                   installs the rest, the test tools, beside the first build)
+#   scripts/setup-deps.sh --run     only what building the `tessera` command and running a job
+#                                   need (scripts/quickstart.sh): no test tools, no bindings
 set -euo pipefail
 
+if [[ "${1:-}" == "--run" ]]; then
+  packages=(
+    g++ make cmake ninja-build git
+    openmpi-bin libopenmpi-dev libhdf5-openmpi-dev
+    libcli11-dev libtomlplusplus-dev libspdlog-dev libfmt-dev
+    python3-h5py # the summary reads the output back
+  )
+else
 packages=(
   build-essential cmake ninja-build pkg-config git clang-format
   openmpi-bin libopenmpi-dev libhdf5-openmpi-dev
@@ -27,6 +37,7 @@ if [[ "${1:-}" != "--build" ]]; then
   if [[ "${TESSERA_WITH_SLURM:-1}" == 1 ]]; then
     packages+=(slurm-wlm munge)
   fi
+fi
 fi
 
 missing=()

@@ -35,6 +35,9 @@ struct Command {
   // their default action back before any command that does not handle them: those end at the
   // signal. `run` decides itself, by job kind.
   bool handles_stop_signals = false;
+  // Whether the command executes its plans many times (heat2d steps, benchmarks): there a timed
+  // trial of the kernels pays; elsewhere tuning defaults to estimate (cpu/transpose_tuner.hpp).
+  bool repeats_plans = false;
 };
 
 Command add_info(CLI::App& app, const Context& ctx);

@@ -1,5 +1,5 @@
-// Entry point of `tessera`: MPI set-up, command dispatch, and the one place where errors turn
-// into a message and an exit code.
+// Entry point of `tessera`: the command line, MPI set-up, command dispatch, and the one place where
+// errors turn into a message and an exit code.
 #include <CLI/CLI.hpp>
 #include <mpi.h>
 
@@ -18,6 +18,7 @@
 #include "mpi/agreement.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/environment.hpp"
+#include "mpi/launch_environment.hpp"
 #include "mpi/oversubscription.hpp"
 #include "solver/stop_signal.hpp"
 
@@ -47,60 +48,68 @@ int report_error(const tessera::app::Context& ctx, const char* kind, const char*
   tessera::mpi::abort_reported(ctx.comm, 1);
 }
 
-int run_cli(tessera::app::Context& ctx, int argc, char** argv) {
+// The command line, parsed before MPI starts: `--version`, `--help` and usage errors end here
+// without it (each rank of a launched job parses the same argv; the launcher's rank 0 prints).
+struct Cli {
+  Cli()
+      : app("tessera: distributed transpose, reductions and heat solver for large matrices",
+            "tessera") {}
+  CLI::App app;
+  std::vector<tessera::app::Command> commands;
+  bool quiet = false, verbose = false;
+  std::string wisdom, tuning, timing = "table";
+};
+
+void define_cli(Cli& cli, tessera::app::Context& ctx) {
   using namespace tessera::app;
-  CLI::App app{"tessera: distributed transpose, reductions and heat solver for large matrices",
-               "tessera"};
+  CLI::App& app = cli.app;
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("tessera ") + TESSERA_VERSION + " (" +
                                         tessera::build_git_hash() + ")");
-  bool quiet = false, verbose = false;
-  app.add_flag("-q,--quiet", quiet,
+  app.add_flag("-q,--quiet", cli.quiet,
                "Errors only: no progress, warnings, log lines or timing table");
-  app.add_flag("-v,--verbose", verbose, "Debug output");
-  std::string wisdom, tuning;
-  app.add_option("--wisdom", wisdom,
+  app.add_flag("-v,--verbose", cli.verbose, "Debug output");
+  app.add_option("--wisdom", cli.wisdom,
                  "File of kernel choices measured earlier on this kind of processor: reused, and "
-                 "extended with new ones (default: $TESSERA_WISDOM)");
-  app.add_option("--tuning", tuning,
+                 "extended with new ones (default: $TESSERA_WISDOM, else "
+                 "$XDG_CACHE_HOME/tessera/wisdom; 'none': no file)");
+  app.add_option("--tuning", cli.tuning,
                  "measure: time candidate kernels on first use of a large shape; estimate: "
-                 "never time (default: $TESSERA_TUNING, else measure)")
+                 "never time (default: $TESSERA_TUNING, else measure where a plan runs many "
+                 "times — heat2d, bench — and estimate for one-shot commands)")
       ->check(CLI::IsMember({"measure", "estimate"}));
-  std::string timing = "table";
-  app.add_option("--timing", timing, "What commands print at their end: off, table or json")
+  app.add_option("--timing", cli.timing, "What commands print at their end: off, table or json")
       ->check(CLI::IsMember({"off", "table", "json"}))
       ->capture_default_str();
 
-  std::vector<Command> commands = {
-      add_info(app, ctx),     add_run(app, ctx),       add_check(app, ctx),
-      add_generate(app, ctx), add_transpose(app, ctx), add_reduce(app, ctx),
-      add_bench(app, ctx),    add_selftest(app, ctx),  add_deck(app, ctx)};
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    // Every rank parses the same argv, so every rank reaches this together.
-    if (ctx.rank == 0)
-      return app.exit(e);
-    return e.get_exit_code();
-  }
-  ctx.timing = timing == "off"    ? tessera::app::Timing::Off
-               : timing == "json" ? tessera::app::Timing::Json
-                                  : tessera::app::Timing::Table;
+  cli.commands = {add_info(app, ctx),     add_run(app, ctx),       add_check(app, ctx),
+                  add_generate(app, ctx), add_transpose(app, ctx), add_reduce(app, ctx),
+                  add_bench(app, ctx),    add_selftest(app, ctx),  add_deck(app, ctx)};
+}
+
+// After MPI has started: the parsed settings take effect and the chosen command runs.
+int run_command(Cli& cli, tessera::app::Context& ctx) {
+  ctx.timing = cli.timing == "off"    ? tessera::app::Timing::Off
+               : cli.timing == "json" ? tessera::app::Timing::Json
+                                      : tessera::app::Timing::Table;
   tessera::init_logging(ctx.rank, ctx.nranks,
-                        quiet     ? tessera::Verbosity::Quiet
-                        : verbose ? tessera::Verbosity::Verbose
-                                  : tessera::Verbosity::Normal);
-  if (!wisdom.empty())
-    tessera::cpu::set_wisdom_file(wisdom);
-  if (!tuning.empty())
-    tessera::cpu::set_tuning(tuning == "estimate" ? tessera::cpu::Tuning::Estimate
-                                                  : tessera::cpu::Tuning::Measure);
+                        cli.quiet     ? tessera::Verbosity::Quiet
+                        : cli.verbose ? tessera::Verbosity::Verbose
+                                      : tessera::Verbosity::Normal);
+  if (!cli.wisdom.empty())
+    tessera::cpu::set_wisdom_file(cli.wisdom == "none" ? std::string() : cli.wisdom);
+  tessera::cpu::use_wisdom_cache();
+  if (!cli.tuning.empty())
+    tessera::cpu::set_tuning(cli.tuning == "estimate" ? tessera::cpu::Tuning::Estimate
+                                                      : tessera::cpu::Tuning::Measure);
   // Collective; before any work, so that a slow run's cause shows first.
   tessera::mpi::warn_if_oversubscribed(ctx.comm, tessera::app::omp_threads());
-  for (auto& c : commands)
+  for (auto& c : cli.commands)
     if (c.sub && c.sub->parsed()) {
       if (!c.handles_stop_signals)
         tessera::heat2d::StopSignals::release_to_default();
+      if (!c.repeats_plans && cli.tuning.empty())
+        tessera::cpu::set_default_tuning(tessera::cpu::Tuning::Estimate);
       return c.run();
     }
   return 2;
@@ -111,20 +120,32 @@ int run_cli(tessera::app::Context& ctx, int argc, char** argv) {
 int main(int argc, char** argv) {
   // Before MPI starts (which takes a while): a stop signal that arrives during the set-up of a
   // heat2d run is kept and ends the run cleanly; other commands give the signals back their
-  // default action (run_cli) and end at them.
+  // default action (run_command) and end at them.
   tessera::heat2d::StopSignals::catch_until_exit();
-  const int provided = tessera::mpi::init_thread_multiple(&argc, &argv);
   tessera::app::Context ctx;
+  ctx.rank = tessera::mpi::launcher_rank();
+  ctx.command_line = joined_command_line(argc, argv);
+  Cli cli;
+  define_cli(cli, ctx);
+  try {
+    cli.app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // Every rank parses the same argv, so every rank ends here, before MPI has started.
+    if (ctx.rank == 0)
+      return cli.app.exit(e);
+    return e.get_exit_code();
+  }
+
+  tessera::mpi::prefer_node_local_transports();
+  ctx.thread_level = tessera::mpi::init_thread_multiple(&argc, &argv);
   ctx.comm = MPI_COMM_WORLD;
   ctx.rank = tessera::mpi::comm_rank(ctx.comm);
   ctx.nranks = tessera::mpi::comm_size(ctx.comm);
-  ctx.thread_level = provided;
-  ctx.command_line = joined_command_line(argc, argv);
   tessera::init_logging(ctx.rank, ctx.nranks);
 
   int code = 0;
   try {
-    code = run_cli(ctx, argc, argv);
+    code = run_command(cli, ctx);
   } catch (const tessera::Error& e) {
     code = report_error(ctx, e.kind(), e.what(), e.collective());
   } catch (const std::bad_alloc&) {

@@ -16,18 +16,19 @@ std::size_t rounded(std::size_t bytes, std::size_t a) noexcept {
   return (std::max<std::size_t>(bytes, 1) + a - 1) / a * a;
 }
 
-// With TESSERA_HUGE_PAGES=1, buffers this large are aligned to, and advised onto, 2 MiB
-// transparent huge pages. Off by default: on an Intel Xeon VM they made strided transposes of
-// some shapes slow and unpredictable (4099 x 4111 f32, 2 threads: 5.7 to 20 GB/s from one run to
-// the next, depending on where the pages landed, against 20-22 GB/s every run on 4 KiB pages),
-// for at most 5-10 % on the shapes they helped (8191 x 12289 f64, tall and skinny).
+// Buffers this large are aligned to, and advised onto, 2 MiB transparent huge pages
+// (TESSERA_HUGE_PAGES=0 turns that off). First touches of fresh memory dominate whole jobs on
+// 4 KiB pages: a 512 MiB read into a new buffer took 1.4 s on them and 0.06 s on huge pages
+// (a 2-core AMD EPYC VM); numpy does the same for arrays of 4 MiB and more. On an Intel Xeon VM,
+// strided transposes of a few shapes ran less predictably on huge pages
+// (docs/performance.md "Huge pages").
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
 constexpr std::size_t kHugeFrom = std::size_t{4} << 20;
 
 bool huge_pages_wanted() noexcept {
   static const bool wanted = [] {
     const char* v = std::getenv("TESSERA_HUGE_PAGES");
-    return v != nullptr && std::strcmp(v, "1") == 0;
+    return v == nullptr || std::strcmp(v, "0") != 0;
   }();
   return wanted;
 }

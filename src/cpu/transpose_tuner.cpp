@@ -29,6 +29,8 @@ struct Choices {
   std::mutex lock;
   bool configured = false;
   Tuning mode = Tuning::Measure;
+  bool mode_chosen = false;   // by TESSERA_TUNING or set_tuning()
+  bool wisdom_chosen = false; // by TESSERA_WISDOM or set_wisdom_file()
   std::unique_ptr<detail::WisdomFile> wisdom;
   bool wisdom_loaded = false;
   std::map<detail::TransposeKey, detail::KernelParams> chosen;
@@ -39,7 +41,10 @@ struct Choices {
       return;
     configured = true;
     mode = tuning_from_environment();
+    const char* t = std::getenv("TESSERA_TUNING");
+    mode_chosen = t != nullptr && *t != '\0';
     const char* w = std::getenv("TESSERA_WISDOM");
+    wisdom_chosen = w != nullptr;
     if (w != nullptr && *w != '\0')
       wisdom = std::make_unique<detail::WisdomFile>(w);
   }
@@ -65,7 +70,37 @@ void set_tuning(Tuning t) {
   std::lock_guard g(c.lock);
   c.configure();
   c.mode = t;
+  c.mode_chosen = true;
 }
+
+void set_default_tuning(Tuning t) {
+  auto& c = choices();
+  std::lock_guard g(c.lock);
+  c.configure();
+  if (!c.mode_chosen)
+    c.mode = t;
+}
+
+void use_wisdom_cache() {
+  {
+    auto& c = choices();
+    std::lock_guard g(c.lock);
+    c.configure();
+    if (c.wisdom_chosen)
+      return;
+  }
+  detail::use_wisdom_cache_at(detail::default_wisdom_cache());
+}
+
+namespace detail {
+void use_wisdom_cache_at(const std::string& path) {
+  auto& c = choices();
+  std::lock_guard g(c.lock);
+  c.configure();
+  c.wisdom = path.empty() ? nullptr : std::make_unique<WisdomFile>(path, WisdomFile::Kind::Cache);
+  c.wisdom_loaded = false;
+}
+} // namespace detail
 
 Tuning tuning() {
   auto& c = choices();
@@ -80,6 +115,7 @@ void set_wisdom_file(const std::string& path) {
   c.configure();
   c.wisdom = path.empty() ? nullptr : std::make_unique<detail::WisdomFile>(path);
   c.wisdom_loaded = false;
+  c.wisdom_chosen = true;
 }
 
 std::size_t last_level_cache_bytes() {

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -24,6 +26,16 @@ std::string cpu_line() {
 }
 
 } // namespace
+
+std::string default_wisdom_cache() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg != nullptr && xdg[0] == '/')
+    return std::string(xdg) + "/tessera/wisdom";
+  const char* home = std::getenv("HOME");
+  if (home != nullptr && home[0] == '/')
+    return std::string(home) + "/.cache/tessera/wisdom";
+  return {};
+}
 
 std::string processor_fingerprint() {
   std::string model = "unknown processor";
@@ -85,6 +97,12 @@ std::optional<std::map<TransposeKey, std::string>> WisdomFile::read(std::string&
 std::map<TransposeKey, std::string> WisdomFile::load() {
   std::string why;
   auto entries = read(why);
+  if (!entries && kind_ == Kind::Cache) {
+    // A cache from another version or processor, or damaged: start it anew.
+    log::debug("wisdom cache {} is replaced: {}", path_, why);
+    state_ = State::Replace;
+    return {};
+  }
   if (!entries) {
     if (state_ != State::Ignored)
       log::warn("wisdom file {} is ignored: {}; remove it to measure and save new wisdom", path_,
@@ -99,17 +117,34 @@ std::map<TransposeKey, std::string> WisdomFile::load() {
 void WisdomFile::store(const TransposeKey& key, const std::string& kernel) {
   if (state_ == State::Unread)
     load();
-  if (state_ != State::Usable)
+  if (state_ != State::Usable && state_ != State::Replace)
     return;
+  const bool cache = kind_ == Kind::Cache;
+  // A failure to save is a warning for a file the user named, a debug line for the cache.
+  const auto failed = [&](const std::string& what) {
+    if (cache)
+      log::debug("{}", what);
+    else
+      log::warn("{}", what);
+  };
   std::string why;
   auto entries = read(why); // entries other processes may have added meanwhile
+  if (!entries && state_ == State::Replace)
+    entries.emplace();
   if (!entries) {
-    log::warn("wisdom file {} is not updated: {}", path_, why);
+    failed(fmt::format("wisdom file {} is not updated: {}", path_, why));
     state_ = State::Ignored;
     return;
   }
   (*entries)[key] = kernel;
-  const std::string tmp = path_ + ".tmp." + std::to_string(::getpid());
+  if (cache) {
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(path_).parent_path(), ec);
+  }
+  char host[64] = {};
+  (void)::gethostname(host, sizeof host - 1);
+  // Ranks of several nodes may share a home: the temporary is unique to host and process.
+  const std::string tmp = path_ + ".tmp." + host + "." + std::to_string(::getpid());
   {
     std::ofstream out(tmp, std::ios::trunc);
     out << kMagic << '\n' << version_line() << '\n' << cpu_line() << '\n';
@@ -119,14 +154,16 @@ void WisdomFile::store(const TransposeKey& key, const std::string& kernel) {
     out.flush();
     if (!out) {
       std::remove(tmp.c_str());
-      log::warn("cannot write wisdom file {}: the kernel choice is not saved", path_);
+      failed(fmt::format("cannot write wisdom file {}: the kernel choice is not saved", path_));
       return;
     }
   }
   if (std::rename(tmp.c_str(), path_.c_str()) != 0) {
     std::remove(tmp.c_str());
-    log::warn("cannot replace wisdom file {}: the kernel choice is not saved", path_);
+    failed(fmt::format("cannot replace wisdom file {}: the kernel choice is not saved", path_));
+    return;
   }
+  state_ = State::Usable;
 }
 
 } // namespace tessera::cpu::detail

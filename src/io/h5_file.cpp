@@ -278,17 +278,17 @@ void H5File::reserve_space() {
   });
 }
 
-void H5File::commit() {
+void H5File::commit(Durability durability) {
   if (!s_ || !s_->writable || s_->committed || s_->closed)
     TESSERA_THROW(InternalError, "commit() of '{}', which is not an open output file",
                   s_ ? s_->path : std::string("(moved-from file)"));
-  // Everything else reaches the file before the attribute that says it is complete.
-  detail::change_metadata(*this, [](hid_t file) {
-    CHECK_HDF5(H5Fflush(file, H5F_SCOPE_GLOBAL));
+  detail::change_metadata(*this, [durability](hid_t file) {
+    if (durability == Durability::Synced) // everything else reaches the disk first
+      CHECK_HDF5(H5Fflush(file, H5F_SCOPE_GLOBAL));
     detail::put_attribute(file, "complete", 1LL);
   });
   if (s_->file) {
-    // The flush cut the file back to HDF5's end of allocation; the close writes a little more.
+    // A flush cut the file back to HDF5's end of allocation; the close writes a little more.
     if (s_->claim)
       s_->claim->forget_reservation();
     reserve_space();

@@ -70,8 +70,9 @@ void ProgressMeter::add(double bytes) {
 }
 
 void ProgressMeter::finish() {
+  // Like every phase: a line at the end only where progress was shown (a second or more).
   if (progress_)
-    progress_->finish(/*always=*/true);
+    progress_->finish();
   progress_.reset();
 }
 

@@ -108,7 +108,7 @@ void write_checkpoint(const std::string& path, MPI_Comm comm, const Config& c, c
   write_problem_attributes(f, c, init);
   io::write_rows(f, "/fields/u", dist_x, mpi::comm_rank(comm), DType::f64, state.field_x.data());
   write_diagnostics(f, state.diagnostics, with_error);
-  f.commit();
+  f.commit(io::H5File::Durability::Synced);
 }
 
 CheckpointState read_checkpoint(const std::string& path, MPI_Comm comm, const Config& c,

@@ -24,6 +24,9 @@ cli_bad_cases.py, what they share in cli_common.py. Scenarios:
   transpose_metadata  attributes, fill value, dimension scales, --like-input, --shuffle
   quiet_timing    -q prints nothing; --timing=off|json
   oversubscribed  the warning when ranks x threads exceed a node's cores
+  streamed_jobs   file jobs stream by default, bit-identical to --in-memory and numpy
+  start_up        --version, --help and usage errors answered before MPI starts
+  wisdom_cache    the per-user wisdom cache: written by measured runs, damaged or unwritable
   bad CASE        bad input: a clear message, non-zero exit, no hang, no output file left
 """
 import argparse
@@ -32,6 +35,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cli_jobs  # noqa: E402
 import cli_runs  # noqa: E402
 import cli_views  # noqa: E402
 from cli_bad_cases import BAD, bad  # noqa: E402
@@ -45,7 +49,9 @@ SCENARIOS = {"end_to_end": cli_runs.end_to_end, "transpose_1000": cli_runs.trans
              "info": cli_views.info, "selftest": cli_views.selftest,
              "unwritten_chunks": cli_views.unwritten_chunks, "paraview": cli_views.paraview,
              "transpose_metadata": cli_views.transpose_metadata,
-             "quiet_timing": cli_views.quiet_timing, "oversubscribed": cli_views.oversubscribed}
+             "quiet_timing": cli_views.quiet_timing, "oversubscribed": cli_views.oversubscribed,
+             "streamed_jobs": cli_jobs.streamed_jobs, "start_up": cli_jobs.start_up,
+             "wisdom_cache": cli_jobs.wisdom_cache}
 
 
 def main():

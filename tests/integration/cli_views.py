@@ -245,7 +245,8 @@ def quiet_timing(r, rng):
         t = json.loads(lines[0])["timing"]
         expect(t["ranks"] == ranks_of(r) and t["threads"] >= 1, f"--timing=json: {t}")
         phases = {ph["phase"]: ph for ph in t["phases"]}
-        want = {"read", "write", "transpose"} if args[1] == "transpose" else set()
+        # The transpose streams (read, compute and write chunks) by default.
+        want = {"read", "write", "compute"} if args[1] == "transpose" else set()
         expect(phases and want <= set(phases),
                f"--timing=json phases {sorted(phases)} lack {sorted(want)}")
         for ph in phases.values():

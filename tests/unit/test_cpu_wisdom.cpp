@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -167,6 +168,87 @@ TEST_F(Wisdom, SmallTransposesAreNeverTimed) {
   cpu::transpose(a.data(), b.data(), 64, 48);
   EXPECT_EQ(cpu::detail::trials_run(), 0u);
   EXPECT_FALSE(fs::exists(path_));
+}
+
+} // namespace
+
+// The per-user cache the command line keeps by default: created with its folder on the first
+// trial, started anew when it cannot be used, and never a warning when it cannot be written.
+namespace {
+
+class WisdomCache : public Wisdom {
+protected:
+  void SetUp() override {
+    Wisdom::SetUp();
+    path_ = (dir_ / "cache" / "tessera" / "wisdom").string();
+    cpu::detail::use_wisdom_cache_at(path_);
+  }
+};
+
+TEST_F(WisdomCache, IsCreatedWithItsFolderOnTheFirstTrialAndReused) {
+  ASSERT_FALSE(fs::exists(fs::path(path_).parent_path()));
+  transpose_and_check();
+  EXPECT_EQ(cpu::detail::trials_run(), 1u);
+  const std::string text = file_text();
+  EXPECT_EQ(text.rfind(header(), 0), 0u) << text;
+  EXPECT_NE(text.find("transpose 8 "), std::string::npos) << text;
+  cpu::detail::forget_choices(); // a later run
+  transpose_and_check();
+  EXPECT_EQ(cpu::detail::trials_run(), 0u);
+  EXPECT_EQ(log_->str(), "");
+}
+
+TEST_F(WisdomCache, ADamagedOrForeignCacheIsStartedAnewWithoutAWarning) {
+  std::string foreign = header();
+  foreign.replace(foreign.find(TESSERA_VERSION), std::strlen(TESSERA_VERSION), "0.0.1-other");
+  for (const std::string& text : {std::string("not wisdom at all\n"), foreign}) {
+    fs::create_directories(fs::path(path_).parent_path());
+    write_file(text + "transpose 8 2 7777 613 613 7777 portable-r32\n");
+    cpu::detail::use_wisdom_cache_at(path_); // as a new process would start
+    cpu::detail::forget_choices();
+    transpose_and_check();
+    EXPECT_EQ(cpu::detail::trials_run(), 1u) << "a cache it cannot use must not spare the trial";
+    const std::string now = file_text();
+    EXPECT_EQ(now.rfind(header(), 0), 0u) << now;
+    EXPECT_EQ(now.find(" 7777 "), std::string::npos) << "an old entry survived: " << now;
+  }
+  EXPECT_EQ(log_->str(), "");
+}
+
+TEST_F(WisdomCache, ACacheThatCannotBeWrittenCostsOnlyTheTrial) {
+  // The cache's folder cannot be made: where it should be is a regular file.
+  std::ofstream(dir_ / "cache") << "a file, not a folder\n";
+  transpose_and_check();
+  EXPECT_EQ(cpu::detail::trials_run(), 1u);
+  EXPECT_FALSE(fs::exists(path_));
+  EXPECT_EQ(log_->str(), "");
+  transpose_and_check(); // the process still remembers its choice
+  EXPECT_EQ(cpu::detail::trials_run(), 1u);
+}
+
+TEST(WisdomCacheLocation, FollowsXdgCacheHomeElseHome) {
+  const auto saved = [](const char* name) {
+    const char* v = std::getenv(name);
+    return v ? std::optional<std::string>(v) : std::nullopt;
+  };
+  const auto restore = [](const char* name, const std::optional<std::string>& v) {
+    if (v)
+      ::setenv(name, v->c_str(), 1);
+    else
+      ::unsetenv(name);
+  };
+  const auto xdg = saved("XDG_CACHE_HOME"), home = saved("HOME");
+  ::setenv("XDG_CACHE_HOME", "/scratch/me/cache", 1);
+  ::setenv("HOME", "/home/me", 1);
+  EXPECT_EQ(cpu::detail::default_wisdom_cache(), "/scratch/me/cache/tessera/wisdom");
+  ::setenv("XDG_CACHE_HOME", "relative/not/used", 1); // the XDG spec: absolute paths only
+  EXPECT_EQ(cpu::detail::default_wisdom_cache(), "/home/me/.cache/tessera/wisdom");
+  ::unsetenv("XDG_CACHE_HOME");
+  EXPECT_EQ(cpu::detail::default_wisdom_cache(), "/home/me/.cache/tessera/wisdom");
+  ::unsetenv("HOME");
+  EXPECT_EQ(cpu::detail::default_wisdom_cache(), "");
+  restore("XDG_CACHE_HOME", xdg);
+  restore("HOME", home);
 }
 
 } // namespace

@@ -99,6 +99,7 @@ std::pair<std::int64_t, std::int64_t> parse_shape(const std::string& s) {
 Command add_bench(CLI::App& app, const Context& ctx) {
   auto opt = std::make_shared<Options>();
   Command c;
+  c.repeats_plans = true;
   c.sub = app.add_subcommand(
       "bench", "Measure transpose, reduction and exchange throughput (GB/s and fraction of "
                "memcpy bandwidth measured in the same run)");

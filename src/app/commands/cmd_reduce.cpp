@@ -91,11 +91,11 @@ Command add_reduce(CLI::App& app, const Context& ctx) {
       requested = parse_backend(args->backend);
     });
     PhaseTimers timers;
-    const Backend backend = mpi::resolve_backend(requested, ctx.comm);
+    const Backend backend = mpi::resolve_backend_for_host_data(requested, ctx.comm);
     MatrixInput input = MatrixInput::open(in, ctx.comm);
     const Shape shape = input.info.shape;
     const DType dtype = input.info.dtype;
-    const StagingChoice choice{limit, args->staging.out_of_core};
+    const StagingChoice choice{limit, args->staging.stream()};
     Backend used = backend;
     ReduceResult r;
     if (stream_out_of_core(choice, input, false, ctx.comm)) {
@@ -107,7 +107,7 @@ Command add_reduce(CLI::App& app, const Context& ctx) {
       io::OutOfCoreReport report;
       r = io::reduce_out_of_core(in, ops, axis, o, ctx.comm, &report);
       used = report.backend;
-      log::info("reduced {} out of core: {} chunks of {} rows, {} of buffers per rank", in.str(),
+      log::info("reduced {} streamed: {} chunks of {} rows, {} of buffers per rank", in.str(),
                 report.chunks, report.chunk_rows, format_bytes(double(report.buffer_bytes)));
     } else {
       HostMatrix a = read_matrix(input, ctx.comm, timers);

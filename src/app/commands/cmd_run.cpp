@@ -30,6 +30,7 @@ Command add_run(CLI::App& app, const Context& ctx) {
   };
   auto args = std::make_shared<Args>();
   Command c;
+  c.repeats_plans = true;
   c.sub = app.add_subcommand("run", "Run a job deck (no deck: the embedded default job)");
   c.sub->add_option("deck", args->deck, "TOML job deck (docs/decks.md)");
   add_deck_overrides(c.sub, args->sets);

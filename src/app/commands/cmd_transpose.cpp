@@ -1,6 +1,6 @@
 // tessera transpose IN.h5:/A OUT.h5:/AT [--backend …] [--exchange …] [--memory-limit SIZE]
-// In memory when the blocks fit --memory-limit (or none is given), out of core otherwise
-// (ops/out_of_core.hpp): the dataset then streams through buffers that fit the limit.
+// Streams through bounded, reused buffers (ops/out_of_core.hpp) unless --in-memory or --repeat
+// asks for the whole matrix in memory and it fits --memory-limit.
 // The output keeps the input's metadata: its attributes and fill value, its dimension scales
 // (swapped, with their coordinates copied), and with --like-input its chunking and filters.
 #include <CLI/CLI.hpp>
@@ -150,7 +150,7 @@ Command add_transpose(CLI::App& app, const Context& ctx) {
     });
 
     PhaseTimers timers;
-    const Backend backend = mpi::resolve_backend(requested, ctx.comm);
+    const Backend backend = mpi::resolve_backend_for_host_data(requested, ctx.comm);
     // Open the input before creating the output: a missing input leaves no output behind.
     MatrixInput input = MatrixInput::open(in, ctx.comm);
     const io::DatasetInfo info = input.info;
@@ -159,7 +159,7 @@ Command add_transpose(CLI::App& app, const Context& ctx) {
         carry(*input.file, in, info,
               {{.chunk_rows = args->chunk_rows, .deflate = args->deflate}, args->shuffle},
               args->like_input, ctx.rank);
-    const StagingChoice choice{limit, args->staging.out_of_core};
+    const StagingChoice choice{limit, args->staging.stream(args->repeat)};
     if (stream_out_of_core(choice, input, true, ctx.comm)) {
       input.close();
       if (args->repeat > 1)
@@ -174,7 +174,7 @@ Command add_transpose(CLI::App& app, const Context& ctx) {
       o.before_commit = [carried, out, in](io::H5File& f) { apply(f, out, in, *carried); };
       o.timers = &timers;
       const io::OutOfCoreReport r = io::transpose_out_of_core(in, out, o, ctx.comm);
-      log::info("wrote {}: {} {} = transpose of {} (out of core: {}, {} of buffers per rank, "
+      log::info("wrote {}: {} {} = transpose of {} (streamed: {}, {} of buffers per rank, "
                 "{:.3f} s)",
                 out.str(), info.shape.transposed().str(), dtype_name(info.dtype), in.str(),
                 r.chunks_str(), format_bytes(double(r.buffer_bytes)), r.seconds);

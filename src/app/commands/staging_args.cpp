@@ -10,10 +10,13 @@ namespace tessera::app {
 
 void StagingArgs::add_to(CLI::App* sub, const char* verb, bool with_shape) {
   sub->add_option("--memory-limit", memory_limit,
-                  "Host memory per rank, e.g. 2GiB; when the matrix blocks do not fit, the "
-                  "dataset streams through buffers within it (out of core)");
+                  "Host memory per rank, e.g. 2GiB: for the streaming buffers (default 256MiB), "
+                  "or with --in-memory for the matrix blocks (which stream when they do not fit)");
   sub->add_flag("--out-of-core", out_of_core,
-                "Stream through bounded buffers even when the matrix fits in memory");
+                "Stream through bounded buffers (the default for a single run; with --repeat too)");
+  sub->add_flag("--in-memory", in_memory,
+                "Read the whole matrix into memory first (within --memory-limit, else it streams)")
+      ->excludes(sub->get_option("--out-of-core"));
   sub->add_option("--staging-depth", staging_depth,
                   fmt::format("Out of core: chunks read ahead of the {} (and written behind "
                               "it) (>= 1)",

@@ -1,5 +1,6 @@
 // The out-of-core options `tessera transpose` and `tessera reduce` share: --memory-limit,
-// --out-of-core, --staging-depth, --chunk-size, --io-cpu (and --chunk-shape for the transpose).
+// --out-of-core, --in-memory, --staging-depth, --chunk-size, --io-cpu (and --chunk-shape for the
+// transpose).
 #pragma once
 
 #include <cstddef>
@@ -21,6 +22,7 @@ struct StagingArgs {
   int staging_depth = 1;
   int io_cpu = -1;
   bool out_of_core = false;
+  bool in_memory = false;
 
   // Adds the options to `sub`; `verb` says what compute does with a chunk ("transpose",
   // "reduction"), `with_shape` adds --chunk-shape.
@@ -29,6 +31,11 @@ struct StagingArgs {
   // Checks the sizes (InputError naming the option). Call on every rank, collectively.
   void parse();
   std::size_t limit() const noexcept { return limit_; }
+
+  // Whether a file job streams: by default (bounded, reused buffers, I/O overlapped with
+  // compute: the fastest way from file to file), unless --in-memory or `repeat` > 1 executions
+  // of one plan ask for the whole matrix in memory. --out-of-core always streams.
+  bool stream(int repeat = 1) const noexcept { return out_of_core || (!in_memory && repeat <= 1); }
 
   // The out-of-core options these arguments set.
   void apply(io::OutOfCoreOptions& o) const;

@@ -11,7 +11,7 @@
 # contiguous, f64, standard normal values.
 #
 # Usage:  bench/jobs.sh [-t TESSERA] [SIZE…]     SIZE: ROWSxCOLS (default 1024x1024 8192x8192)
-# Env:    ROUNDS (3), RANKS (2), COLD=1 (drop the page cache before every command: root only),
+# Env:    ROUNDS (3), RANKS (2), PYTHON (/usr/bin/python3: with h5py and numpy), COLD=1 (drop the page cache before every command: root only),
 #         ONLY="t.cp t.tessera.1 …" (these jobs only), SKIP="t.dask r.ncwa …" (all but these),
 #         DIR (where the files go; default a temporary directory under /tmp, removed at the end),
 #         JSON=FILE (one line per job and size appended: the plot's input, bench/plots.py jobs)
@@ -31,12 +31,15 @@ sizes=("$@")
 ((${#sizes[@]})) || sizes=(1024x1024 8192x8192)
 rounds=${ROUNDS:-3}; ranks=${RANKS:-2}; cold=${COLD:-0}
 [[ -x $tessera ]] || { echo "jobs.sh: no tessera at $tessera (-t PATH)" >&2; exit 2; }
-PY=/usr/bin/python3
-for tool in ncpdq ncwa mpirun; do
-  command -v "$tool" >/dev/null || { echo "jobs.sh: $tool is missing (Debian: nco, openmpi-bin)" >&2; exit 2; }
-done
-$PY -c 'import h5py, netCDF4, dask.array' 2>/dev/null ||
-  { echo "jobs.sh: needs python3-h5py python3-netcdf4 python3-dask" >&2; exit 2; }
+PY=${PYTHON:-/usr/bin/python3}
+command -v mpirun >/dev/null || { echo "jobs.sh: mpirun is missing (Debian: openmpi-bin)" >&2; exit 2; }
+$PY -c 'import h5py, numpy' 2>/dev/null || { echo "jobs.sh: $PY needs h5py and numpy" >&2; exit 2; }
+# The alternatives a machine lacks are left out, with a note (the GPU machine has no NCO).
+missing=()
+command -v ncpdq >/dev/null || missing+=(t.ncpdq r.ncwa)
+$PY -c 'import dask.array' 2>/dev/null || missing+=(t.dask r.dask)
+netcdf=1
+$PY -c 'import netCDF4' 2>/dev/null || netcdf=0
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export HDF5_USE_FILE_LOCKING=FALSE
 w=${DIR:-$(mktemp -d /tmp/tessera-jobs.XXXX)}
@@ -71,20 +74,30 @@ PY
 
 machine="$(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores"
 ((gpu)) && machine+=", $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
-echo "bench/jobs.sh: $(date -u '+%Y-%m-%d %H:%M UTC'); $machine; $rounds rounds; cold=$cold; tessera $("$tessera" --version)"
+echo "bench/jobs.sh: $(date -u '+%Y-%m-%d %H:%M UTC'); $machine; $rounds rounds; cold=$cold; $("$tessera" --version)"
+((${#missing[@]})) && echo "left out (not installed): ${missing[*]}"
+((netcdf)) || echo "no netCDF4 module: the input is written by h5py (the same HDF5 layout, no named dimensions)"
 
 for size in "${sizes[@]}"; do
   rows=${size%x*}; cols=${size#*x}
   rm -f A.nc
-  $PY - "$rows" "$cols" <<'PY'
-import sys, netCDF4, numpy as np
-r, c = int(sys.argv[1]), int(sys.argv[2])
-with netCDF4.Dataset('A.nc', 'w', format='NETCDF4') as d:
-    d.createDimension('y', r); d.createDimension('x', c)
-    v = d.createVariable('A', 'f8', ('y', 'x'))
-    rng = np.random.default_rng(1); step = max(1, (64 << 20) // (8 * c))
-    for i in range(0, r, step):
-        v[i:i + step, :] = rng.standard_normal((min(step, r - i), c))
+  $PY - "$rows" "$cols" "$netcdf" <<'PY'
+import sys, numpy as np
+r, c, netcdf = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1"
+rng = np.random.default_rng(1); step = max(1, (64 << 20) // (8 * c))
+if netcdf:
+    import netCDF4
+    with netCDF4.Dataset('A.nc', 'w', format='NETCDF4') as d:
+        d.createDimension('y', r); d.createDimension('x', c)
+        v = d.createVariable('A', 'f8', ('y', 'x'))
+        for i in range(0, r, step):
+            v[i:i + step, :] = rng.standard_normal((min(step, r - i), c))
+else:
+    import h5py
+    with h5py.File('A.nc', 'w') as f:
+        v = f.create_dataset('A', (r, c), 'f8')
+        for i in range(0, r, step):
+            v[i:i + step, :] = rng.standard_normal((min(step, r - i), c))
 PY
   bytes=$(stat -c %s A.nc)
   declare -A jobs=(
@@ -107,7 +120,7 @@ PY
     jobs[r.tessera.1.cuda]="$tessera -q reduce A.nc:/A --op sum,norm2,max --backend cuda"
   fi
   for k in "${!jobs[@]}"; do
-    if [[ -n ${ONLY:-} && " $ONLY " != *" $k "* ]] || [[ " ${SKIP:-} " == *" $k "* ]]; then
+    if [[ -n ${ONLY:-} && " $ONLY " != *" $k "* ]] || [[ " ${SKIP:-} ${missing[*]} " == *" $k "* ]]; then
       unset "jobs[$k]"
     fi
   done

@@ -5,6 +5,8 @@
   /usr/bin/python3 bench/plots.py field [--file OUT.h5 | --tessera BIN]
                                                 # the last snapshot of a heat2d output
   /usr/bin/python3 bench/plots.py bench         # bench/RESULTS.md's tables as bar charts
+  /usr/bin/python3 bench/plots.py jobs          # bench/RESULTS.md's whole-job table: time
+                                                # against file size, tessera beside the others
   /usr/bin/python3 bench/plots.py all [--tessera BIN]
 
 Nothing is measured here: the numbers are the tables the docs show (update a table, rerun its
@@ -209,13 +211,50 @@ def bench(args):
     save(fig, "bench-gpu-reduce.png")
 
 
+def jobs(args):
+    """Whole jobs (bench/jobs.sh): seconds against file size, one line per command, the limit
+    (cp, cat) dashed. Reads the table whose header starts `job | 8 MiB`."""
+    found = [(ctx, h, rows) for ctx, h, rows in tables(RESULTS)
+             if h and h[0] == "job" and len(h) > 2 and "MiB" in h[1] + h[2]]
+    if not found:
+        sys.exit(f"{RESULTS}: no whole-job table (columns job, 8 MiB (1024²), …)")
+    ctx, header, rows = found[0]
+    sizes = []
+    for h in header[1:]:
+        m = re.match(r"([\d.]+) (MiB|GiB)", h)
+        sizes.append(float(m.group(1)) * (1 if m.group(2) == "MiB" else 1024) if m else math.nan)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
+    for ax, prefix, title in ((axes[0], "transpose", "transpose, file to file"),
+                              (axes[1], "reduce", "sum, norm2, max of a file")):
+        for r in rows:
+            if not r[0].startswith(prefix):
+                continue
+            name = r[0][len(prefix):].strip(" :")
+            y = np.array([number(c) if c not in ("", "-", "—") else math.nan for c in r[1:]])
+            x = np.array(sizes)
+            ok = ~np.isnan(y)
+            limit = name in ("cp", "cat")
+            ax.plot(x[ok], y[ok], "--" if limit else "-o", color="grey" if limit else None,
+                    lw=2.5 if "tessera" in name else 1.5, label=name)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("file size (MiB)")
+        ax.set_title(title)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    axes[0].set_ylabel("seconds, start to exit (median of 3)")
+    fig.suptitle(ctx.strip().split("\n")[-1][:110] if ctx.strip() else "whole jobs", fontsize=9)
+    save(fig, "jobs.png")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("what", choices=["convergence", "field", "bench", "all"])
+    ap.add_argument("what", choices=["convergence", "field", "bench", "jobs", "all"])
     ap.add_argument("--file", help="field: a heat2d output to draw")
     ap.add_argument("--tessera", help="field: the tessera binary that writes one")
     args = ap.parse_args()
-    for name, fn in (("convergence", convergence), ("field", field), ("bench", bench)):
+    for name, fn in (("convergence", convergence), ("field", field), ("bench", bench),
+                     ("jobs", jobs)):
         if args.what in (name, "all"):
             fn(args)
 

@@ -2,9 +2,11 @@
 #include "io/h5_box.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "core/check.hpp"
 #include "core/throw.hpp"
+#include "io/h5_direct_read.hpp"
 #include "io/h5_error.hpp"
 #include "io/h5_path.hpp"
 #include "io/h5_turns.hpp"
@@ -116,11 +118,24 @@ bool move(const H5File& f, const std::string& path, const Box& box, hid_t mem_ty
   if (f.parallel()) {
     unique_hid dset;
     bool unwritten = false;
+    std::optional<std::uint64_t> direct; // the same on every rank: it depends on metadata only
     mpi::collectively(f.comm(), [&] {
       dset = open_dataset(f.id(), f.path(), path);
       check(dset.get());
-      unwritten = dir == Direction::Read && touches_unwritten_chunk(dset.get(), box);
+      if (dir == Direction::Read)
+        direct = direct_read_offset(dset.get(), mem_type);
+      unwritten = dir == Direction::Read && !direct && touches_unwritten_chunk(dset.get(), box);
     });
+    if (direct) {
+      const Dims dims = extent(dset.get());
+      const unique_hid type = checked_hid(H5Dget_type(dset.get()), "H5Dget_type");
+      const std::size_t element_size = H5Tget_size(type.get());
+      mpi::collectively(f.comm(), [&] {
+        read_box_directly(f.disk_path(), *direct, dims, element_size, box, buf);
+      });
+      dset.reset(); // collective, as below
+      return true;  // no fallback to HDF5's independent I/O
+    }
     // Every rank must make the same choice: a rank alone in a collective read waits forever.
     const bool independent = dir == Direction::Read && mpi::any_rank(f.comm(), unwritten);
     const Mode mode = independent ? Mode::Independent : Mode::Collective;

@@ -1,6 +1,7 @@
 // CUDA starts only when a GPU path runs: the commands with --backend cpu (and generate, check)
 // make no call that reaches the CUDA runtime or NVML, counted by cuda::runtime_queries() (the
-// stubs of a build without CUDA count the calls a CUDA build would make). `auto` may ask.
+// stubs of a build without CUDA count the calls a CUDA build would make). Nor do file jobs on
+// `auto`, which keep host data on the CPU; `auto` where data could live on a GPU asks.
 #include <CLI/CLI.hpp>
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -74,10 +75,20 @@ TEST_F(CpuRuns, BackendCpuNeverAsksTheCudaRuntime) {
   EXPECT_EQ(cuda::runtime_queries(), before) << "a CPU-only command asked the CUDA runtime";
 }
 
-TEST_F(CpuRuns, AutoAsksWhetherThereIsAGpu) {
-  // The counter sees the queries: auto must find out whether the ranks have GPUs.
+TEST_F(CpuRuns, FileJobsOnAutoLeaveCudaAlone) {
+  // Data from a file, back to a file: auto takes the CPU without asking about GPUs.
   const long long before = cuda::runtime_queries();
   EXPECT_EQ(tessera("reduce " + a_ + ":/A --op sum --backend auto"), 0);
+  EXPECT_EQ(tessera("transpose " + a_ + ":/A " + dir_.file("u.h5") + ":/T"), 0);
+  EXPECT_EQ(cuda::runtime_queries(), before) << "a file job on auto asked the CUDA runtime";
+}
+
+TEST_F(CpuRuns, AutoAsksWhetherThereIsAGpuWhereTheDataCouldLiveThere) {
+  // heat2d's fields can live on a GPU: auto must find out whether the ranks have one.
+  const long long before = cuda::runtime_queries();
+  EXPECT_EQ(tessera("run --set grid.nx=8 --set grid.ny=8 --set time.steps=2 --set output.file=" +
+                    dir_.file("auto.h5")),
+            0);
   // Without CUDA compiled in, only the rank that explains the fallback asks (for the reason).
   EXPECT_TRUE(mpi::any_rank(MPI_COMM_WORLD, cuda::runtime_queries() > before));
 }

@@ -1,10 +1,13 @@
 // Ranks × threads per node against its cores (see oversubscription.hpp).
 #include "mpi/oversubscription.hpp"
 
+#include <omp.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 
 #include "core/check.hpp"
 #include "core/log.hpp"
@@ -44,6 +47,25 @@ NodeLoad most_loaded_node(MPI_Comm comm, int threads_per_rank) {
   r.cores = numbers[2];
   r.oversubscribed = r.threads > r.cores;
   return r;
+}
+
+int share_cores_between_ranks(MPI_Comm comm) {
+  const char* set = std::getenv("OMP_NUM_THREADS");
+  if (set != nullptr && *set != '\0')
+    return omp_get_max_threads();
+  MPI_Comm node_raw = MPI_COMM_NULL;
+  CHECK_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_raw));
+  const unique_comm node(node_raw);
+  int node_size = 1;
+  CHECK_MPI(MPI_Comm_size(node.get(), &node_size));
+  const long cores = std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
+  long allowed = cores;
+  cpu_set_t mask;
+  if (::sched_getaffinity(0, sizeof mask, &mask) == 0)
+    allowed = std::max(1, CPU_COUNT(&mask));
+  const int threads = static_cast<int>(std::max(1L, std::min(allowed, cores / node_size)));
+  omp_set_num_threads(threads);
+  return threads;
 }
 
 void warn_if_oversubscribed(MPI_Comm comm, int threads_per_rank) {

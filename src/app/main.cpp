@@ -103,7 +103,7 @@ int run_command(Cli& cli, tessera::app::Context& ctx) {
     tessera::cpu::set_tuning(cli.tuning == "estimate" ? tessera::cpu::Tuning::Estimate
                                                       : tessera::cpu::Tuning::Measure);
   // Collective; before any work, so that a slow run's cause shows first.
-  tessera::mpi::warn_if_oversubscribed(ctx.comm, tessera::app::omp_threads());
+  tessera::mpi::warn_if_oversubscribed(ctx.comm, tessera::mpi::share_cores_between_ranks(ctx.comm));
   for (auto& c : cli.commands)
     if (c.sub && c.sub->parsed()) {
       if (!c.handles_stop_signals)

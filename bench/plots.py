@@ -243,7 +243,8 @@ def jobs(args):
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
     axes[0].set_ylabel("seconds, start to exit (median of 3)")
-    fig.suptitle(ctx.strip().split("\n")[-1][:110] if ctx.strip() else "whole jobs", fontsize=9)
+    fig.suptitle("whole jobs, start to exit, in the page cache (bench/jobs.sh, bench/RESULTS.md)",
+                 fontsize=9)
     save(fig, "jobs.png")
 
 

@@ -6,7 +6,8 @@
 #
 #   bench/gpu/run_job_checks.sh OUTDIR [SECONDS]   (SECONDS: overall limit, default 570)
 # Environment: BUILD_DIR (build/release), SIZES ("1024x1024 16384x16384"), ROUNDS (3),
-# PYTHON (python3: needs h5py and numpy), SKIP_BUILD=1 (reuse BUILD_DIR as it is).
+# PYTHON (python3: needs h5py and numpy), SKIP_BUILD=1 (reuse BUILD_DIR as it is), NO_TESTS=1
+# (build and run no CUDA tests).
 set -uo pipefail
 # shellcheck source=bench/gpu/steps.sh
 source "$(dirname "$0")/steps.sh"
@@ -15,14 +16,15 @@ build=${BUILD_DIR:-build/release}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 tessera=$(pwd)/$build/src/app/tessera
 tests=(test_cuda_runtime test_cuda_transpose test_cuda_reduce test_cuda_plans)
+[[ ${NO_TESTS:-0} == 1 ]] && tests=()
 if [[ ${SKIP_BUILD:-0} != 1 ]]; then
   step configure 60 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DTESSERA_BUILD_BENCH=OFF -DCMAKE_CUDA_ARCHITECTURES="${CMAKE_CUDA_ARCHITECTURES:-90}" ||
     { tail -30 "$out/configure.log"; exit 1; }
   step build 300 cmake --build "$build" -j"$(nproc)" --target tessera "${tests[@]}" ||
     { grep -E "error|FAILED" "$out/build.log" | head -30; exit 1; }
-  step ctest 120 ctest --test-dir "$build" -L cuda -R "$(IFS='|'; echo "${tests[*]}")" \
-    --output-on-failure -j4 --timeout 100
+  ((${#tests[@]})) && step ctest 120 ctest --test-dir "$build" -L cuda \
+    -R "$(IFS='|'; echo "${tests[*]}")" --output-on-failure -j4 --timeout 100
 fi
 # Start-up: the median of five runs of each.
 startup() {

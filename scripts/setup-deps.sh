@@ -8,15 +8,15 @@
 #                                   need (scripts/quickstart.sh): no test tools, no bindings
 set -euo pipefail
 
-if [[ "${1:-}" == "--run" ]]; then
-  packages=(
-    g++ make cmake ninja-build git
-    openmpi-bin libopenmpi-dev libhdf5-openmpi-dev
-    libcli11-dev libtomlplusplus-dev libspdlog-dev libfmt-dev
-    python3-h5py # the summary reads the output back
-  )
-else
-packages=(
+# What building and running the `tessera` command needs, and nothing more (quickstart).
+run_packages=(
+  g++ make cmake ninja-build git
+  openmpi-bin libopenmpi-dev libhdf5-openmpi-dev
+  libcli11-dev libtomlplusplus-dev libspdlog-dev libfmt-dev
+  python3-h5py # the quickstart's summary reads the output back
+)
+# What configuring and building everything (tests, bindings) needs.
+build_packages=(
   build-essential cmake ninja-build pkg-config git clang-format
   openmpi-bin libopenmpi-dev libhdf5-openmpi-dev
   libgtest-dev libcli11-dev libtomlplusplus-dev libspdlog-dev libfmt-dev
@@ -24,21 +24,23 @@ packages=(
   gfortran pybind11-dev
   python3 python3-h5py python3-numpy # the configure step lists the CLI test cases with them
 )
-if [[ "${1:-}" != "--build" ]]; then
-  packages+=(
-    hdf5-tools time python3-mpi4py python3-pytest python3-matplotlib python3-netcdf4
-  )
-  # The ParaView test (pvbatch opens a heat2d output's XDMF sidecar; Xvfb gives it a display);
-  # TESSERA_WITH_PARAVIEW=0 leaves ParaView out (it is large).
-  if [[ "${TESSERA_WITH_PARAVIEW:-1}" == 1 ]]; then
-    packages+=(paraview python3-paraview xvfb)
-  fi
-  # The Slurm integration test needs a local one-node cluster (scripts/slurm-local.sh).
-  if [[ "${TESSERA_WITH_SLURM:-1}" == 1 ]]; then
-    packages+=(slurm-wlm munge)
-  fi
-fi
-fi
+case "${1:-}" in
+  --run) packages=("${run_packages[@]}") ;;
+  --build) packages=("${build_packages[@]}") ;;
+  *)
+    packages=("${build_packages[@]}"
+      hdf5-tools time python3-mpi4py python3-pytest python3-matplotlib python3-netcdf4)
+    # The ParaView test (pvbatch opens a heat2d output's XDMF sidecar; Xvfb gives it a
+    # display); TESSERA_WITH_PARAVIEW=0 leaves ParaView out (it is large).
+    if [[ "${TESSERA_WITH_PARAVIEW:-1}" == 1 ]]; then
+      packages+=(paraview python3-paraview xvfb)
+    fi
+    # The Slurm integration test needs a local one-node cluster (scripts/slurm-local.sh).
+    if [[ "${TESSERA_WITH_SLURM:-1}" == 1 ]]; then
+      packages+=(slurm-wlm munge)
+    fi
+    ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

@@ -72,6 +72,12 @@ void warn_if_oversubscribed(MPI_Comm comm, int threads_per_rank) {
   const NodeLoad n = most_loaded_node(comm, threads_per_rank);
   if (!n.oversubscribed || comm_rank(comm) != 0)
     return;
+  if (n.ranks > n.cores) { // no thread count helps: the advice is fewer ranks
+    log::warn("node {} runs {} ranks on {} cores: oversubscribed, every phase will be slower; "
+              "run at most {} ranks per node",
+              n.host, n.ranks, n.cores, n.cores);
+    return;
+  }
   log::warn("node {} runs {} rank{} with {} OpenMP threads in all on {} cores: oversubscribed, "
             "every phase will be slower; use fewer ranks per node or set OMP_NUM_THREADS to "
             "at most {} (cores / ranks per node)",

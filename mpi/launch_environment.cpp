@@ -1,7 +1,6 @@
 #include "mpi/launch_environment.hpp"
 
 #include <cstdlib>
-#include <cstring>
 
 namespace tessera::mpi {
 

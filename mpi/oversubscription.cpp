@@ -15,15 +15,25 @@
 
 namespace tessera::mpi {
 
-NodeLoad most_loaded_node(MPI_Comm comm, int threads_per_rank) {
-  MPI_Comm node_raw = MPI_COMM_NULL;
-  CHECK_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_raw));
-  const unique_comm node(node_raw);
+namespace {
+
+// The ranks of comm on this node.
+unique_comm node_of(MPI_Comm comm) {
+  MPI_Comm node = MPI_COMM_NULL;
+  CHECK_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  return unique_comm(node);
+}
+
+long online_cores() {
+  return std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+NodeLoad most_loaded_node(MPI_Comm comm, MPI_Comm node, int threads_per_rank) {
   int node_rank = 0, node_size = 1, threads = 0;
-  CHECK_MPI(MPI_Comm_rank(node.get(), &node_rank));
-  CHECK_MPI(MPI_Comm_size(node.get(), &node_size));
-  CHECK_MPI(MPI_Allreduce(&threads_per_rank, &threads, 1, MPI_INT, MPI_SUM, node.get()));
-  const long cores = std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
+  CHECK_MPI(MPI_Comm_rank(node, &node_rank));
+  CHECK_MPI(MPI_Comm_size(node, &node_size));
+  CHECK_MPI(MPI_Allreduce(&threads_per_rank, &threads, 1, MPI_INT, MPI_SUM, node));
+  const long cores = online_cores();
 
   // The node leader whose threads exceed its cores by the largest factor tells the others.
   struct {
@@ -49,16 +59,15 @@ NodeLoad most_loaded_node(MPI_Comm comm, int threads_per_rank) {
   return r;
 }
 
-int share_cores_between_ranks(MPI_Comm comm) {
+// Where OMP_NUM_THREADS is not set: cores / ranks on the node, at least 1, at most the CPUs
+// this rank may run on. Returns the threads per rank now in effect.
+int share_cores(MPI_Comm node) {
   const char* set = std::getenv("OMP_NUM_THREADS");
   if (set != nullptr && *set != '\0')
     return omp_get_max_threads();
-  MPI_Comm node_raw = MPI_COMM_NULL;
-  CHECK_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_raw));
-  const unique_comm node(node_raw);
   int node_size = 1;
-  CHECK_MPI(MPI_Comm_size(node.get(), &node_size));
-  const long cores = std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
+  CHECK_MPI(MPI_Comm_size(node, &node_size));
+  const long cores = online_cores();
   long allowed = cores;
   cpu_set_t mask;
   if (::sched_getaffinity(0, sizeof mask, &mask) == 0)
@@ -68,10 +77,7 @@ int share_cores_between_ranks(MPI_Comm comm) {
   return threads;
 }
 
-void warn_if_oversubscribed(MPI_Comm comm, int threads_per_rank) {
-  const NodeLoad n = most_loaded_node(comm, threads_per_rank);
-  if (!n.oversubscribed || comm_rank(comm) != 0)
-    return;
+void warn(const NodeLoad& n) {
   if (n.ranks > n.cores) { // no thread count helps: the advice is fewer ranks
     log::warn("node {} runs {} ranks on {} cores: oversubscribed, every phase will be slower; "
               "run at most {} ranks per node",
@@ -83,6 +89,19 @@ void warn_if_oversubscribed(MPI_Comm comm, int threads_per_rank) {
             "at most {} (cores / ranks per node)",
             n.host, n.ranks, n.ranks == 1 ? "" : "s", n.threads, n.cores,
             std::max(1L, n.cores / std::max(1, n.ranks)));
+}
+
+} // namespace
+
+NodeLoad most_loaded_node(MPI_Comm comm, int threads_per_rank) {
+  return most_loaded_node(comm, node_of(comm).get(), threads_per_rank);
+}
+
+void fit_threads_to_node(MPI_Comm comm) {
+  const unique_comm node = node_of(comm);
+  const NodeLoad n = most_loaded_node(comm, node.get(), share_cores(node.get()));
+  if (n.oversubscribed && comm_rank(comm) == 0)
+    warn(n);
 }
 
 } // namespace tessera::mpi

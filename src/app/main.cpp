@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "app/commands.hpp"
-#include "app/jobs/run_info.hpp"
 #include "core/build_info.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
@@ -103,7 +102,7 @@ int run_command(Cli& cli, tessera::app::Context& ctx) {
     tessera::cpu::set_tuning(cli.tuning == "estimate" ? tessera::cpu::Tuning::Estimate
                                                       : tessera::cpu::Tuning::Measure);
   // Collective; before any work, so that a slow run's cause shows first.
-  tessera::mpi::warn_if_oversubscribed(ctx.comm, tessera::mpi::share_cores_between_ranks(ctx.comm));
+  tessera::mpi::fit_threads_to_node(ctx.comm);
   for (auto& c : cli.commands)
     if (c.sub && c.sub->parsed()) {
       if (!c.handles_stop_signals)

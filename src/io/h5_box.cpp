@@ -128,8 +128,7 @@ bool move(const H5File& f, const std::string& path, const Box& box, hid_t mem_ty
     });
     if (direct) {
       const Dims dims = extent(dset.get());
-      const unique_hid type = checked_hid(H5Dget_type(dset.get()), "H5Dget_type");
-      const std::size_t element_size = H5Tget_size(type.get());
+      const std::size_t element_size = H5Tget_size(mem_type); // the file's type, too
       mpi::collectively(f.comm(), [&] {
         read_box_directly(f.disk_path(), *direct, dims, element_size, box, buf);
       });

@@ -14,8 +14,8 @@ namespace tessera::mpi {
 Backend resolve_backend(Backend requested, MPI_Comm comm);
 
 // The same for work on data that lives in host memory and goes back there (file jobs): Auto →
-// Cpu without asking the CUDA driver anything (its start alone takes a tenth of a second or
-// more), as the host's cores move host data faster than a copy to the GPU and back does
+// Cpu without asking the CUDA driver anything (starting it costs a file job more than it
+// saves), as the host's cores move host data faster than a copy to the GPU and back does
 // (docs/performance.md "Whole jobs"); rank 0 logs so once. Cuda and Cpu as above.
 Backend resolve_backend_for_host_data(Backend requested, MPI_Comm comm);
 

@@ -13,9 +13,9 @@ bool started_without_launcher() noexcept;
 
 // Before MPI_Init: where every rank of the job is on this node (a singleton, or a launcher
 // that says so), the defaults of Open MPI's transports become shared memory only (pml ob1, btl
-// self,vader) and a singleton starts without a support daemon. Probing for network hardware
-// and forking `orted` took 0.2-0.4 s of a one-node job's start on the machines measured
-// (docs/performance.md "Start-up"). Variables the user set are left as they are.
+// self,vader) and a singleton starts without a support daemon: probing for network hardware
+// and forking `orted` were most of a one-node job's start (docs/performance.md "Whole jobs").
+// Variables the user set are left as they are.
 void prefer_node_local_transports() noexcept;
 
 } // namespace tessera::mpi

@@ -24,9 +24,9 @@ NodeLoad most_loaded_node(MPI_Comm comm, int threads_per_rank);
 // Collective, for a program's start: where OMP_NUM_THREADS is not set, each rank takes its
 // share of the node's cores as its OpenMP threads (cores / ranks on the node, at least 1, at
 // most the CPUs it may run on), so that a job of several ranks on one node does not
-// oversubscribe it by default (3 ranks × 2 threads on 2 cores ran a heat2d step 20 times slower
-// than 3 × 1). Then rank 0 warns once, naming the node, when ranks × threads still exceed its
-// cores (set by the user, or more ranks than cores).
+// oversubscribe it by default (docs/performance.md "Whole jobs"). Then rank 0 warns once, naming
+// the node, when ranks × threads still exceed its cores (set by the user, or more ranks than
+// cores).
 void fit_threads_to_node(MPI_Comm comm);
 
 } // namespace tessera::mpi

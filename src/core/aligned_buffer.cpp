@@ -17,11 +17,10 @@ std::size_t rounded(std::size_t bytes, std::size_t a) noexcept {
 }
 
 // Buffers this large are aligned to, and advised onto, 2 MiB transparent huge pages
-// (TESSERA_HUGE_PAGES=0 turns that off). First touches of fresh memory dominate whole jobs on
-// 4 KiB pages: a 512 MiB read into a new buffer took 1.4 s on them and 0.06 s on huge pages
-// (a 2-core AMD EPYC VM); numpy does the same for arrays of 4 MiB and more. On an Intel Xeon VM,
-// strided transposes of a few shapes ran less predictably on huge pages
-// (docs/performance.md "Huge pages").
+// (TESSERA_HUGE_PAGES=0 turns that off): on 4 KiB pages the first touches of fresh memory
+// dominate whole jobs, as numpy avoids for arrays of 4 MiB and more. The measurements, and the
+// shapes that ran less predictably on huge pages: docs/performance.md, "Huge pages for large
+// buffers".
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
 constexpr std::size_t kHugeFrom = std::size_t{4} << 20;
 

@@ -41,8 +41,8 @@ void read_fully(int fd, char* dst, std::uint64_t bytes, std::uint64_t at, const 
   }
 }
 
-// A long run is read by several threads at once: one thread copying from the page cache moved
-// 4.6 GB/s where the memory takes more (docs/performance.md "Whole jobs").
+// A long run is read by several threads at once: one thread's copy from the page cache is far
+// below what the memory takes.
 constexpr std::uint64_t kSplitFrom = std::uint64_t{16} << 20;
 
 // Threads for `bytes` in `pieces` at most: several from kSplitFrom on, at most 4.

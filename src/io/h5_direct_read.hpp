@@ -1,8 +1,7 @@
 // Reads of contiguous, unfiltered datasets straight from their place in the file (pread), where
-// HDF5's MPI-IO path is the slow part of a job: a 512 MiB dataset read in 128 MiB hyperslabs
-// through MPI-IO took 0.4-0.6 s, the same bytes by pread 0.08-0.12 s (a 2-core AMD EPYC VM,
-// file in the page cache; docs/performance.md "Whole jobs"). The bytes are those HDF5 would
-// have delivered: only datasets whose file type is the memory type qualify (no conversion).
+// HDF5's MPI-IO path was the slow part of a whole job, several times slower than pread for the
+// same bytes (docs/performance.md "Whole jobs"). The bytes are those HDF5 would have delivered:
+// only datasets whose file type is the memory type qualify (no conversion).
 #pragma once
 
 #include <hdf5.h>

@@ -16,8 +16,8 @@
 //   file before the rename, so even a copy taken mid-rename can be checked: complete == 1.
 //   Checkpoints (Durability::Synced) flush everything else first, which with the MPI-IO driver
 //   also forces the data to the disk (MPI_File_sync) before the rename, as a restart needs after
-//   a node crash; other outputs leave that to the kernel, as `cp` does (the sync took 0.4 s of
-//   a 512 MiB transpose's 0.8 s).
+//   a node crash; other outputs leave that to the kernel, as `cp` does (the sync was half of a
+//   transpose's time: docs/performance.md "Whole jobs").
 // - The root group carries provenance attributes (io/provenance.hpp).
 // - A sidecar (add_sidecar), such as the XDMF description NAME.xmf of a heat2d output, is
 //   committed with the file: when NAME appears, NAME.xmf is either absent (a run killed between

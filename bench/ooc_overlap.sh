@@ -42,7 +42,7 @@ run -q generate ov.h5:/A --rows "$ROWS" --cols "$COLS" >/dev/null
 timed() { # io_ms compute_ms -> wall seconds of one out-of-core transpose
   local t0 t1
   t0=$(now)
-  TESSERA_IO_DELAY_MS=$1 TESSERA_COMPUTE_DELAY_MS=$2 \
+  TESSERA_TEST_HOOKS=1 TESSERA_IO_DELAY_MS=$1 TESSERA_COMPUTE_DELAY_MS=$2 \
     run -q transpose ov.h5:/A ovt.h5:/AT --memory-limit "$LIMIT" >/dev/null
   t1=$(now)
   echo "$t1 - $t0" | bc -l

@@ -2,7 +2,7 @@
 // the device, and the kernels that run heat2d_tiles_math.hpp's phases, one warp per tile.
 #include <vector>
 
-#include "core/env_choice.hpp"
+#include "core/settings.hpp"
 #include "cuda/heat2d_tiles.hpp"
 #include "cuda/launch.cuh"
 
@@ -184,11 +184,11 @@ unsigned tile_blocks(const tiles::Step& s) {
 
 using Kernel = TiledHeat2d::Kernel;
 
-// TESSERA_HEAT2D_TILE_KERNEL, read once (heat2d_tiles.hpp).
+// TESSERA_KERNEL=heat2d-tiles:…, read once (heat2d_tiles.hpp).
 Kernel default_kernel() {
   static const Kernel k = [] {
     constexpr Kernel kinds[] = {Kernel::Shared, Kernel::Shared20, Kernel::Constant, Kernel::First};
-    return kinds[env_choice("TESSERA_HEAT2D_TILE_KERNEL", {"new", "new20", "const", "old"}, 0)];
+    return kinds[settings::kernel(settings::KernelOp::Heat2dTiles).value_or(0)];
   }();
   return k;
 }
@@ -226,11 +226,11 @@ void load_tiles(Kernel kernel) {
   CHECK_CUDA(cudaFuncGetAttributes(&a, tile_kernel_for<kMode>(kernel)));
 }
 
-// TESSERA_HEAT2D_REDUCED, read once (heat2d_tiles.hpp).
+// TESSERA_KERNEL=heat2d-reduced:…, read once (heat2d_tiles.hpp).
 ReducedSolve default_reduced() {
-  static const ReducedSolve how = env_choice("TESSERA_HEAT2D_REDUCED", {"warp", "thread"}, 0) == 1
-                                      ? ReducedSolve::Thread
-                                      : ReducedSolve::Warp;
+  static const ReducedSolve how =
+      settings::kernel(settings::KernelOp::Heat2dReduced).value_or(0) == 1 ? ReducedSolve::Thread
+                                                                           : ReducedSolve::Warp;
   return how;
 }
 

@@ -72,12 +72,12 @@ public:
   // kTile × kTile cells through straight-line code with the solve tables in shared memory (16 or,
   // with registers capped, 20 warps per multiprocessor) or in the constant bank, or every tile
   // through the size-testing path (the first version). The default is set by the environment,
-  // read once: TESSERA_HEAT2D_TILE_KERNEL = new | new20 | const | old (unset: new).
+  // read once: TESSERA_KERNEL=heat2d-tiles:shared|shared20|constant|first (unset: shared).
   enum class Kernel { Shared, Shared20, Constant, First };
   // Both setters load the kernels they choose, so that the first step does not.
   TESSERA_CUDA_FN(void set_kernel(Kernel k));
   // The reduced solves; the default is set by the environment, read once:
-  // TESSERA_HEAT2D_REDUCED = warp | thread (unset: warp).
+  // TESSERA_KERNEL=heat2d-reduced:warp|thread (unset: warp).
   TESSERA_CUDA_FN(void set_reduced(ReducedSolve how));
 
   // Field traffic in bytes of prepare(), half() and full() (the kernels' reads and writes as

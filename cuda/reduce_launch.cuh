@@ -9,7 +9,7 @@
 #include <string>
 #include <type_traits>
 
-#include "core/env_choice.hpp"
+#include "core/settings.hpp"
 #include "cuda/reduce_cols.cuh"
 #include "cuda/reduce_fused.cuh"
 #include "cuda/reduce_kernels.cuh"
@@ -163,14 +163,13 @@ void launch_row_kernel(cudaStream_t s, K kernel, i64 rows, int rows_per_warp, au
 constexpr i64 kStagedMaxRows = 512;
 constexpr i64 kStagedMinCols = 4096;
 
-// TESSERA_CUDA_ROWS_KERNEL=warp|staged|short|strided forces one row kernel (for
-// measurements); unset (or anything else, with a warning): the choice by shape. 0: by shape,
+// TESSERA_KERNEL=cuda-reduce-rows:warp|staged|short|strided forces one row kernel (for
+// measurements); unset: the choice by shape. 0: by shape,
 // 1: warp, 2: staged, 3: short (short_rows for rows of 129 to 511 columns, strided_rows for
 // none), 4: strided (strided_rows for every row of at most 256 columns).
 enum RowsKernel { kRowsByShape, kRowsWarp, kRowsStaged, kRowsShort, kRowsStrided };
 inline int rows_kernel_forced() {
-  static const int forced =
-      1 + env_choice("TESSERA_CUDA_ROWS_KERNEL", {"warp", "staged", "short", "strided"}, -1);
+  static const int forced = 1 + settings::kernel(settings::KernelOp::CudaReduceRows).value_or(-1);
   return forced;
 }
 
@@ -239,8 +238,8 @@ bool try_launch_staged_rows(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 
 //   f64: 64 1.06 / 0.87 (tree), 100 1.01 / 0.84 (32 threads a row), 128 1.02 / 0.92,
 //        129 0.94 / 0.70 (short), 150 0.96 / 0.82; at 40 the tree (0.89) and from 200 on
 //        short (0.99–1.00) stay.
-// TESSERA_CUDA_ROWS_KERNEL=strided sends every row of at most 256 columns there, =warp and
-// =short none. Returns C, or 0 where another kernel takes the rows.
+// cuda-reduce-rows:strided sends every row of at most 256 columns there, :warp and
+// :short none. Returns C, or 0 where another kernel takes the rows.
 template <class T>
 int strided_chunks(i64 cols) {
   const int forced = rows_kernel_forced();
@@ -273,7 +272,7 @@ bool try_launch_strided_rows(cudaStream_t s, i64 rows, i64 cols, Pick pick, auto
 
 // Rows of 129 to about 500 columns that strided_chunks leaves: a warp takes four rows (at most
 // 253 columns of f32, 255 of f64) or two (at most 509 or 511) at once, their loads in flight
-// together (short_row_values_kernel), unless TESSERA_CUDA_ROWS_KERNEL=warp asks for the walk of
+// together (short_row_values_kernel), unless cuda-reduce-rows:warp asks for the walk of
 // one row at a time.
 inline bool short_rows_wanted() {
   return rows_kernel_forced() != kRowsWarp;

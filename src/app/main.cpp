@@ -6,11 +6,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <string>
 #include <vector>
 
 #include "app/commands.hpp"
 #include "core/build_info.hpp"
 #include "core/log.hpp"
+#include "core/settings.hpp"
 #include "core/throw.hpp"
 #include "cpu/transpose_tuner.hpp"
 #include "io/h5_file.hpp"
@@ -95,6 +97,15 @@ int run_command(Cli& cli, tessera::app::Context& ctx) {
                         cli.quiet     ? tessera::Verbosity::Quiet
                         : cli.verbose ? tessera::Verbosity::Verbose
                                       : tessera::Verbosity::Normal);
+  // A misspelt TESSERA_* setting fails here, before any work (the library alone would only warn
+  // where it reads one).
+  tessera::mpi::collectively(ctx.comm, [] {
+    const std::vector<std::string> problems = tessera::settings::environment_problems();
+    std::string text;
+    for (const std::string& p : problems)
+      text += (text.empty() ? "" : "; ") + p;
+    TESSERA_REQUIRE(problems.empty(), InputError, "{}", text);
+  });
   if (!cli.wisdom.empty())
     tessera::cpu::set_wisdom_file(cli.wisdom == "none" ? std::string() : cli.wisdom);
   tessera::cpu::use_wisdom_cache();

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 
 #include "core/format_bytes.hpp"
+#include "core/settings.hpp"
 #include "core/throw.hpp"
 
 namespace tessera {
@@ -26,8 +26,7 @@ constexpr std::size_t kHugeFrom = std::size_t{4} << 20;
 
 bool huge_pages_wanted() noexcept {
   static const bool wanted = [] {
-    const char* v = std::getenv("TESSERA_HUGE_PAGES");
-    return v == nullptr || std::strcmp(v, "0") != 0;
+    return settings::choice(settings::Setting::HugePages, 1) == 1;
   }();
   return wanted;
 }

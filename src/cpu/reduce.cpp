@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/env_choice.hpp"
 #include "core/log.hpp"
+#include "core/settings.hpp"
 #include "cpu/reduce_kernels.hpp"
 #include "cpu/require_shape.hpp"
 
@@ -42,9 +42,9 @@ const ReduceKernels& reduce_kernels(Isa isa) noexcept {
 Isa reduce_isa() noexcept {
   static const Isa isa = [] {
     const Isa best = best_isa();
-    const auto named = static_cast<Isa>(env_choice(
-        "TESSERA_CPU_ISA", {isa_name(Isa::Portable), isa_name(Isa::Avx2), isa_name(Isa::Avx512)},
-        static_cast<int>(best)));
+    // The setting's values are isa_name() of Portable, Avx2 and Avx512, in the enum's order.
+    const auto named =
+        static_cast<Isa>(settings::choice(settings::Setting::CpuIsa, static_cast<int>(best)));
     if (!isa_supported(named)) {
       log::warn("TESSERA_CPU_ISA: this processor lacks {}: ignored", isa_name(named));
       return best;

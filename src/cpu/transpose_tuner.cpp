@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/env_choice.hpp"
 #include "core/log.hpp"
+#include "core/settings.hpp"
 #include "cpu/wisdom.hpp"
 
 namespace tessera::cpu {
@@ -20,8 +20,7 @@ namespace tessera::cpu {
 namespace {
 
 Tuning tuning_from_environment() {
-  return env_choice("TESSERA_TUNING", {"measure", "estimate"}, 0) == 1 ? Tuning::Estimate
-                                                                       : Tuning::Measure;
+  return settings::choice(settings::Setting::Tuning, 0) == 1 ? Tuning::Estimate : Tuning::Measure;
 }
 
 // The process's choices; one lock, taken only outside the timed kernels.
@@ -41,12 +40,10 @@ struct Choices {
       return;
     configured = true;
     mode = tuning_from_environment();
-    const char* t = std::getenv("TESSERA_TUNING");
-    mode_chosen = t != nullptr && *t != '\0';
-    const char* w = std::getenv("TESSERA_WISDOM");
-    wisdom_chosen = w != nullptr;
-    if (w != nullptr && *w != '\0')
-      wisdom = std::make_unique<detail::WisdomFile>(w);
+    mode_chosen = settings::raw(settings::Setting::Tuning).has_value();
+    wisdom_chosen = settings::present(settings::Setting::Wisdom); // set empty: no file
+    if (const auto w = settings::raw(settings::Setting::Wisdom))
+      wisdom = std::make_unique<detail::WisdomFile>(*w);
   }
   void load_wisdom() { // with the lock held
     if (wisdom_loaded || !wisdom)

@@ -10,6 +10,7 @@
 
 #include "core/check.hpp"
 #include "core/log.hpp"
+#include "core/settings.hpp"
 #include "core/throw.hpp"
 #include "io/h5_error.hpp"
 #include "mpi/agreement.hpp"
@@ -30,8 +31,7 @@ IoMode choose_io_mode(MPI_Comm comm) {
   long long mode = 0; // 0 collective, 1 serial, -1 bad value
   std::string value;
   if (mpi::comm_rank(comm) == 0) {
-    const char* env = std::getenv("TESSERA_HDF5_IO");
-    value = env ? env : "";
+    value = settings::raw(settings::Setting::Hdf5Io).value_or("");
 #ifdef H5_HAVE_PARALLEL
     const bool parallel = true;
 #else
@@ -89,13 +89,8 @@ unique_hid open_file_alone(const std::string& path, bool write) {
 }
 
 void collective_transfer(const H5File& f, const std::function<void()>& fn) {
-  double seconds = kDefaultCollectiveTimeout;
-  if (const char* env = std::getenv("TESSERA_COLLECTIVE_TIMEOUT"); env && *env) {
-    char* end = nullptr;
-    const double v = std::strtod(env, &end);
-    if (end && *end == '\0' && v > 0)
-      seconds = v;
-  }
+  const double seconds =
+      settings::number(settings::Setting::CollectiveTimeout, kDefaultCollectiveTimeout);
   const std::string temporary = f.writable() ? f.disk_path() : std::string();
   // HDF5's message names the call that failed, not the file.
   const auto named = [&] {

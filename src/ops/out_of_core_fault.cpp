@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdlib>
 
+#include "core/settings.hpp"
 #include "core/throw.hpp"
 
 namespace tessera::io::detail {
@@ -71,8 +72,9 @@ std::optional<FaultSpec> fault_from(const std::string& option) {
     return std::nullopt;
   if (!option.empty())
     return parse_fault(option);
-  const char* env = std::getenv("TESSERA_FAULT");
-  return parse_fault(env ? std::string_view(env) : std::string_view());
+  // TESSERA_FAULT acts only with TESSERA_TEST_HOOKS=1 (core/settings.hpp).
+  const std::optional<std::string> env = settings::raw(settings::Setting::Fault);
+  return parse_fault(env ? std::string_view(*env) : std::string_view());
 }
 
 void inject_fault(const std::optional<FaultSpec>& fault, FaultSite site, int rank,

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/log.hpp"
+#include "core/settings.hpp"
 #include "core/throw.hpp"
 #include "mpi/agreement.hpp"
 
@@ -78,16 +79,18 @@ void ProgressMeter::finish() {
 
 namespace {
 
-double resolve_delay(double option, const char* env) {
+// The option when set, else the test hook (read only with TESSERA_TEST_HOOKS=1).
+double resolve_delay(double option, settings::Setting hook) {
   if (option >= 0.0)
     return option;
-  const char* v = std::getenv(env);
-  if (!v || !*v)
+  const std::optional<std::string> v = settings::raw(hook);
+  if (!v)
     return 0.0;
   char* end = nullptr;
-  const double ms = std::strtod(v, &end);
+  const double ms = std::strtod(v->c_str(), &end);
   TESSERA_REQUIRE(end && *end == '\0' && ms >= 0.0, InputError,
-                  "{}='{}' is not a delay in milliseconds (a number >= 0)", env, v);
+                  "{}='{}' is not a delay in milliseconds (a number >= 0)",
+                  settings::variable(hook), *v);
   return ms;
 }
 
@@ -101,8 +104,8 @@ PipelineContext::PipelineContext(MPI_Comm comm, const OutOfCoreOptions& o)
   mpi::collectively(compute.get(), [&] {
     TESSERA_REQUIRE(depth >= 1, InputError, "staging depth must be at least 1, got {}", depth);
     fault = fault_from(o.fault);
-    io_delay_ms = resolve_delay(o.io_delay_ms, "TESSERA_IO_DELAY_MS");
-    compute_delay_ms = resolve_delay(o.compute_delay_ms, "TESSERA_COMPUTE_DELAY_MS");
+    io_delay_ms = resolve_delay(o.io_delay_ms, settings::Setting::IoDelayMs);
+    compute_delay_ms = resolve_delay(o.compute_delay_ms, settings::Setting::ComputeDelayMs);
   });
   // The thread's duplicate communicator is made before anything can fail locally (see
   // IoThread), so a pinning failure on one rank is agreed on here.

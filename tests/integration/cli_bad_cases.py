@@ -203,6 +203,11 @@ BAD = {
         os.write(fd, b"4242 elsewhere\n"),
         ["generate", "out.h5:/A", "--rows", "3", "--cols", "4"])[3],
         r"another job \(process 4242 on host elsewhere\) is writing it"),
+    # The process's environment is this case's alone (each case runs in its own driver).
+    "bad_setting": (lambda r: (os.environ.__setitem__("TESSERA_KERNEL", "cuda-reduce-rows:fast"),
+                               ["info"])[1],
+                    r"input error: TESSERA_KERNEL='cuda-reduce-rows:fast': 'cuda-reduce-rows' "
+                    r"has no kernel 'fast' \(kernels: warp, staged, short, strided\)"),
     "checkpoint_is_output": (lambda r: ["check", "--set", "output.file=run.h5", "--set",
                                         "output.checkpoint_file=./run.h5"],
                              r"--set: output\.checkpoint_file: the checkpoint '\./run\.h5' and "

@@ -137,13 +137,17 @@ TEST(OutOfCoreFaults, TheFaultSpecIsCheckedAndTheEnvironmentIsReadUnlessTheOptio
   test::expect_error<InputError>(
       [&] { transpose_out_of_core(in, out, options_with_fault("disk:rank=0"), MPI_COMM_WORLD); },
       {"SIDE:rank=R:chunk=C"});
+  // The environment's fault acts only behind the test-hook gate.
   ::setenv("TESSERA_FAULT", "write:rank=0:chunk=1", 1);
+  transpose_out_of_core(in, out, options_with_fault(""), MPI_COMM_WORLD);
+  ::setenv("TESSERA_TEST_HOOKS", "1", 1);
   test::expect_error<IoError>(
       [&] { transpose_out_of_core(in, out, options_with_fault(""), MPI_COMM_WORLD); },
       {"injected fault", "write of chunk 1"});
   // "none" (what the library's calls pass) ignores the environment.
   transpose_out_of_core(in, out, options_with_fault("none"), MPI_COMM_WORLD);
   ::unsetenv("TESSERA_FAULT");
+  ::unsetenv("TESSERA_TEST_HOOKS");
   EXPECT_EQ(test::leftovers_of(out.file), std::vector<std::string>{});
 }
 

@@ -8,30 +8,20 @@ namespace tessera::cuda {
 namespace detail {
 namespace {
 
-// auto, classic tiles, wide 512 B, wide 256 B, skinny, small tile, wide flat, wide tall, scalar
-// 64×64 tile, scalar tall tile, small tile of 16×16 threads, lean 64×64, tall, 32×32 and
-// 32×32 tiles of 16×16 threads
-constexpr int kVariants = 1 + kClassic + 13;
-
-// ---- the choice ----
-
+// The choice table: the kernels choose() can pick, and nothing else (the kernels kept for
+// comparison are the benchmark's: bench/cuda/transpose_variants.cu). 0 is the choice itself.
 enum Kernel : int {
   kAuto = 0,
-  kClassic0 = 1,
-  kWide512 = 1 + kClassic,
-  kWide256,
-  kSkinny,
-  kTile32,
-  kWideFlat,
-  kWideTall,
-  kScalar64,
-  kScalarTall,
+  kClassicTile,
   kTile32Square,
+  kLean32,
   kLean64,
   kLeanTall,
-  kLean32,
-  kLean32Square
+  kVariants
 };
+
+// Matrices of at most this many rows take the 32×32 tiles (one row of tiles, many small blocks).
+constexpr i64 kShortMaxRows = 32;
 
 // Matrices up to this size stay in the L2 cache (50 MB on an H100, 60 MB on an H200) between
 // the phases of a tile: the 64×64 tiles' many blocks win there.
@@ -41,10 +31,10 @@ constexpr i64 kCachedBytes = i64{48} << 20;
 // (bench/RESULTS.md, section GPU): for each class, the kernel that moved the most bytes.
 int choose(int E, const void* in, const void* out, i64 rows, i64 cols) {
   if (E > 4 && !(aligned_to(in, E) && aligned_to(out, E)))
-    return kClassic0; // only its element-word path takes 4-byte aligned complex data
+    return kClassicTile; // only its element-word path takes 4-byte aligned complex data
   // Short and wide: 32×32 tiles, many small blocks (one row of tiles); 16×16 threads for 4-byte
   // elements (two 64-byte row runs per warp access).
-  if (rows <= kSkinnyMax)
+  if (rows <= kShortMaxRows)
     return E == 4 ? kTile32Square : kLean32;
   // Fewer rows than a tall tile holds: 64×64 tiles; cached matrices too (their many blocks).
   if (rows < kScalarTallRows<4> || rows * cols * E <= kCachedBytes)
@@ -58,46 +48,21 @@ void launch_elem(cudaStream_t s, int variant, const void* in, void* out, i64 row
                  i64 ld_in, i64 ld_out) {
   if (variant == kAuto)
     variant = choose(E, in, out, rows, cols);
-  const bool loose = E > 4 && !(aligned_to(in, E) && aligned_to(out, E));
-  if (loose || (variant == kSkinny && !skinny_fits(rows, cols, ld_in, ld_out)))
-    variant = kClassic0; // the asked kernel cannot take this layout
+  if (E > 4 && !(aligned_to(in, E) && aligned_to(out, E)))
+    variant = kClassicTile; // the asked kernel cannot take this layout
   switch (variant) {
-  case kClassic0:
-    return launch_variant<E, 0>(s, in, out, rows, cols, ld_in, ld_out);
-  case kClassic0 + 1:
-    return launch_variant<E, 1>(s, in, out, rows, cols, ld_in, ld_out);
-  case kClassic0 + 2:
-    return launch_variant<E, 2>(s, in, out, rows, cols, ld_in, ld_out);
-  case kWide512:
-    return launch_wide_elem<E, true>(s, in, out, rows, cols, ld_in, ld_out);
-  case kWide256:
-    return launch_wide_elem<E, false>(s, in, out, rows, cols, ld_in, ld_out);
-  case kTile32:
-    return launch_scalar_tile<E, 32, 32, 8>(s, in, out, rows, cols, ld_in, ld_out);
   case kTile32Square:
     return launch_scalar_tile<E, 32, 32, 1, 16, 16>(s, in, out, rows, cols, ld_in, ld_out);
-  case kScalar64:
-    return launch_scalar_tile<E, kScalar64Rows<E>, kScalar64Cols<E>, 1>(s, in, out, rows, cols,
-                                                                        ld_in, ld_out);
-  case kScalarTall:
-    return launch_scalar_tile<E, kScalarTallRows<E>, kScalarTallCols<E>, 1>(s, in, out, rows, cols,
-                                                                            ld_in, ld_out);
-  case kWideFlat:
-    return launch_wide_skew<E, true>(s, in, out, rows, cols, ld_in, ld_out);
-  case kWideTall:
-    return launch_wide_skew<E, false>(s, in, out, rows, cols, ld_in, ld_out);
+  case kLean32:
+    return launch_lean_tile<E, 32, 32, 8>(s, in, out, rows, cols, ld_in, ld_out);
   case kLean64:
     return launch_lean_tile<E, kScalar64Rows<E>, kScalar64Cols<E>, 1>(s, in, out, rows, cols, ld_in,
                                                                       ld_out);
   case kLeanTall:
     return launch_lean_tile<E, kScalarTallRows<E>, kScalarTallCols<E>, 1>(s, in, out, rows, cols,
                                                                           ld_in, ld_out);
-  case kLean32:
-    return launch_lean_tile<E, 32, 32, 8>(s, in, out, rows, cols, ld_in, ld_out);
-  case kLean32Square:
-    return launch_lean_tile<E, 32, 32, 1, 16, 16>(s, in, out, rows, cols, ld_in, ld_out);
   default:
-    return launch_skinny_elem<E>(s, in, out, rows, cols, ld_in, ld_out);
+    return launch_variant<E, 0>(s, in, out, rows, cols, ld_in, ld_out);
   }
 }
 
@@ -148,42 +113,26 @@ int transpose_variant_count() {
 
 std::string transpose_variant_name(DType t, int variant) {
   using namespace detail;
-  if (variant < 0 || variant >= kVariants)
-    return "?";
   const int e = static_cast<int>(dtype_size(t));
-  if (variant == kAuto)
+  switch (variant) {
+  case kAuto:
     return "auto";
-  if (variant == kWide512 || variant == kWide256) {
-    const int n = (variant == kWide512 ? 512 : 256) / e;
-    return "wide " + std::to_string(n) + "x" + std::to_string(n);
+  case kClassicTile: {
+    const Tile& x = tile_of(e, 0);
+    return "tile " + std::to_string(x.rows) + "x" + std::to_string(x.cols) + "/" +
+           std::to_string(x.threads) + "/mb" + std::to_string(x.min_blocks);
   }
-  if (variant == kSkinny)
-    return "skinny";
-  if (variant == kTile32)
-    return "tile 32x32/32x8";
-  if (variant == kScalar64)
-    return e < 16 ? "tile 64x64/32x8" : "tile 32x32/32x8/mb1";
-  if (variant == kTile32Square)
+  case kTile32Square:
     return "tile 32x32/16x16";
-  if (variant == kScalarTall)
-    return e < 16 ? "tile 128x" + std::to_string(256 / e) + "/32x8" : "tile 64x32/32x8";
-  if (variant == kLean64)
-    return e < 16 ? "lean 64x64/32x8" : "lean 32x32/32x8/mb1";
-  if (variant == kLeanTall)
-    return e < 16 ? "lean 128x" + std::to_string(256 / e) + "/32x8" : "lean 64x32/32x8";
-  if (variant == kLean32)
+  case kLean32:
     return "lean 32x32/32x8";
-  if (variant == kLean32Square)
-    return "lean 32x32/16x16";
-  if (variant == kWideFlat || variant == kWideTall) {
-    const int l = 512 / e, h = std::max(8, 128 / e);
-    return "wide " + std::to_string(variant == kWideFlat ? h : l) + "x" +
-           std::to_string(variant == kWideFlat ? l : h);
+  case kLean64:
+    return e < 16 ? "lean 64x64/32x8" : "lean 32x32/32x8/mb1";
+  case kLeanTall:
+    return e < 16 ? "lean 128x" + std::to_string(256 / e) + "/32x8" : "lean 64x32/32x8";
+  default:
+    return "?";
   }
-  const Tile& x = tile_of(e, variant - kClassic0);
-  return "tile " + std::to_string(x.rows) + "x" + std::to_string(x.cols) + "/" +
-         std::to_string(x.threads) + (x.min_blocks ? "/mb" + std::to_string(x.min_blocks) : "") +
-         (x.persistent ? "/p" : "");
 }
 
 // The choice depends on the shape and the pointers' alignment only, not the leading dimensions.

@@ -13,9 +13,8 @@
 //  - 32×32 scalar tiles of 16×16 threads (two 64-byte row runs per warp access) for 4-byte
 //    matrices of at most 32 rows;
 //  - complex data aligned to 4 bytes only: the classic tile's element-word path.
-// transpose_variant() also offers, for comparison, the classic tile (16-byte vectors, output
-// rows cut on sectors), a skinny kernel (the short side held whole in shared memory), wide
-// tiles of aligned 16-byte vectors and the checked scalar tiles taken along rows of tiles.
+// transpose_variant() forces one of these (tests, `tessera bench`); the kernels kept only for
+// comparison are the benchmark's (bench/cuda/transpose_variants.hpp).
 // No byte outside the matrices is read or written (padding between rows is left alone).
 //
 // In the distributed transpose this is also the fused pack: transposing a rank's m × N block
@@ -52,11 +51,11 @@ void transpose(CUstream_st* stream, const T* in, T* out, std::int64_t rows, std:
   transpose(stream, dtype_of<T>, in, out, rows, cols, cols, rows);
 }
 
-// The kernels compiled for each element size, for benchmarks and tests that compare them.
-// Variant 0 is the automatic choice (what transpose() uses); the others force one kernel
-// (a kernel that cannot take the layout falls back to the first tile variant).
+// The choice table's kernels, for benchmarks and tests that compare them. Variant 0 is the
+// automatic choice (what transpose() uses); the others force one kernel (complex data aligned
+// to 4 bytes only always takes the classic tile, the one kernel that can).
 TESSERA_CUDA_FN_OR(0, int transpose_variant_count());
-// "auto", "tile 64x64/256/mb4", "wide 128x128", "skinny".
+// "auto", "tile 64x64/256/mb4", "lean 128x32/32x8".
 TESSERA_CUDA_FN_OR("?", std::string transpose_variant_name(DType t, int variant));
 TESSERA_CUDA_FN(void transpose_variant(CUstream_st* stream, DType t, int variant, const void* in,
                                        void* out, std::int64_t rows, std::int64_t cols,

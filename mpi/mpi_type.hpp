@@ -5,6 +5,8 @@
 
 #include <complex>
 
+#include "core/dtype.hpp"
+
 namespace tessera::mpi {
 
 template <class T>
@@ -49,6 +51,11 @@ inline MPI_Datatype mpi_type<unsigned long long>() {
 template <>
 inline MPI_Datatype mpi_type<char>() {
   return MPI_CHAR;
+}
+
+// The datatype of an element type known at run time: the traits above, through one dispatch.
+inline MPI_Datatype mpi_type(DType t) {
+  return dispatch_dtype(t, [](auto tag) { return mpi_type<decltype(tag)>(); });
 }
 
 } // namespace tessera::mpi

@@ -13,28 +13,11 @@
 #include "mpi/agreement.hpp"
 #include "mpi/backend_select.hpp"
 #include "mpi/communicator.hpp"
+#include "mpi/mpi_type.hpp"
 #include "mpi/nccl_comm.hpp"
 #include "mpi/transpose_driver.hpp"
 
 namespace tessera {
-
-namespace {
-
-MPI_Datatype element_type(DType t) {
-  switch (t) {
-  case DType::f32:
-    return MPI_FLOAT;
-  case DType::f64:
-    return MPI_DOUBLE;
-  case DType::c64:
-    return MPI_C_FLOAT_COMPLEX;
-  case DType::c128:
-    break;
-  }
-  return MPI_C_DOUBLE_COMPLEX;
-}
-
-} // namespace
 
 struct TransposePlan::Impl {
   mpi::Communicator comm;
@@ -205,7 +188,7 @@ TransposePlan::TransposePlan(const BlockDistribution& in, DType dtype, MPI_Comm 
     config.host_exchange = options.algorithm != Exchange::Nccl;
     I.engine = make_transpose_engine(I.backend, config);
     I.exchange = mpi::MessageExchange(
-        I.comm.get(), element_type(dtype), dtype_size(dtype), I.layout.send_counts,
+        I.comm.get(), mpi::mpi_type(dtype), dtype_size(dtype), I.layout.send_counts,
         I.layout.send_offsets, I.layout.recv_counts, I.layout.recv_offsets, options.message_limit);
   });
   // Nothing to choose without peers.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # On a machine with an NVIDIA GPU, from the project's root, after configuring with the release
-# preset: builds tessera and the CUDA transpose and reduction tests, runs the tests,
+# preset: builds tessera and the CUDA transpose, reduction and heat2d tests, runs the tests,
 # compute-sanitizer (memcheck, racecheck, synccheck) on their small cases, and the benchmark
 # matrix (`tessera bench transpose|reduce --backend cuda --preset classes`). Logs and the JSON
 # lines go to OUTDIR; the tables are printed last.
@@ -22,7 +22,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,
 cat "$out/gpu.txt"
 if has build; then
   step build 300 cmake --build "$build" -j"$(nproc)" --target tessera test_cuda_transpose \
-    test_cuda_reduce test_cuda_reduce_long_rows || { tail -40 "$out/build.log"; exit 1; }
+    test_cuda_reduce test_cuda_reduce_long_rows test_cuda_heat2d || { tail -40 "$out/build.log"; exit 1; }
 fi
 # cuBLAS is loaded only by the benchmark that needs it, never linked.
 summary+=("tessera linked against cuBLAS: $(ldd "$tessera" | grep -c cublas) libraries")
@@ -30,6 +30,7 @@ if has tests; then
   step test_transpose 120 "$build/tests/test_cuda_transpose" --gtest_brief=1
   step test_reduce 120 "$build/tests/test_cuda_reduce" --gtest_brief=1
   step test_reduce_long_rows 60 "$build/tests/test_cuda_reduce_long_rows" --gtest_brief=1
+  step test_heat2d 120 "$build/tests/test_cuda_heat2d" --gtest_brief=1
 fi
 # shellcheck disable=SC2086 # BENCH_ARGS holds several arguments
 if has bench; then

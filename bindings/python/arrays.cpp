@@ -13,20 +13,12 @@ std::string text(const py::object& o) {
   return o.attr("__str__")().cast<std::string>();
 }
 
-// The module is an application of libtessera.so, which exports only the public API (tessera's
-// internal MPI helpers are not in it): the two MPI calls it makes itself are here.
+// The module is an application of libtessera.so: it reaches MPI through the public API.
 MPI_Comm comm_of(MPI_Fint handle) {
-  const MPI_Comm comm = MPI_Comm_f2c(handle);
-  if (comm == MPI_COMM_NULL)
-    input_error("the communicator handle " + std::to_string(handle) +
-                " is MPI_COMM_NULL, expected a communicator");
-  return comm;
+  return comm_from_fortran(handle);
 }
 int rank_of(MPI_Comm comm) {
-  int rank = 0;
-  if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
-    throw MpiError("MPI_Comm_rank failed on the communicator passed in", __FILE__, __LINE__);
-  return rank;
+  return comm_rank(comm);
 }
 
 DType dtype_of_object(const py::handle& obj) {

@@ -15,6 +15,7 @@
 
 #include <tessera/backend.hpp>
 #include <tessera/block_distribution.hpp>
+#include <tessera/communicator.hpp>
 #include <tessera/dtype.hpp>
 #include <tessera/error.hpp>
 #include <tessera/hdf5.hpp>

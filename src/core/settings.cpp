@@ -45,8 +45,7 @@ const Declaration& declaration(Setting s) {
 }
 
 bool is_number(Setting s) {
-  return s == Setting::CollectiveTimeout || s == Setting::IoDelayMs ||
-         s == Setting::ComputeDelayMs;
+  return s == Setting::CollectiveTimeout || s == Setting::IoDelayMs || s == Setting::ComputeDelayMs;
 }
 
 std::string join(const std::vector<std::string_view>& names) {
@@ -84,8 +83,7 @@ std::optional<double> parse_number(const Declaration& d, const char* v) {
 }
 
 std::string number_problem(const Declaration& d, const char* v) {
-  return std::string(d.variable) + "='" + v + "' is not a number " +
-         (d.positive ? "> 0" : ">= 0");
+  return std::string(d.variable) + "='" + v + "' is not a number " + (d.positive ? "> 0" : ">= 0");
 }
 
 std::string choice_problem(const Declaration& d, const char* v) {

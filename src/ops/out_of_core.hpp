@@ -1,5 +1,5 @@
-// Out-of-core transpose and reductions of HDF5 datasets in bounded memory (DESIGN.md "I/O and
-// the staging queue"). The dataset streams through a fixed set of buffers per rank: the I/O
+// Out-of-core transpose and reductions of HDF5 datasets in bounded memory (docs/architecture.md,
+// "Where each concept lives"). The dataset streams through a fixed set of buffers per rank: the I/O
 // thread reads chunks ahead of compute and writes results behind it, through StagingQueues, so
 // file I/O overlaps compute and no rank ever holds more than `memory_limit` of staging.
 //

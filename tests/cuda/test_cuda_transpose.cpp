@@ -6,6 +6,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "bench/cuda/transpose_variants.hpp"
 #include "cpu/reference.hpp"
 #include "cpu/transpose.hpp"
 #include "cuda/buffer.hpp"
@@ -35,6 +36,20 @@ bool same_elements(const T* a, const T* b, std::size_t n) {
 
 // Transposes rows × cols with the given leading dimensions and element offsets of the device
 // buffers (offsets misalign the rows), and compares with the reference; padding must be untouched.
+// The kernels under test: the library's choice table (variants 0 … transpose_variant_count() - 1)
+// and, after them, the benchmark's comparison kernels (bench/cuda/transpose_variants.hpp).
+int kernel_count() {
+  return cuda::transpose_variant_count() + cuda::bench_ref::transpose_comparison_count();
+}
+void run_kernel(CUstream_st* s, DType t, int kernel, const void* in, void* out, std::int64_t rows,
+                std::int64_t cols, std::int64_t ld_in, std::int64_t ld_out) {
+  const int table = cuda::transpose_variant_count();
+  if (kernel < table)
+    cuda::transpose_variant(s, t, kernel, in, out, rows, cols, ld_in, ld_out);
+  else
+    cuda::bench_ref::transpose_comparison(s, t, kernel - table, in, out, rows, cols, ld_in, ld_out);
+}
+
 template <class T>
 void check_transpose(std::int64_t rows, std::int64_t cols, std::int64_t pad_in,
                      std::int64_t pad_out, std::int64_t off_in, std::int64_t off_out, int variant,
@@ -52,8 +67,8 @@ void check_transpose(std::int64_t rows, std::int64_t cols, std::int64_t pad_in,
   cuda::DeviceBuffer din(n_in * sizeof(T)), dout(n_out * sizeof(T));
   cuda::copy(din.data(), host_in.data(), n_in * sizeof(T));
   cuda::copy(dout.data(), poison.data(), n_out * sizeof(T));
-  cuda::transpose_variant(s, dtype_of<T>, variant, din.as<T>() + off_in, dout.as<T>() + off_out,
-                          rows, cols, ld_in, ld_out);
+  run_kernel(s, dtype_of<T>, variant, din.as<T>() + off_in, dout.as<T>() + off_out, rows, cols,
+             ld_in, ld_out);
   cuda::synchronize(s);
   std::vector<T> got(n_out);
   cuda::copy(got.data(), dout.data(), n_out * sizeof(T));
@@ -94,7 +109,7 @@ TYPED_TEST(CudaTranspose, PaddedAndMisalignedLayoutsEveryTileVariant) {
   TESSERA_REQUIRE_GPU();
   cuda::StreamPool pool(1);
   const Case shapes[] = {{1, 1}, {1, 77}, {77, 1}, {31, 33}, {130, 257}, {257, 130}};
-  for (int v = 0; v < cuda::transpose_variant_count(); ++v)
+  for (int v = 0; v < kernel_count(); ++v)
     for (const Case& c : shapes) {
       check_transpose<TypeParam>(c.rows, c.cols, 0, 0, 0, 0, v, pool[0]);
       check_transpose<TypeParam>(c.rows, c.cols, 3, 5, 1, 3, v, pool[0]);
@@ -254,7 +269,7 @@ TYPED_TEST(CudaTranspose, EveryKernelOnEveryShapeClass) {
                                               c.cols, c.rows);
     EXPECT_GT(chosen, 0);
     EXPECT_LT(chosen, cuda::transpose_variant_count());
-    for (int v = 0; v < cuda::transpose_variant_count(); ++v) {
+    for (int v = 0; v < kernel_count(); ++v) {
       check_transpose<TypeParam>(c.rows, c.cols, 0, 0, 0, 0, v, pool[0]);
       check_transpose<TypeParam>(c.rows, c.cols, 0, 0, 1, 3, v, pool[0]);
       check_transpose<TypeParam>(c.rows, c.cols, 5, 3, 2, 1, v, pool[0]);
@@ -269,7 +284,7 @@ TYPED_TEST(CudaTranspose, OddPrimesAndSubBlocksEveryVariant) {
   TESSERA_REQUIRE_GPU();
   cuda::StreamPool pool(1);
   const Case shapes[] = {{1, 1031}, {1031, 1}, {263, 521}, {521, 263}};
-  for (int v = 0; v < cuda::transpose_variant_count(); ++v)
+  for (int v = 0; v < kernel_count(); ++v)
     for (const Case& c : shapes) {
       check_transpose<TypeParam>(c.rows, c.cols, 0, 0, 0, 0, v, pool[0]);
       check_transpose<TypeParam>(c.rows, c.cols, 7, 13, 5, 3, v, pool[0]);
@@ -282,7 +297,7 @@ TEST(CudaTransposeKernels, OneOfEachForTheSanitizers) {
   TESSERA_REQUIRE_GPU();
   cuda::StreamPool pool(1);
   const Case shapes[] = {{1100, 17}, {17, 1100}, {131, 127}};
-  for (int v = 0; v < cuda::transpose_variant_count(); ++v)
+  for (int v = 0; v < kernel_count(); ++v)
     for (const Case& c : shapes) {
       check_transpose<float>(c.rows, c.cols, 0, 0, 1, 3, v, pool[0]);
       check_transpose<std::complex<double>>(c.rows, c.cols, 5, 3, 2, 1, v, pool[0]);

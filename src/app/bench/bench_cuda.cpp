@@ -16,9 +16,10 @@
 
 #include "app/bench/bench_cuda_util.hpp"
 #include "app/bench/bench_drivers.hpp"
+#include "bench/cuda/reference.hpp"
+#include "bench/cuda/transpose_variants.hpp"
 #include "core/block_distribution.hpp"
 #include "core/throw.hpp"
-#include "cuda/bench_reference.hpp"
 #include "cuda/buffer.hpp"
 #include "cuda/device.hpp"
 #include "cuda/reduce.hpp"
@@ -85,12 +86,19 @@ BenchReport local_transpose_device(const BenchArgs& args) {
     runs.emplace_back("tile", [&] {
       cuda::bench_ref::tile_transpose(s, args.dtype, in.data(), out.data(), args.rows, args.cols);
     });
-  if (args.variants)
+  if (args.variants) { // the choice table's kernels, then those kept for comparison only
     for (int v = 1; v < cuda::transpose_variant_count(); ++v)
       runs.emplace_back("variant " + cuda::transpose_variant_name(args.dtype, v), [&, v] {
         cuda::transpose_variant(s, args.dtype, v, in.data(), out.data(), args.rows, args.cols,
                                 args.cols, args.rows);
       });
+    for (int k = 0; k < cuda::bench_ref::transpose_comparison_count(); ++k)
+      runs.emplace_back(
+          "variant " + cuda::bench_ref::transpose_comparison_name(args.dtype, k), [&, k] {
+            cuda::bench_ref::transpose_comparison(s, args.dtype, k, in.data(), out.data(),
+                                                  args.rows, args.cols, args.cols, args.rows);
+          });
+  }
   for (int w = 0; w < args.warmup; ++w)
     for (auto& [name, f] : runs)
       f();

@@ -1,4 +1,4 @@
-// The baselines of bench_reference.hpp: cuBLAS geam through dlopen, the textbook tile
+// The baselines of reference.hpp: cuBLAS geam through dlopen, the textbook tile
 // transpose and cub::DeviceReduce::Sum.
 #include <cublas_v2.h> // types and prototypes only: the functions are resolved with dlsym
 #include <cuda_runtime.h>
@@ -9,8 +9,8 @@
 #include <cub/device/device_reduce.cuh>
 #include <string>
 
+#include "bench/cuda/reference.hpp"
 #include "core/check.hpp"
-#include "cuda/bench_reference.hpp"
 #include "cuda/buffer.hpp"
 
 namespace tessera::cuda::bench_ref {

@@ -1,7 +1,7 @@
 // The library and textbook baselines that `tessera bench --backend cuda` sets beside tessera's
 // own kernels: cuBLAS geam (out-of-place transpose), the textbook 32×32 shared-memory tile
 // transpose with 32×8 threads, and cub::DeviceReduce::Sum. Plain C++ declarations; the
-// definitions are in bench_reference.cu, or throw NotCompiled (core/backend_fn.hpp)
+// definitions are in reference.cu, or throw NotCompiled (core/backend_fn.hpp)
 // when the build has no CUDA backend.
 //
 // cuBLAS is not linked: the first Geam loads libcublas.so.* with dlopen and resolves the few

@@ -101,10 +101,10 @@ void transpose_comparison(CUstream_st* stream, DType t, int kernel, const void* 
                           std::int64_t ld_out) {
   TESSERA_CUDA_REQUIRE(kernel >= 0 && kernel < kCount,
                        "no comparison transpose kernel " + std::to_string(kernel));
-  TESSERA_CUDA_REQUIRE(rows >= 0 && cols >= 0 && (rows == 0 || cols == 0 ||
-                                                  (ld_in >= cols && ld_out >= rows && in && out &&
-                                                   in != out && aligned_to(in, 4) &&
-                                                   aligned_to(out, 4))),
+  TESSERA_CUDA_REQUIRE(rows >= 0 && cols >= 0 &&
+                           (rows == 0 || cols == 0 ||
+                            (ld_in >= cols && ld_out >= rows && in && out && in != out &&
+                             aligned_to(in, 4) && aligned_to(out, 4))),
                        "comparison transpose of " + shape_str(rows, cols) +
                            ": bad leading dimensions, pointers or alignment");
   const int e = static_cast<int>(dtype_size(t));

@@ -179,7 +179,8 @@ void compute_side(Shared& s, OutOfCoreReport& report) {
     g = plan_geometry(info, ctx.compute.size(), ctx);
     if (g.chunks == 0)
       return;
-    const Footprint f = footprint(g.block(0), g.nranks, rank, dtype_size(g.dtype));
+    const Footprint f = g.local ? footprint(g.local_block(0, rank), 1, 0, dtype_size(g.dtype))
+                                : footprint(g.block(0), g.nranks, rank, dtype_size(g.dtype));
     s.in_ring.allocate(f.in);
     s.out_ring.allocate(f.out);
     report.buffer_bytes = s.in_ring.allocated_bytes() + s.out_ring.allocated_bytes() + f.exchange;
@@ -203,14 +204,21 @@ void compute_side(Shared& s, OutOfCoreReport& report) {
   TransposeOptions topt{.algorithm = ctx.options.exchange, .timers = &plan_timers};
   std::unique_ptr<TransposePlan> plan;
   Shape plan_block{-1, -1};
+  // The block this rank's plan transposes for chunk c: with local panels its own columns, on
+  // this rank alone (MPI_COMM_SELF: ranks whose blocks differ in width build plans apart).
+  const auto block_of = [&](std::int64_t c) {
+    return g.local ? g.local_block(c, rank) : g.block(c);
+  };
   const auto make_plan = [&](Shape block) {
     plan.reset(); // one plan's exchange buffers at a time
-    plan = std::make_unique<TransposePlan>(BlockDistribution(block, g.nranks), g.dtype, comm,
-                                           ctx.options.backend, topt);
+    plan = g.local ? std::make_unique<TransposePlan>(BlockDistribution(block, 1), g.dtype,
+                                                     MPI_COMM_SELF, ctx.options.backend, topt)
+                   : std::make_unique<TransposePlan>(BlockDistribution(block, g.nranks), g.dtype,
+                                                     comm, ctx.options.backend, topt);
     plan_block = block;
   };
   if (g.chunks > 0) {
-    make_plan(g.block(0));
+    make_plan(block_of(0));
     report.backend = plan->backend();
   }
   ctx.compute_timers.add("plan", wall_seconds() - t0);
@@ -237,18 +245,20 @@ void compute_side(Shared& s, OutOfCoreReport& report) {
       out = detail::pop_chunk(s.out_ring.free, -1, "free write-buffer");
       detail::inject_fault(ctx.fault, FaultSite::Compute, rank, c);
     });
-    if (g.block(c) != plan_block) {
+    if (block_of(c) != plan_block) {
       // The last, smaller chunk: keep the exchange algorithm the first plan settled on.
       topt.algorithm = plan->algorithm();
-      make_plan(g.block(c));
+      make_plan(block_of(c));
     }
     const double x0 = exchange_seconds();
     const double c0 = wall_seconds();
     plan->execute(in.buffer->data(), out.buffer->data());
     detail::delay_ms(ctx.compute_delay_ms);
     const double dt = wall_seconds() - c0, dx = exchange_seconds() - x0;
-    const double bytes = static_cast<double>(g.slab(c).local_size(rank) * 2) *
-                         static_cast<double>(dtype_size(g.dtype));
+    const double bytes =
+        static_cast<double>((g.local ? g.local_block(c, rank).size() : g.slab(c).local_size(rank)) *
+                            2) *
+        static_cast<double>(dtype_size(g.dtype));
     ctx.compute_timers.add("compute", dt - dx, bytes);
     ctx.compute_timers.add("exchange", dx);
     out.chunk = c;

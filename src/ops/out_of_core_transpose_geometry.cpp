@@ -10,7 +10,10 @@ namespace tessera::io::detail {
 
 namespace {
 
-std::size_t worst_total(Shape block, int nranks, int buffers, std::size_t es) {
+std::size_t worst_total(Shape block, int nranks, int buffers, std::size_t es, bool local) {
+  if (local) // rank 0 holds the most columns, and there is no exchange
+    return footprint(Shape{block.rows, (block.cols + nranks - 1) / nranks}, 1, 0, es)
+        .total(buffers);
   std::size_t worst = 0;
   // Rank 0 holds the most rows and columns; the last rank the largest exchange buffers.
   for (int r : {0, nranks - 1})
@@ -69,13 +72,16 @@ TransposeGeometry plan_geometry(const DatasetInfo& info, int nranks, const Pipel
   g.dtype = info.dtype;
   g.nranks = nranks;
   g.kind = ctx.options.chunk_shape;
+  // An exchange the user chose keeps the distributed form (to measure it).
+  g.local = g.panels() && nranks > 1 && ctx.options.exchange == Exchange::Auto;
   if (g.shape.empty())
     return g; // nothing to stream: the output is created empty
   const std::size_t es = dtype_size(g.dtype);
   const int buffers = ctx.depth + 1;
   const std::int64_t whole = g.panels() ? g.shape.cols : g.shape.rows;
   const auto need = [&](std::int64_t e) {
-    return worst_total(g.block_of(e), nranks, buffers, es) + hdf5_staging(g, e, ctx.options);
+    return worst_total(g.block_of(e), nranks, buffers, es, g.local) +
+           hdf5_staging(g, e, ctx.options);
   };
   const auto fits = [&](std::int64_t e) { return need(e) <= ctx.memory_limit; };
   // Names HDF5's share of need(e) when it has one.

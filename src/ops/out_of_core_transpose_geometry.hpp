@@ -22,6 +22,11 @@ struct TransposeGeometry {
   ChunkShape kind = ChunkShape::RowSlabs;
   std::int64_t extent = 0; // H input rows (row slabs) or W input columns (column panels) per chunk
   std::int64_t chunks = 0;
+  // Column panels on several ranks: each rank reads all M rows of its own columns of the panel
+  // and transposes them alone, with no exchange between ranks (the output rows it writes are the
+  // same as with the exchange). Off: the panel's rows are spread over the ranks and a
+  // TransposePlan across them moves each rank's columns to it.
+  bool local = false;
 
   bool panels() const { return kind == ChunkShape::ColumnPanels; }
   // The input columns M × [start, start + size) or rows [start, start + size) × N of chunk c.
@@ -38,9 +43,15 @@ struct TransposeGeometry {
   }
   Shape block(std::int64_t c) const { return block_of(size(c)); }
   BlockDistribution slab(std::int64_t c) const { return {block(c), nranks}; }
-  // Rank r reads its rows of the block and, after the plan, writes its rows of the block's
-  // transpose: output rows col0 + [b', e') × output columns [row0, row0 + block rows).
+  // local: the panel's columns over the ranks, and the block rank r transposes alone.
+  BlockDistribution part(std::int64_t c) const { return {Shape{size(c), shape.rows}, nranks}; }
+  Shape local_block(std::int64_t c, int rank) const { return {shape.rows, part(c).rows(rank)}; }
+  // Rank r reads its rows of the block (local: its columns of the panel) and, after the plan,
+  // writes its rows of the block's transpose: output rows col0 + [b', e') × output columns
+  // [row0, row0 + block rows).
   Hyperslab read_slab(std::int64_t c, int rank) const {
+    if (local)
+      return {0, shape.rows, col0(c) + part(c).begin(rank), part(c).rows(rank)};
     const BlockDistribution d = slab(c);
     return {row0(c) + d.begin(rank), d.rows(rank), col0(c), d.global().cols};
   }

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "app/bench/bench.hpp"
+#include "cli/bench/bench.hpp"
 #include "core/block_distribution.hpp"
 #include "core/timers.hpp"
 #include "mpi/transpose_plan.hpp"

@@ -24,13 +24,14 @@ function(tessera_glob_library name)
   endforeach()
   if(srcs)
     add_library(${name} STATIC ${srcs})
-    # libtessera.so is linked from these same objects (src/api/CMakeLists.txt). Only these: the
+    # libtessera.so is linked from these same objects (src/app/api/CMakeLists.txt). Only these: the
     # tests' shared precompiled header must match their executables' flags.
     if(TESSERA_BUILD_LIBRARY)
       set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
       tessera_library_visibility(${name})
     endif()
     target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/src
+                                                 ${PROJECT_SOURCE_DIR}/src/app
                                                  ${PROJECT_SOURCE_DIR}/include)
     target_link_libraries(${name} PUBLIC ${ARG_LINKS} PRIVATE tessera_warnings tessera_fp
                                                               tessera_sanitizers)
@@ -42,6 +43,7 @@ function(tessera_glob_library name)
   else()
     add_library(${name} INTERFACE)
     target_include_directories(${name} INTERFACE ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/src
+                                                    ${PROJECT_SOURCE_DIR}/src/app
                                                     ${PROJECT_SOURCE_DIR}/include)
     target_link_libraries(${name} INTERFACE ${ARG_LINKS})
   endif()

@@ -31,8 +31,8 @@ endfunction()
 # library, or that GCC would warn about as included files: they compile on their own even in
 # unity builds.
 set(TESSERA_UNITY_SKIP
-    src/ops/out_of_core_transpose.cpp src/io/h5_file.cpp src/solver/fields.cpp mpi/reduce_plan.cpp
-    src/app/bench/bench_cuda.cpp
+    src/app/ops/out_of_core_transpose.cpp src/app/io/h5_file.cpp src/app/solver/fields.cpp mpi/reduce_plan.cpp
+    src/app/cli/bench/bench_cuda.cpp
     # Compiled for one instruction set each (a target pragma over the whole file), or holding
     # one such build of the reduction kernels (file-local copies of the same names).
     src/cpu/transpose_avx2.cpp src/cpu/transpose_avx512.cpp src/cpu/reduce.cpp

@@ -1,4 +1,4 @@
-// The line kernels of the heat2d ADI step on the GPU (src/solver/adi_line.hpp is the CPU side):
+// The line kernels of the heat2d ADI step on the GPU (src/app/solver/adi_line.hpp is the CPU side):
 // the explicit half v = (I + h D) u, the Dirichlet boundary terms moved to the right-hand side
 // of the implicit half, and the whole line work of one direction fused into one kernel. Each value
 // is computed with the same operations, in the same order and without contraction into FMAs, as on

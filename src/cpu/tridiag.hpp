@@ -1,6 +1,6 @@
 // Batched tridiagonal solves (f64, OpenMP over systems): many independent systems of one size n,
 // the Thomas algorithm per system, and the cyclic (periodic) variant through Sherman–Morrison.
-// The ADI solver (src/solver/) uses the constant-coefficient fast path; the CUDA counterpart
+// The ADI solver (src/app/solver/) uses the constant-coefficient fast path; the CUDA counterpart
 // (cuda/tridiag.*) implements the same layout and the same operation sequence, so both backends
 // give the same bits (tessera builds with -ffp-contract=off / --fmad=false).
 //

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "../mpi_test_support.hpp"
-#include "app/commands.hpp"
+#include "cli/commands.hpp"
 #include "cuda/device.hpp"
 #include "mpi/collectives.hpp"
 

@@ -8,8 +8,8 @@
 
 #include <unistd.h>
 
-#include "app/decks/deck.hpp"
-#include "app/jobs/jobs.hpp"
+#include "cli/decks/deck.hpp"
+#include "cli/jobs/jobs.hpp"
 #include "core/error.hpp"
 
 namespace tessera::app {

@@ -12,7 +12,7 @@
 #include <random>
 #include <sstream>
 
-#include "app/commands/byte_size.hpp"
+#include "cli/commands/byte_size.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/progress.hpp"

@@ -129,8 +129,8 @@ private:
 
 std::vector<Op> ops_of(const std::vector<std::string>& names) {
   if (names.empty())
-    input_error(
-        "ops must name at least one reduction (sum, min, max, mean, norm1, norm2, norminf)");
+    input_error("ops must name at least one reduction (sum, min, max, mean, norm1, norm2, norminf, "
+                "count)");
   std::vector<Op> ops;
   for (const auto& n : names)
     ops.push_back(parse_op(n));

@@ -2,6 +2,7 @@
 // no delays or faults taken from the environment.
 #include <tessera/out_of_core.hpp>
 
+#include "io/missing_values.hpp"
 #include "ops/out_of_core.hpp"
 
 namespace tessera {
@@ -32,7 +33,13 @@ void transpose_out_of_core(const std::string& in_file, const std::string& in_dat
 ReduceResult reduce_out_of_core(const std::string& file, const std::string& dataset,
                                 const std::vector<Op>& ops, Axis axis, MPI_Comm comm,
                                 const OutOfCoreOptions& options) {
-  return io::reduce_out_of_core(ref(file, dataset), ops, axis, internal(options), comm);
+  io::OutOfCoreOptions o = internal(options);
+  const io::DatasetRef in = ref(file, dataset);
+  {
+    const io::H5File f = io::H5File::open_read(in.file, comm);
+    o.missing = io::read_missing_values(f, in.path, !options.keep_nan);
+  }
+  return io::reduce_out_of_core(in, ops, axis, o, comm);
 }
 
 } // namespace tessera

@@ -38,8 +38,9 @@ struct OutOfCoreOptions {
 };
 
 // Collective. Writes the transpose of in_file:in_dataset (M×N, any element type) to
-// out_file:out_dataset (N×M, the same type). out_file is created (an existing one is replaced
-// once the new one is complete) and must not be in_file.
+// out_file:out_dataset (N×M, the same type), with the input's attributes, fill value, dimension
+// scales (swapped) and global attributes, as `tessera transpose` writes it. out_file is created
+// (an existing one is replaced once the new one is complete) and must not be in_file.
 TESSERA_API void transpose_out_of_core(const std::string& in_file, const std::string& in_dataset,
                                        const std::string& out_file, const std::string& out_dataset,
                                        MPI_Comm comm, const OutOfCoreOptions& options = {});

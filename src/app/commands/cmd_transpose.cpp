@@ -27,89 +27,11 @@
 #include "ops/host_matrix.hpp"
 #include "ops/out_of_core.hpp"
 #include "ops/out_of_core_choice.hpp"
+#include "ops/transpose_metadata.hpp"
 
 namespace tessera::app {
 
 namespace {
-
-// What the output takes over from the input dataset, read before the output is created.
-struct Carried {
-  io::DatasetAttributes attributes;
-  io::DatasetAttributes globals; // of the input file's root group
-
-  io::WriteOptions write;
-  struct Scale {
-    io::DimensionScale scale; // of the input's dimension 1 - k for the output's dimension k
-    io::VectorValues values;
-    io::DatasetAttributes attributes; // units, long_name, axis, …
-  };
-  std::vector<Scale> scales; // output dimension 0, then 1; an empty path: none
-};
-
-// Chunks and filters: from the flags, or with --like-input from the input (the chunk shape
-// transposed), where a flag given explicitly still wins.
-std::shared_ptr<Carried> carry(const io::H5File& in, const io::DatasetRef& ref,
-                               const io::DatasetInfo& info, const io::WriteOptions& flags,
-                               bool like_input, int rank) {
-  auto c = std::make_shared<Carried>();
-  c->attributes = io::DatasetAttributes::read(in, ref.path);
-  c->globals = io::DatasetAttributes::read(in, "/");
-  const io::DatasetStorage storage = io::dataset_storage(in, ref.path, info.dtype);
-  c->write = flags;
-  if (like_input) {
-    if (flags.chunk_rows == 0) {
-      c->write.chunk_rows = storage.options.chunk_cols;
-      c->write.chunk_cols = storage.options.chunk_rows;
-    }
-    if (flags.deflate == 0)
-      c->write.deflate = storage.options.deflate;
-    c->write.shuffle = flags.shuffle || storage.options.shuffle;
-    if (!storage.dropped.empty() && rank == 0)
-      log::warn("--like-input: the filters {} of {} are not written (tessera writes gzip and "
-                "shuffle only)",
-                fmt::join(storage.dropped, ", "), ref.str());
-  }
-  c->write.fill_value = storage.options.fill_value;
-  if (!c->attributes.skipped().empty() && rank == 0)
-    log::warn("attributes {} of {} are not copied: they hold object references or "
-              "variable-length sequences",
-              fmt::join(c->attributes.skipped(), ", "), ref.str());
-  const std::vector<io::DimensionScale> scales = io::dimension_scales(in, ref.path);
-  for (int k = 0; k < 2; ++k) {
-    Carried::Scale s{scales.size() == 2 ? scales[static_cast<std::size_t>(1 - k)]
-                                        : io::DimensionScale{},
-                     {},
-                     {}};
-    if (!s.scale.path.empty()) {
-      s.values = io::read_vector_values(in, s.scale.path);
-      s.attributes = io::DatasetAttributes::read(in, s.scale.path);
-    }
-    c->scales.push_back(std::move(s));
-  }
-  return c;
-}
-
-// On the output dataset, once written: the input's attributes, then tessera's own, and the
-// dimension scales swapped (each coordinate copied to the path it had in the input, unless the
-// output has it already: from an earlier dataset of the same call, or of the file appended to);
-// on the root, the input file's global attributes (tessera's provenance, written later, wins).
-void apply(io::H5File& f, const io::DatasetRef& out, const io::DatasetRef& in, const Carried& c) {
-  c.globals.write(f, "/");
-  c.attributes.write(f, out.path);
-  io::write_attribute(f, out.path, "transpose_of", in.str());
-  std::set<std::string> written;
-  for (unsigned k = 0; k < c.scales.size(); ++k) {
-    const Carried::Scale& s = c.scales[k];
-    if (s.scale.path.empty() || s.scale.path == out.path)
-      continue;
-    if (written.insert(s.scale.path).second && !io::has_dataset(f, s.scale.path)) {
-      io::write_vector_values(f, s.scale.path, s.values);
-      s.attributes.write(f, s.scale.path);
-    }
-    io::attach_dimension_scale(f, out.path, k, s.scale.path,
-                               s.scale.name.empty() ? s.scale.path : s.scale.name);
-  }
-}
 
 struct TransposeArgs {
   std::vector<std::string> specs; // inputs, then the output
@@ -133,10 +55,10 @@ void transpose_one(const Context& ctx, TransposeArgs& args, const io::DatasetRef
   MatrixInput input = MatrixInput::open(in, ctx.comm);
   const io::DatasetInfo info = input.info;
   mpi::collectively(ctx.comm, [&] { require_nonempty(info, in); });
-  const std::shared_ptr<Carried> carried =
-      carry(*input.file, in, info,
-            {{.chunk_rows = args.chunk_rows, .deflate = args.deflate}, args.shuffle},
-            args.like_input, ctx.rank);
+  const std::shared_ptr<const io::TransposeMetadata> carried = io::TransposeMetadata::read(
+      *input.file, in, info,
+      {{.chunk_rows = args.chunk_rows, .deflate = args.deflate}, args.shuffle}, args.like_input,
+      ctx.rank);
   const StagingChoice choice{limit, args.staging.stream(args.repeat)};
   if (stream_out_of_core(choice, input, true, ctx.comm)) {
     input.close();
@@ -150,7 +72,7 @@ void transpose_one(const Context& ctx, TransposeArgs& args, const io::DatasetRef
     o.write = carried->write;
     o.provenance = &provenance;
     o.append = mode == io::H5File::Mode::Append;
-    o.before_commit = [carried, out, in](io::H5File& f) { apply(f, out, in, *carried); };
+    o.before_commit = [carried, out, in](io::H5File& f) { carried->write_to(f, out, in); };
     o.timers = &timers;
     const io::OutOfCoreReport r = io::transpose_out_of_core(in, out, o, ctx.comm);
     log::info("wrote {}: {} {} = transpose of {} (streamed: {}, {} of buffers per rank, "
@@ -165,7 +87,7 @@ void transpose_one(const Context& ctx, TransposeArgs& args, const io::DatasetRef
   TransposeRun run;
   HostMatrix at = transpose_matrix(a, backend, exchange, args.repeat, ctx.comm, timers, &run);
   write_matrix(f, out.path, at, carried->write, timers);
-  apply(f, out, in, *carried);
+  carried->write_to(f, out, in);
   io::write_provenance(f, make_provenance(ctx, "", run.backend));
   f.commit();
   log::info("wrote {}: {} {} = transpose of {} ({} backend, {} exchange, {:.3f} s)", out.str(),

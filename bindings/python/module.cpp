@@ -137,6 +137,12 @@ std::vector<Op> ops_of(const std::vector<std::string>& names) {
   return ops;
 }
 
+ReduceOptions host_options(bool skip_nan) {
+  ReduceOptions o;
+  o.missing.skip_nan = skip_nan;
+  return o;
+}
+
 // As PyTransposePlan: the device plan is built on the first execute given a device array.
 class PyReducePlan {
 public:
@@ -145,8 +151,7 @@ public:
                const std::string& backend, bool skip_nan)
       : comm_(comm_of(comm)), rank_(rank_of(comm_)), dist_(dist), dtype_(dtype_of_object(dtype)),
         ops_(ops_of(ops)), axis_(parse_axis(axis)),
-        plan_(dist, dtype_, comm_, parse_backend(backend), ops_, axis_,
-              ReduceOptions{.missing = {.skip_nan = skip_nan}}) {}
+        plan_(dist, dtype_, comm_, parse_backend(backend), ops_, axis_, host_options(skip_nan)) {}
 
   py::dict execute(const py::object& block) {
     const std::int64_t rows = dist_.rows(rank_), cols = dist_.global().cols;

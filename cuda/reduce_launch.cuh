@@ -22,6 +22,7 @@ decltype(auto) dispatch_fn(Op op, G&& g) {
   switch (op) {
   case Op::Sum:
   case Op::Mean:
+  case Op::Count: // a Sum of the ones and zeros the masking engine gives it
     return g(std::integral_constant<Fn, Fn::Sum>{});
   case Op::Norm1:
     return g(std::integral_constant<Fn, Fn::Abs>{});

@@ -3,7 +3,9 @@
 // whole rows' values. Each distinct kernel pass is made once: Mean shares Sum's pass. f64 norms
 // that overflowed or underflowed are then recomputed by the Norm2 rescue (core/reduction.hpp):
 // M from NormInf (this execute's, or one more pass), the scaled sums through the same chain
-// with the rescue engine (mpi/norm2_rescue.hpp).
+// with the rescue engine (mpi/norm2_rescue.hpp). Missing values (ReduceOptions::missing) and
+// Count go through the masking engine (mpi/reduce_masked.hpp); Mean, Min and Max then take a
+// Count pass beside them, to divide by the number of valid elements.
 #include "mpi/reduce_plan.hpp"
 
 #include <algorithm>
@@ -19,6 +21,7 @@
 #include "mpi/norm2_rescue.hpp"
 #include "mpi/reduce_chain.hpp"
 #include "mpi/reduce_engine.hpp"
+#include "mpi/reduce_masked.hpp"
 
 namespace tessera {
 
@@ -94,7 +97,12 @@ struct ReducePlan::Impl {
     TESSERA_REQUIRE(dtype_is_real(dtype), InputError, "reductions take f32 or f64 data, not {}",
                     dtype_name(dtype));
     engine = make_reduce_engine(backend, {dtype, options.memory});
-    for (Op op : ops) {
+    if (needs_masking(ops, options.missing)) {
+      TESSERA_REQUIRE(options.memory == Memory::Host, InputError,
+                      "reduce plan: skipping missing values needs the block in host memory");
+      engine = std::make_unique<MaskedReduceEngine>(std::move(engine), dtype, options.missing);
+    }
+    for (Op op : with_counts(ops, options.missing)) {
       const Op k = kernel_op(op);
       auto& list = is_sum_family(k) ? sum_kernels : order_kernels;
       if (std::find(list.begin(), list.end(), k) == list.end())
@@ -193,8 +201,8 @@ struct ReducePlan::Impl {
       }
     if (fix.empty())
       return;
-    ScaledNorm2Engine scaled(options.memory, e);
-    const std::vector<double> s = chain.run(scaled, {Op::Norm2}, block).at(0);
+    const std::unique_ptr<ReduceEngine> scaled = rescue_engine(e);
+    const std::vector<double> s = chain.run(*scaled, {Op::Norm2}, block).at(0);
     for (std::size_t k : fix)
       v[k] = norm2_unscale(std::sqrt(s[k]), axis == Axis::All ? e.all : e.cols[k]);
   }
@@ -220,7 +228,8 @@ struct ReducePlan::Impl {
           fix[i] = true;
         }
       const std::vector<int> exps = e.rows;
-      ScaledNorm2Engine scaled(options.memory, std::move(e));
+      ScaledNorm2Engine* inner = nullptr;
+      const std::unique_ptr<ReduceEngine> scaled = rescue_engine(std::move(e), &inner);
       std::vector<double> s(static_cast<std::size_t>(m));
       const std::size_t row_bytes = static_cast<std::size_t>(n) * dtype_size(dtype);
       for (std::int64_t i = 0; i < m;) { // runs of consecutive rows to rescue, one call each
@@ -228,9 +237,9 @@ struct ReducePlan::Impl {
         while (j < m && fix[j])
           ++j;
         if (j > i) {
-          scaled.set_first_row(i);
-          scaled.reduce_rows(Op::Norm2, static_cast<const char*>(block) + i * row_bytes, j - i, n,
-                             s.data() + i);
+          inner->set_first_row(i);
+          scaled->reduce_rows(Op::Norm2, static_cast<const char*>(block) + i * row_bytes, j - i, n,
+                              s.data() + i);
         }
         i = j + 1;
       }
@@ -240,6 +249,17 @@ struct ReducePlan::Impl {
     });
     CHECK_MPI(MPI_Allgatherv(mine.data(), static_cast<int>(m), MPI_DOUBLE, v.data(),
                              row_counts.data(), row_displs.data(), MPI_DOUBLE, comm.get()));
+  }
+
+  // The rescue's engine, masked like `engine`; `inner`, when set, receives the scaled engine.
+  std::unique_ptr<ReduceEngine> rescue_engine(Norm2Exponents e,
+                                              ScaledNorm2Engine** inner = nullptr) const {
+    auto scaled = std::make_unique<ScaledNorm2Engine>(options.memory, std::move(e));
+    if (inner)
+      *inner = scaled.get();
+    if (!options.missing.any())
+      return scaled;
+    return std::make_unique<MaskedReduceEngine>(std::move(scaled), dtype, options.missing);
   }
 
   double count() const {
@@ -306,6 +326,12 @@ ReduceResult ReducePlan::execute(const void* block) {
   result.axis = I.axis;
   result.ops = I.ops;
   const double count = I.count();
+  // The number of valid elements along the axis, where something may be skipped.
+  std::vector<double> counts;
+  if (I.options.missing.any())
+    for (const auto& [k, v] : raw)
+      if (k == Op::Count)
+        counts = v;
   const auto norminf = std::find_if(raw.begin(), raw.end(),
                                     [](const auto& entry) { return entry.first == Op::NormInf; });
   for (auto o = I.ops.begin(); o != I.ops.end(); ++o) {
@@ -319,7 +345,7 @@ ReduceResult ReducePlan::execute(const void* block) {
       return kernel_op(later) == k || (k == Op::NormInf && later == Op::Norm2);
     });
     std::vector<double> v = needed_later ? it->second : std::move(it->second);
-    cpu::finalize_all(op, v, count);
+    finalize_counted(op, v, counts.empty() ? nullptr : &counts, count);
     if (op == Op::Norm2)
       I.rescue_norm2(v, norminf == raw.end() ? nullptr : &norminf->second, block);
     result.values.push_back(std::move(v));

@@ -91,8 +91,8 @@ std::vector<tessera::Op> ops_of(const int* ops, int nops) {
   require(ops != nullptr && nops > 0, "a reduction needs at least one operation (ops, nops > 0)");
   std::vector<tessera::Op> r;
   for (int k = 0; k < nops; ++k) {
-    require(ops[k] >= TESSERA_OP_SUM && ops[k] <= TESSERA_OP_NORMINF,
-            "ops[k] must be one of TESSERA_OP_SUM ... TESSERA_OP_NORMINF");
+    require(ops[k] >= TESSERA_OP_SUM && ops[k] <= TESSERA_OP_COUNT,
+            "ops[k] must be one of TESSERA_OP_SUM ... TESSERA_OP_COUNT");
     r.push_back(static_cast<tessera::Op>(ops[k]));
   }
   return r;

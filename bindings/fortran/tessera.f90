@@ -25,7 +25,7 @@ module tessera
                                 TESSERA_BACKEND_CUDA = 2
   integer, parameter, public :: TESSERA_OP_SUM = 0, TESSERA_OP_MIN = 1, TESSERA_OP_MAX = 2, &
                                 TESSERA_OP_MEAN = 3, TESSERA_OP_NORM1 = 4, TESSERA_OP_NORM2 = 5, &
-                                TESSERA_OP_NORMINF = 6
+                                TESSERA_OP_NORMINF = 6, TESSERA_OP_COUNT = 7
   integer, parameter, public :: TESSERA_AXIS_ALL = 0, TESSERA_AXIS_ROWS = 1, TESSERA_AXIS_COLS = 2
 
   type, public :: tessera_transpose_plan

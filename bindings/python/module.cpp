@@ -129,12 +129,18 @@ private:
 
 std::vector<Op> ops_of(const std::vector<std::string>& names) {
   if (names.empty())
-    input_error(
-        "ops must name at least one reduction (sum, min, max, mean, norm1, norm2, norminf)");
+    input_error("ops must name at least one reduction (sum, min, max, mean, norm1, norm2, norminf, "
+                "count)");
   std::vector<Op> ops;
   for (const auto& n : names)
     ops.push_back(parse_op(n));
   return ops;
+}
+
+ReduceOptions host_options(bool skip_nan) {
+  ReduceOptions o;
+  o.missing.skip_nan = skip_nan;
+  return o;
 }
 
 // As PyTransposePlan: the device plan is built on the first execute given a device array.
@@ -142,10 +148,10 @@ class PyReducePlan {
 public:
   PyReducePlan(const BlockDistribution& dist, const py::object& dtype, MPI_Fint comm,
                const std::vector<std::string>& ops, const std::string& axis,
-               const std::string& backend)
+               const std::string& backend, bool skip_nan)
       : comm_(comm_of(comm)), rank_(rank_of(comm_)), dist_(dist), dtype_(dtype_of_object(dtype)),
         ops_(ops_of(ops)), axis_(parse_axis(axis)),
-        plan_(dist, dtype_, comm_, parse_backend(backend), ops_, axis_) {}
+        plan_(dist, dtype_, comm_, parse_backend(backend), ops_, axis_, host_options(skip_nan)) {}
 
   py::dict execute(const py::object& block) {
     const std::int64_t rows = dist_.rows(rank_), cols = dist_.global().cols;
@@ -228,10 +234,12 @@ py::tuple h5_inspect(const std::string& file, const std::string& dataset, MPI_Fi
   return py::make_tuple(py::make_tuple(info.shape.rows, info.shape.cols), numpy_dtype(info.dtype));
 }
 
-OutOfCoreOptions ooc_options(std::size_t memory_limit, const std::string& backend) {
+OutOfCoreOptions ooc_options(std::size_t memory_limit, const std::string& backend,
+                             bool keep_nan = false) {
   OutOfCoreOptions o;
   o.memory_limit = memory_limit;
   o.backend = parse_backend(backend);
+  o.keep_nan = keep_nan;
   return o;
 }
 
@@ -292,10 +300,11 @@ PYBIND11_MODULE(_tessera, m) {
       .def_property_readonly("backend", &PyTransposePlan::backend);
 
   py::class_<PyReducePlan>(m, "ReducePlan")
-      .def(py::init<const BlockDistribution&, const py::object&, MPI_Fint,
-                    const std::vector<std::string>&, const std::string&, const std::string&>(),
-           py::arg("dist"), py::arg("dtype"), py::arg("comm"), py::arg("ops"),
-           py::arg("axis") = "all", py::arg("backend") = "auto")
+      .def(
+          py::init<const BlockDistribution&, const py::object&, MPI_Fint,
+                   const std::vector<std::string>&, const std::string&, const std::string&, bool>(),
+          py::arg("dist"), py::arg("dtype"), py::arg("comm"), py::arg("ops"),
+          py::arg("axis") = "all", py::arg("backend") = "auto", py::arg("skip_nan") = false)
       .def("execute", &PyReducePlan::execute, py::arg("block"))
       .def_property_readonly("backend", &PyReducePlan::backend);
   // The checks execute applies to a device array, alone (they touch no memory): (pointer,
@@ -323,19 +332,20 @@ PYBIND11_MODULE(_tessera, m) {
     py::gil_scoped_release release;
     transpose_out_of_core(in_file, in_ds, out_file, out_ds, c, ooc_options(memory_limit, backend));
   });
-  m.def("reduce_out_of_core", [](const std::string& file, const std::string& ds, MPI_Fint comm,
-                                 const std::vector<std::string>& ops, const std::string& axis,
-                                 std::size_t memory_limit, const std::string& backend) {
-    const MPI_Comm c = comm_of(comm);
-    const auto o = ops_of(ops);
-    const Axis a = parse_axis(axis);
-    ReduceResult r;
-    {
-      py::gil_scoped_release release;
-      r = reduce_out_of_core(file, ds, o, a, c, ooc_options(memory_limit, backend));
-    }
-    return PyReducePlan::to_dict(r);
-  });
+  m.def("reduce_out_of_core",
+        [](const std::string& file, const std::string& ds, MPI_Fint comm,
+           const std::vector<std::string>& ops, const std::string& axis, std::size_t memory_limit,
+           const std::string& backend, bool keep_nan) {
+          const MPI_Comm c = comm_of(comm);
+          const auto o = ops_of(ops);
+          const Axis a = parse_axis(axis);
+          ReduceResult r;
+          {
+            py::gil_scoped_release release;
+            r = reduce_out_of_core(file, ds, o, a, c, ooc_options(memory_limit, backend, keep_nan));
+          }
+          return PyReducePlan::to_dict(r);
+        });
 
   py::class_<Heat2dSettings>(m, "Heat2dSettings")
       .def(py::init<>())

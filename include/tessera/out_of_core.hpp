@@ -31,17 +31,22 @@ struct OutOfCoreOptions {
   int staging_depth = 1;
   Backend backend = Backend::Auto;    // kernels of the transpose and the reductions
   Exchange exchange = Exchange::Auto; // the transpose's exchange algorithm
+  // Reductions skip the elements the dataset's _FillValue and missing_value attributes name,
+  // decode packed data (scale_factor, add_offset), and skip NaN unless keep_nan is set (IEEE
+  // semantics: a NaN makes its results NaN).
+  bool keep_nan = false;
 };
 
 // Collective. Writes the transpose of in_file:in_dataset (M×N, any element type) to
-// out_file:out_dataset (N×M, the same type). out_file is created (an existing one is replaced
-// once the new one is complete) and must not be in_file.
+// out_file:out_dataset (N×M, the same type), with the input's attributes, fill value, dimension
+// scales (swapped) and global attributes, as `tessera transpose` writes it. out_file is created
+// (an existing one is replaced once the new one is complete) and must not be in_file.
 TESSERA_API void transpose_out_of_core(const std::string& in_file, const std::string& in_dataset,
                                        const std::string& out_file, const std::string& out_dataset,
                                        MPI_Comm comm, const OutOfCoreOptions& options = {});
 
-// Collective. The reductions `ops` of file:dataset (f32 or f64) along `axis`; the same values
-// on every rank.
+// Collective. The reductions `ops` of file:dataset (f32 or f64, or packed integers) along
+// `axis`, skipping missing values (OutOfCoreOptions::keep_nan); the same values on every rank.
 TESSERA_API ReduceResult reduce_out_of_core(const std::string& file, const std::string& dataset,
                                             const std::vector<Op>& ops, Axis axis, MPI_Comm comm,
                                             const OutOfCoreOptions& options = {});

@@ -30,6 +30,11 @@ struct ReduceOptions {
   Memory memory = Memory::Host; // where execute()'s block lives (CUDA backend)
   // Optional: each execute adds a "reduce.execute" phase (bytes read) here when set.
   PhaseTimers* timers = nullptr;
+  // Elements to skip and packed values to decode (tessera/reduction.hpp); the default skips
+  // nothing. Anything to skip needs the block in host memory and costs a copy of the block
+  // for each execute where something is skipped. {.missing = {.skip_nan = true}} is what
+  // numpy's nansum, nanmin, … compute.
+  MissingValues missing{};
 };
 
 class TESSERA_API ReducePlan {

@@ -10,18 +10,37 @@
 
 namespace tessera {
 
-enum class Op { Sum, Min, Max, Mean, Norm1, Norm2, NormInf };
+// Count: the number of valid (not missing) elements, exact.
+enum class Op { Sum, Min, Max, Mean, Norm1, Norm2, NormInf, Count };
 // All: one value for the whole matrix; Rows: one per global row; Cols: one per column.
 enum class Axis { All, Rows, Cols };
 
 TESSERA_API std::string_view op_name(Op op) noexcept;
 TESSERA_API std::string_view axis_name(Axis a) noexcept;
-// "sum", "min", "max", "mean", "norm1", "norm2", "norminf"; throws InputError otherwise.
+// "sum", "min", "max", "mean", "norm1", "norm2", "norminf", "count"; throws InputError otherwise.
 TESSERA_API Op parse_op(std::string_view s);
 // Comma-separated list: "sum,norm2,max".
 TESSERA_API std::vector<Op> parse_ops(std::string_view list);
 // "all", "rows", "cols"; throws InputError otherwise.
 TESSERA_API Axis parse_axis(std::string_view s);
+
+// Which elements a reduction skips, and what the stored numbers stand for (the CF conventions
+// of netCDF files: _FillValue, missing_value, scale_factor, add_offset). A skipped element
+// counts for nothing: Sum, Norm1, Norm2 and NormInf of nothing are 0, Mean, Min and Max NaN,
+// Count 0. The default skips nothing: IEEE semantics, one NaN makes the Sum family, Min and
+// Max NaN.
+struct TESSERA_API MissingValues {
+  bool skip_nan = false;      // NaN elements are missing
+  std::vector<double> values; // elements equal to one of these are missing (a NaN here: any NaN)
+  // Stored x stands for x * scale_factor + add_offset (computed in double); missing values are
+  // compared with the stored x.
+  double scale_factor = 1.0;
+  double add_offset = 0.0;
+
+  bool packed() const noexcept { return scale_factor != 1.0 || add_offset != 0.0; }
+  // True when some element may be skipped or transformed.
+  bool any() const noexcept { return skip_nan || !values.empty() || packed(); }
+};
 
 // One reduction's result: one value (All), one per global row (Rows) or per column (Cols).
 struct TESSERA_API ReduceResult {

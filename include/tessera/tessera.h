@@ -53,7 +53,8 @@ typedef enum tessera_op {
   TESSERA_OP_MEAN = 3,
   TESSERA_OP_NORM1 = 4,
   TESSERA_OP_NORM2 = 5,
-  TESSERA_OP_NORMINF = 6
+  TESSERA_OP_NORMINF = 6,
+  TESSERA_OP_COUNT = 7 /* the number of elements (a plan skips none) */
 } tessera_op;
 typedef enum tessera_axis {
   TESSERA_AXIS_ALL = 0,

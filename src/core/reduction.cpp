@@ -8,7 +8,8 @@
 namespace tessera {
 
 namespace {
-constexpr Op kAllOps[] = {Op::Sum, Op::Min, Op::Max, Op::Mean, Op::Norm1, Op::Norm2, Op::NormInf};
+constexpr Op kAllOps[] = {Op::Sum,   Op::Min,   Op::Max,     Op::Mean,
+                          Op::Norm1, Op::Norm2, Op::NormInf, Op::Count};
 }
 
 std::string_view op_name(Op op) noexcept {
@@ -27,6 +28,8 @@ std::string_view op_name(Op op) noexcept {
     return "norm2";
   case Op::NormInf:
     return "norminf";
+  case Op::Count:
+    return "count";
   }
   return "?";
 }
@@ -47,9 +50,9 @@ Op parse_op(std::string_view s) {
   for (Op op : kAllOps)
     if (op_name(op) == s)
       return op;
-  TESSERA_THROW(InputError,
-                "unknown reduction '{}' (expected sum, min, max, mean, norm1, norm2 or norminf)",
-                s);
+  TESSERA_THROW(
+      InputError,
+      "unknown reduction '{}' (expected sum, min, max, mean, norm1, norm2, norminf or count)", s);
 }
 
 std::vector<Op> parse_ops(std::string_view list) {

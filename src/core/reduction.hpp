@@ -69,9 +69,10 @@ inline constexpr int kSumLanes = 128;
 inline constexpr std::int64_t kReduceBlockRows = 64;
 inline constexpr std::int64_t kReduceSuperBlocks = 256;
 
-// True for Sum, Mean, Norm1, Norm2: the ops whose value depends on the order of additions.
+// True for Sum, Mean, Norm1, Norm2: the ops whose value depends on the order of additions, and
+// Count, a Sum of ones and zeros (mpi/reduce_masked.hpp) that goes the same way.
 constexpr bool is_sum_family(Op op) noexcept {
-  return op == Op::Sum || op == Op::Mean || op == Op::Norm1 || op == Op::Norm2;
+  return op == Op::Sum || op == Op::Mean || op == Op::Norm1 || op == Op::Norm2 || op == Op::Count;
 }
 
 // The Norm2 rescue (above): norms r of the ordinary pass below this, or +inf, are recomputed.

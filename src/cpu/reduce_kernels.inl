@@ -48,6 +48,7 @@ template <class Fn>
 decltype(auto) dispatch_op(Op op, Fn&& fn) {
   switch (op) {
   case Op::Sum:
+  case Op::Count: // a Sum of the ones and zeros the masking engine gives it
     return fn(Policy<Op::Sum>{});
   case Op::Min:
     return fn(Policy<Op::Min>{});

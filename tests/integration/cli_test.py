@@ -27,6 +27,9 @@ cli_bad_cases.py, what they share in cli_common.py. Scenarios:
   streamed_jobs   file jobs stream by default, bit-identical to --in-memory and numpy
   start_up        --version, --help and usage errors answered before MPI starts
   wisdom_cache    the per-user wisdom cache: written by measured runs, damaged or unwritable
+  missing_values  _FillValue, missing_value, NaN and packed data of h5py and netCDF4 files
+                  reduced as numpy.ma does; --keep-nan; count
+  files_that_grow  transpose --mode append, several datasets per call, metadata kept
   bad CASE        bad input: a clear message, non-zero exit, no hang, no output file left
 """
 import argparse
@@ -35,7 +38,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cli_grow  # noqa: E402
 import cli_jobs  # noqa: E402
+import cli_missing  # noqa: E402
 import cli_runs  # noqa: E402
 import cli_views  # noqa: E402
 from cli_bad_cases import BAD, bad  # noqa: E402
@@ -51,7 +56,9 @@ SCENARIOS = {"end_to_end": cli_runs.end_to_end, "transpose_1000": cli_runs.trans
              "transpose_metadata": cli_views.transpose_metadata,
              "quiet_timing": cli_views.quiet_timing, "oversubscribed": cli_views.oversubscribed,
              "streamed_jobs": cli_jobs.streamed_jobs, "start_up": cli_jobs.start_up,
-             "wisdom_cache": cli_jobs.wisdom_cache}
+             "wisdom_cache": cli_jobs.wisdom_cache,
+             "missing_values": cli_missing.missing_values,
+             "files_that_grow": cli_grow.files_that_grow}
 
 
 def main():

@@ -59,8 +59,10 @@ class ReducePlan(_tessera.ReducePlan):
     instead, under TransposePlan's rules (every rank passes the same kind of array); the values
     are host values all the same, the same bits as for that data in a numpy array."""
 
-    def __init__(self, dist, dtype, comm, ops=("sum",), axis="all", backend="auto"):
-        super().__init__(dist, dtype, _handle(comm), list(ops), axis, backend)
+    def __init__(self, dist, dtype, comm, ops=("sum",), axis="all", backend="auto",
+                 skip_nan=False):
+        """skip_nan: NaN elements are missing (numpy's nansum, nanmax, …); host arrays only."""
+        super().__init__(dist, dtype, _handle(comm), list(ops), axis, backend, skip_nan)
         self._comm = comm  # the device plan, built later, is built over it
 
 
@@ -87,10 +89,12 @@ def transpose_out_of_core(in_file, in_dataset, out_file, out_dataset, comm, memo
 
 
 def reduce_out_of_core(file, dataset, comm, ops=("sum",), axis="all", memory_limit=0,
-                       backend="auto"):
-    """Streamed reductions of a dataset (needs MPI_THREAD_MULTIPLE); as ReducePlan.execute."""
+                       backend="auto", keep_nan=False):
+    """Streamed reductions of a dataset (needs MPI_THREAD_MULTIPLE); as ReducePlan.execute.
+    Elements named by the dataset's _FillValue or missing_value are skipped, packed data
+    (scale_factor, add_offset) is decoded, and NaN is skipped unless keep_nan."""
     return _tessera.reduce_out_of_core(file, dataset, _handle(comm), list(ops), axis,
-                                       memory_limit, backend)
+                                       memory_limit, backend, keep_nan)
 
 
 class Heat2dSolver(_tessera.Heat2dSolver):

@@ -103,6 +103,35 @@ def test_hdf5_round_trip_and_out_of_core(shared_dir):
     assert r == p
 
 
+def test_missing_values(shared_dir):
+    """skip_nan as numpy's nan* functions; files: _FillValue and NaN skipped as numpy.ma does."""
+    m, n = 23, 7
+    a = matrix(m, n)
+    a[::3, 1] = numpy.nan
+    a[2, :] = -999.0
+    dist = tessera.BlockDistribution((m, n), comm.size)
+    b, e = dist.begin(comm.rank), dist.end(comm.rank)
+    r = tessera.ReducePlan(dist, numpy.float64, comm, ops=["sum", "max", "count"], axis="cols",
+                           skip_nan=True).execute(a[b:e])
+    numpy.testing.assert_allclose(r["sum"], numpy.nansum(a, axis=0), rtol=1e-14)
+    numpy.testing.assert_array_equal(r["max"], numpy.nanmax(a, axis=0))
+    numpy.testing.assert_array_equal(r["count"], numpy.sum(~numpy.isnan(a), axis=0))
+    if MPI.Query_thread() < MPI.THREAD_MULTIPLE:
+        return
+    f = os.path.join(shared_dir, "fill.h5")
+    if comm.rank == 0:
+        import h5py
+        with h5py.File(f, "w") as h:
+            h["A"] = a
+            h["A"].attrs["_FillValue"] = -999.0
+    comm.barrier()
+    ma = numpy.ma.masked_invalid(numpy.ma.masked_equal(a, -999.0))
+    r = tessera.reduce_out_of_core(f, "/A", comm, ops=["mean", "min", "count"])
+    assert numpy.isclose(r["mean"], ma.mean(), rtol=1e-14)
+    assert r["min"] == ma.min() and r["count"] == ma.count()
+    assert numpy.isnan(tessera.reduce_out_of_core(f, "/A", comm, ops=["sum"], keep_nan=True)["sum"])
+
+
 def test_heat2d():
     solver = tessera.Heat2dSolver(comm, nx=24, ny=18, dt=1e-4)
     d0 = solver.diagnostics()

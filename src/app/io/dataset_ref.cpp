@@ -19,4 +19,17 @@ DatasetRef DatasetRef::parse(std::string_view spec) {
   return ref;
 }
 
+std::vector<DatasetRef> DatasetRef::parse_list(std::string_view spec) {
+  const DatasetRef first = parse(spec);
+  std::vector<DatasetRef> refs;
+  std::string_view paths = first.path;
+  for (;;) {
+    const std::size_t comma = paths.find(",/");
+    refs.push_back(parse(first.file + ":" + std::string(paths.substr(0, comma))));
+    if (comma == std::string_view::npos)
+      return refs;
+    paths.remove_prefix(comma + 1);
+  }
+}
+
 } // namespace tessera::io

@@ -18,8 +18,15 @@ namespace tessera::io {
 namespace {
 
 // Attributes that name objects of their own file, or that HDF5 and netCDF-4 keep themselves.
-constexpr std::array kManaged = {"DIMENSION_LIST", "REFERENCE_LIST", "CLASS",
-                                 "NAME",           "_Netcdf4Dimid",  "_Netcdf4Coordinates"};
+// _NCProperties (on the root) names the netCDF library that wrote the input file.
+constexpr std::array kManaged = {"DIMENSION_LIST", "REFERENCE_LIST",      "CLASS",        "NAME",
+                                 "_Netcdf4Dimid",  "_Netcdf4Coordinates", "_NCProperties"};
+
+// The root group ("/") or a dataset.
+unique_hid open_holder(hid_t file, const std::string& file_name, const std::string& path) {
+  return path == "/" ? detail::open_object(file, file_name, path)
+                     : detail::open_dataset_object(file, file_name, path);
+}
 
 herr_t collect_name(hid_t, const char* name, const H5A_info_t*, void* out) {
   static_cast<std::vector<std::string>*>(out)->emplace_back(name);
@@ -32,7 +39,7 @@ DatasetAttributes DatasetAttributes::read(const H5File& f, const std::string& da
   DatasetAttributes out;
   detail::read_metadata(f, [&](hid_t file) {
     out = {};
-    const unique_hid d = detail::open_dataset_object(file, f.path(), dataset);
+    const unique_hid d = open_holder(file, f.path(), dataset);
     std::vector<std::string> names;
     hsize_t at = 0;
     CHECK_HDF5(H5Aiterate2(d.get(), H5_INDEX_NAME, H5_ITER_INC, &at, collect_name, &names));
@@ -80,7 +87,7 @@ void DatasetAttributes::write(H5File& f, const std::string& dataset) const {
     return;
   f.reserve_space();
   detail::change_metadata(f, [&](hid_t file) {
-    const unique_hid d = detail::open_dataset_object(file, f.path(), dataset);
+    const unique_hid d = open_holder(file, f.path(), dataset);
     for (const Attribute& a : attrs_) {
       const htri_t exists = H5Aexists(d.get(), a.name.c_str());
       CHECK_HDF5(exists);

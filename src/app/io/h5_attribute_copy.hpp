@@ -21,10 +21,12 @@ namespace tessera::io {
 // Attributes of one dataset, held in memory between two files.
 class DatasetAttributes {
 public:
-  // Every attribute of `dataset`, except those HDF5's dimension scales and netCDF-4 manage
+  // Every attribute of `dataset` (or of the root group, "/": a file's global attributes such
+  // as netCDF's title and history), except those HDF5's dimension scales and netCDF-4 manage
   // (DIMENSION_LIST, REFERENCE_LIST, CLASS, NAME, _Netcdf4Dimid, _Netcdf4Coordinates: they
-  // refer to objects of the input file) and those holding object references or variable-length
-  // sequences other than strings; `skipped` names what was left out.
+  // refer to objects of the input file; _NCProperties, the netCDF library's own) and those holding
+  // object references or variable-length sequences other than strings; `skipped` names what was
+  // left out.
   static DatasetAttributes read(const H5File& f, const std::string& dataset);
   // Writes them onto `dataset` of `f` (an attribute of the same name is replaced).
   void write(H5File& f, const std::string& dataset) const;

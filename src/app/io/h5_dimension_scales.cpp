@@ -125,9 +125,29 @@ std::vector<DimensionScale> dimension_scales(const H5File& f, const std::string&
   return out;
 }
 
+namespace {
+
+// The little-endian file type of v's stored width (HDF5's predefined ids: nothing to close).
+hid_t stored_type(const VectorValues& v) {
+  if (!v.integer)
+    return v.bytes == 4 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+  switch (v.bytes) {
+  case 1:
+    return v.is_signed ? H5T_STD_I8LE : H5T_STD_U8LE;
+  case 2:
+    return v.is_signed ? H5T_STD_I16LE : H5T_STD_U16LE;
+  case 4:
+    return v.is_signed ? H5T_STD_I32LE : H5T_STD_U32LE;
+  default:
+    return v.is_signed ? H5T_STD_I64LE : H5T_STD_U64LE;
+  }
+}
+
+} // namespace
+
 VectorValues read_vector_values(const H5File& from, const std::string& path) {
   VectorValues v;
-  auto& [integer, reals, ints] = v;
+  auto& [integer, bytes, is_signed, reals, ints] = v;
   detail::read_metadata(from, [&](hid_t file) {
     const unique_hid d = detail::open_dataset_object(file, from.path(), path);
     if (rank_of(d.get()) != 1)
@@ -139,6 +159,8 @@ VectorValues read_vector_values(const H5File& from, const std::string& path) {
     integer = H5Tget_class(type.get()) == H5T_INTEGER;
     if (!integer && H5Tget_class(type.get()) != H5T_FLOAT)
       TESSERA_THROW(InputError, "{} in '{}' holds neither integers nor floats", path, from.path());
+    bytes = H5Tget_size(type.get());
+    is_signed = !integer || H5Tget_sign(type.get()) != H5T_SGN_NONE;
     void* buf = nullptr;
     if (integer) {
       ints.resize(static_cast<std::size_t>(n));
@@ -156,11 +178,12 @@ VectorValues read_vector_values(const H5File& from, const std::string& path) {
 }
 
 void write_vector_values(H5File& to, const std::string& path, const VectorValues& v) {
-  const auto& [integer, reals, ints] = v;
+  const auto& [integer, bytes, is_signed, reals, ints] = v;
   const hsize_t n = integer ? ints.size() : reals.size();
   const hid_t mem = integer ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE;
   const void* buf = integer ? static_cast<const void*>(ints.data()) : reals.data();
-  to.note_dataset(path, {n}, {}, 8);
+  const hid_t stored = stored_type(v);
+  to.note_dataset(path, {n}, {}, bytes);
   to.reserve_space();
   const bool writer = mpi::comm_rank(to.comm()) == 0;
   detail::change_metadata(to, [&](hid_t file) {
@@ -169,10 +192,9 @@ void write_vector_values(H5File& to, const std::string& path, const VectorValues
     const unique_hid lcpl = checked_hid(H5Pcreate(H5P_LINK_CREATE), "H5Pcreate(H5P_LINK_CREATE)");
     CHECK_HDF5(H5Pset_create_intermediate_group(lcpl.get(), 1));
     const unique_hid space = checked_hid(H5Screate_simple(1, &n, nullptr), "H5Screate_simple");
-    const unique_hid d =
-        checked_hid(H5Dcreate2(file, path.c_str(), integer ? H5T_STD_I64LE : H5T_IEEE_F64LE,
-                               space.get(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
-                    "H5Dcreate2");
+    const unique_hid d = checked_hid(
+        H5Dcreate2(file, path.c_str(), stored, space.get(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
+        "H5Dcreate2");
     // Parallel HDF5 allocates a contiguous dataset when it is created, so one rank may write it
     // alone (an independent transfer); in serial mode only rank 0 gets here.
     if (n > 0 && (writer || !to.parallel()) &&

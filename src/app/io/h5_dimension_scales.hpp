@@ -35,9 +35,13 @@ struct DimensionScale {
 std::vector<DimensionScale> dimension_scales(const H5File& f, const std::string& dataset);
 
 // The values of a 1-D dataset, as 64-bit floats, or 64-bit integers for an integer dataset: a
-// coordinate read from one file, to write to another.
+// coordinate read from one file, to write to another. `bytes` and `is_signed` are the stored
+// type's, so that the copy is stored as the original was (an int32 time axis stays int32, an
+// f32 latitude f32).
 struct VectorValues {
   bool integer = false;
+  std::size_t bytes = 8;
+  bool is_signed = true;
   std::vector<double> reals;
   std::vector<std::int64_t> ints;
 };

@@ -90,6 +90,7 @@ struct H5File::State {
   std::string disk_path;
   std::optional<detail::OutputClaim> claim;     // rank 0 of a writable file: lock and temporary
   std::map<std::string, NotedDataset> datasets; // note_dataset: what reserve_space counts
+  std::uint64_t base_bytes = 0;                 // appending: the file copied, counted too
   bool writable = false;
   bool parallel = false;
   bool committed = false;
@@ -171,7 +172,7 @@ H5File H5File::open_read(const std::string& path, MPI_Comm comm) {
   return f;
 }
 
-H5File H5File::create(const std::string& final_path, MPI_Comm comm) {
+H5File H5File::create(const std::string& final_path, MPI_Comm comm, Mode open_mode) {
   detail::ensure_hdf5_ready();
   const detail::IoMode mode = detail::choose_io_mode(comm);
 
@@ -186,21 +187,30 @@ H5File H5File::create(const std::string& final_path, MPI_Comm comm) {
   // Rank 0 takes the output (checks, lock, temporary); every rank learns the temporary's name.
   const int nranks = mpi::comm_size(comm);
   std::string temporary;
+  long long copied = -1; // appending: the bytes of the existing file; -1: a new file
   detail::on_root(comm, [&] {
     f.s_->claim.emplace(detail::OutputClaim::take(final_path, f.s_->parallel, nranks));
     temporary = f.s_->claim->temporary();
+    if (open_mode == Mode::Append)
+      if (const auto bytes = f.s_->claim->copy_target())
+        copied = static_cast<long long>(*bytes);
   });
   mpi::broadcast(comm, temporary);
+  mpi::broadcast(comm, copied);
   f.s_->disk_path = temporary;
+  f.s_->base_bytes = copied > 0 ? static_cast<std::uint64_t>(copied) : 0;
   if (f.s_->parallel) {
     mpi::collectively(comm, [&] {
       const unique_hid fapl = mpio_fapl(comm);
-      const hid_t id = H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
+      const hid_t id = copied >= 0
+                           ? H5Fopen(temporary.c_str(), H5F_ACC_RDWR, fapl.get())
+                           : H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
       if (id < 0)
-        TESSERA_THROW(IoError, "cannot create '{}': {}", temporary, detail::take_hdf5_error());
+        TESSERA_THROW(IoError, "cannot {} '{}': {}", copied >= 0 ? "open" : "create", temporary,
+                      detail::take_hdf5_error());
       f.s_->file.reset(id);
     });
-  } else {
+  } else if (copied < 0) {
     detail::on_root(comm, [&] {
       const hid_t id = H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
       if (id < 0)
@@ -258,7 +268,7 @@ std::uint64_t H5File::space_needed(const State& s) {
   std::uint64_t data = 0;
   for (const auto& [name, d] : s.datasets)
     data += d.bytes();
-  return data + kReserveSlack + data / 32;
+  return s.base_bytes + data + kReserveSlack + data / 32;
 }
 
 void H5File::reserve_in_turn() const {

@@ -56,7 +56,10 @@ public:
   // Collective. Takes `final_path` (its lock) and creates its temporary; throws on every rank:
   // IoError when the directory is missing or not writable, when another writer holds the
   // output, or when it exists and is not a regular file; InputError when the name is too long.
-  static H5File create(const std::string& final_path, MPI_Comm comm);
+  // Append: an existing final_path is copied into the temporary, which is opened for adding to
+  // (io/output_append.cpp says why a copy); without one, as Replace.
+  enum class Mode { Replace, Append };
+  static H5File create(const std::string& final_path, MPI_Comm comm, Mode mode = Mode::Replace);
 
   H5File(H5File&&) noexcept;
   H5File& operator=(H5File&&) noexcept;

@@ -13,6 +13,7 @@
 #include "io/h5_path.hpp"
 #include "io/h5_turns.hpp"
 #include "io/h5_type.hpp"
+#include "io/missing_values.hpp"
 
 namespace tessera::io {
 
@@ -24,7 +25,10 @@ std::atomic<bool> last_collective{true};
 constexpr std::int64_t max_chunk_bytes = (std::int64_t{1} << 32) - 1;
 constexpr std::int64_t default_chunk_bytes = std::int64_t{1} << 20;
 
-DatasetInfo describe(hid_t dset, const std::string& file_name, const std::string& path) {
+// packed_as_f64: a packed integer dataset (io/missing_values.hpp) is described as f64, the
+// type reductions read it as; everything else refuses integers.
+DatasetInfo describe(hid_t dset, const std::string& file_name, const std::string& path,
+                     bool packed_as_f64) {
   const unique_hid space = checked_hid(H5Dget_space(dset), "H5Dget_space");
   const int ndims = H5Sget_simple_extent_ndims(space.get());
   CHECK_HDF5(ndims);
@@ -34,7 +38,9 @@ DatasetInfo describe(hid_t dset, const std::string& file_name, const std::string
   hsize_t dims[2] = {0, 0};
   CHECK_HDF5(H5Sget_simple_extent_dims(space.get(), dims, nullptr));
   const unique_hid type = checked_hid(H5Dget_type(dset), "H5Dget_type");
-  const auto dtype = dtype_of_h5_type(type.get());
+  auto dtype = dtype_of_h5_type(type.get());
+  if (!dtype && packed_as_f64 && H5Tget_class(type.get()) == H5T_INTEGER && is_packed(dset))
+    dtype = DType::f64;
   if (!dtype)
     TESSERA_THROW(InputError,
                   "dataset {} in '{}' holds {} values; tessera handles f32, f64, c64 and c128 "
@@ -69,7 +75,8 @@ Box box_of(const Hyperslab& s) {
 detail::BoxCheck checks(const H5File& f, const std::string& path, const Hyperslab& mine,
                         DType dtype, const void* buf) {
   return [&f, &path, &mine, dtype, buf](hid_t dset) {
-    check_transfer(describe(dset, f.path(), path), mine, dtype, f.path(), path, buf);
+    // Packed integers: the caller decided to read them as f64 (inspect_dataset).
+    check_transfer(describe(dset, f.path(), path, true), mine, dtype, f.path(), path, buf);
   };
 }
 
@@ -136,11 +143,11 @@ Shape chunk_dims(Shape shape, DType dtype, const WriteOptions& o) {
   return {static_cast<std::int64_t>(c[0]), static_cast<std::int64_t>(c[1])};
 }
 
-DatasetInfo inspect_dataset(const H5File& f, const std::string& path) {
+DatasetInfo inspect_dataset(const H5File& f, const std::string& path, bool packed_as_f64) {
   DatasetInfo info{};
   detail::read_metadata(f, [&](hid_t file) {
     const unique_hid dset = detail::open_dataset(file, f.path(), path);
-    info = describe(dset.get(), f.path(), path);
+    info = describe(dset.get(), f.path(), path, packed_as_f64);
   });
   return info;
 }

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,11 @@ public:
   const std::string& temporary() const noexcept { return temporary_; }
   const std::string& target() const noexcept { return target_; }
 
+  // Appending (io/output_append.cpp): copies the target, when it exists, into the temporary,
+  // which the writer then opens and adds to; returns the bytes copied, or nullopt when there is
+  // no target (the writer creates a new file). Throws IoError naming the output when the copy
+  // fails, InputError when the target is not an HDF5 file.
+  std::optional<std::uint64_t> copy_target();
   // Makes sure the temporary has `bytes` of disk space (fallocate), so that a full disk shows
   // here, on rank 0, rather than inside a collective write. Throws IoError ("No space left on
   // device") naming the file; returns quietly where the file system cannot preallocate.

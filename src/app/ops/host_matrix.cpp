@@ -185,7 +185,8 @@ HostMatrix transpose_matrix(const HostMatrix& a, Backend backend, Exchange excha
 }
 
 ReduceResult reduce_matrix(const HostMatrix& a, const std::vector<Op>& ops, Axis axis,
-                           Backend backend, MPI_Comm comm, PhaseTimers& timers, Backend* used) {
+                           Backend backend, MPI_Comm comm, PhaseTimers& timers, Backend* used,
+                           const MissingValues& missing) {
   mpi::collectively(comm, [&] {
     if (!dtype_is_real(a.dtype()))
       TESSERA_THROW(InputError, "reductions take f32 or f64 data; this matrix is {}",
@@ -193,6 +194,7 @@ ReduceResult reduce_matrix(const HostMatrix& a, const std::vector<Op>& ops, Axis
   });
   ReduceOptions options;
   options.timers = &timers;
+  options.missing = missing;
   ReducePlan plan(a.dist(), a.dtype(), comm, backend, ops, axis, options);
   const double t0 = wall_seconds();
   ReduceResult r = plan.execute(a.data());

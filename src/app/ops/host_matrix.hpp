@@ -81,9 +81,10 @@ HostMatrix transpose_matrix(const HostMatrix& a, Backend backend, Exchange excha
                             MPI_Comm comm, PhaseTimers& timers, TransposeRun* run = nullptr);
 
 // Reduces with a ReducePlan (phase "reduce"). Complex data is an InputError.
+// `missing`: what to skip and decode (ReduceOptions::missing).
 ReduceResult reduce_matrix(const HostMatrix& a, const std::vector<Op>& ops, Axis axis,
                            Backend backend, MPI_Comm comm, PhaseTimers& timers,
-                           Backend* used = nullptr);
+                           Backend* used = nullptr, const MissingValues& missing = {});
 
 // Writes the matrix as a 2-D dataset (phase "write").
 void write_matrix(io::H5File& f, const std::string& path, const HostMatrix& a,

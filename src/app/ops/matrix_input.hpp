@@ -15,17 +15,23 @@
 #include "io/dataset_ref.hpp"
 #include "io/h5_file.hpp"
 #include "io/h5_matrix.hpp"
+#include "io/missing_values.hpp"
 
 namespace tessera::app {
 
 struct MatrixInput {
   std::optional<io::DatasetRef> ref; // none: a generated matrix
   std::optional<io::H5File> file;    // the open input, until close() or the in-memory read
-  io::DatasetInfo info;              // shape and element type
+  io::DatasetInfo info;              // shape and element type (read as)
+  MissingValues missing;             // what reductions skip and decode (open_for_reduction)
 
   // Collective: opens and inspects `ref`; throws on every rank naming the file or dataset when
   // it is missing or not a 2-D dataset of f32, f64, c64 or c128.
   static MatrixInput open(const io::DatasetRef& ref, MPI_Comm comm);
+  // Collective: open() for a reduction, with the dataset's missing values and packing
+  // (io/missing_values.hpp; NaN skipped unless keep_nan). Packed data, integer or not, is read
+  // as f64, the type it is decoded in.
+  static MatrixInput open_for_reduction(const io::DatasetRef& ref, MPI_Comm comm, bool keep_nan);
   // A matrix generated in memory: no file.
   static MatrixInput generated(Shape shape, DType dtype);
 

@@ -89,6 +89,13 @@ struct OutOfCoreOptions : tessera::OutOfCoreOptions {
   // add more to it (the pipeline job's reductions). Collective, like any HDF5 write.
   std::function<void(H5File&)> before_commit;
   int io_cpu = -1; // pin the I/O thread to this CPU (-1: don't)
+  // Transpose: add the dataset to an existing output file (H5File::Mode::Append) instead of
+  // replacing it.
+  bool append = false;
+  // Reductions: elements to skip and packed values to decode (tessera/reduction.hpp), usually
+  // from the dataset's attributes (io/missing_values.hpp). Packed integer datasets are read as
+  // f64 when `missing` is packed.
+  MissingValues missing{};
 
   // Deliberate delays per chunk, to show and test the overlap (benchmarks, tests). Negative:
   // from the environment, TESSERA_IO_DELAY_MS / TESSERA_COMPUTE_DELAY_MS (default 0).

@@ -175,7 +175,11 @@ WatchedInput open_watched_input(PipelineContext& ctx, const DatasetRef& in) {
   std::optional<InputWatch> watch;
   mpi::collectively(comm, [&] { watch.emplace(in.file); });
   H5File file = H5File::open_read(in.file, comm);
-  const DatasetInfo info = inspect_dataset(file, in.path);
+  // Packed data is decoded in double, and so read as f64 (reductions: OutOfCoreOptions::missing).
+  const bool packed = ctx.options.missing.packed();
+  DatasetInfo info = inspect_dataset(file, in.path, packed);
+  if (packed && dtype_is_real(info.dtype))
+    info.dtype = DType::f64;
   ctx.io_timers.add("open", wall_seconds() - t0);
   return {std::move(watch), std::move(file), info};
 }

@@ -23,6 +23,10 @@
 // f64 norms that overflowed or underflowed get the Norm2 rescue of core/reduction.hpp: a pass
 // for NormInf along the axis (unless it was asked for too), then a pass of the rescue engine
 // (mpi/norm2_rescue.hpp) over the same chunks (src/app/ops/out_of_core_norm2.cpp).
+//
+// Missing values (OutOfCoreOptions::missing) and Count go through the masking engine
+// (mpi/reduce_masked.hpp) around the backend's, chunk by chunk; Mean, Min and Max then fold a
+// Count beside them and are finished with it at the end.
 #include <mpi.h>
 
 #include <algorithm>
@@ -38,6 +42,7 @@
 #include "mpi/collectives.hpp"
 #include "mpi/norm2_rescue.hpp"
 #include "mpi/reduce_engine.hpp"
+#include "mpi/reduce_masked.hpp"
 #include "ops/out_of_core.hpp"
 #include "ops/out_of_core_io_start.hpp"
 #include "ops/out_of_core_pipeline.hpp"
@@ -194,8 +199,7 @@ void reduce_chunk(const Geometry& g, std::int64_t c, int rank, const T* data, Re
     timers.add("exchange", wall_seconds() - t0, static_cast<double>(all.size() * sizeof(double)));
     t0 = wall_seconds();
     if (g.axis == Axis::Rows) {
-      for (double r : all)
-        a.values.push_back(cpu::finalize(a.op, r, static_cast<double>(g.shape.cols)));
+      a.values.insert(a.values.end(), all.begin(), all.end()); // finished at the end
     } else {
       std::int64_t row = g.row0(c);
       for (double r : all) {
@@ -217,12 +221,14 @@ ReduceResult compute_side(Shared& s, const std::vector<Op>& ops, Axis axis, OutO
   const MPI_Comm comm = ctx.compute.get();
   const int rank = ctx.compute.rank();
 
+  const MissingValues& missing = ctx.options.missing;
+  const std::vector<Op> all_ops = with_counts(ops, missing);
   DatasetInfo info;
   mpi::collectively(comm, [&] { info = *s.info.pop(); });
   Geometry g;
   mpi::collectively(comm, [&] {
     TESSERA_REQUIRE(!ops.empty(), InputError, "no reduction asked for");
-    g = plan_geometry(info, axis, ctx.compute.size(), ops.size(), ctx);
+    g = plan_geometry(info, axis, ctx.compute.size(), all_ops.size(), ctx);
     if (g.chunks == 0)
       return;
     const std::size_t es = dtype_size(g.dtype);
@@ -249,6 +255,8 @@ ReduceResult compute_side(Shared& s, const std::vector<Op>& ops, Axis axis, OutO
       return;
     if (!s.rescue) {
       engine = make_reduce_engine(backend, {.dtype = g.dtype, .memory = Memory::Host});
+      if (needs_masking(all_ops, missing))
+        engine = std::make_unique<MaskedReduceEngine>(std::move(engine), g.dtype, missing);
       return;
     }
     TESSERA_REQUIRE(g.dtype == DType::f64 && ops == std::vector<Op>{Op::Norm2}, InternalError,
@@ -261,11 +269,13 @@ ReduceResult compute_side(Shared& s, const std::vector<Op>& ops, Axis axis, OutO
     auto p = std::make_unique<ScaledNorm2Engine>(Memory::Host, std::move(e));
     scaled = p.get();
     engine = std::move(p);
+    if (missing.any())
+      engine = std::make_unique<MaskedReduceEngine>(std::move(engine), g.dtype, missing);
   });
   mpi::collectively(comm, [&] { s.go.push(g); });
 
   std::vector<Accumulator> acc;
-  for (Op op : ops) {
+  for (Op op : all_ops) {
     Accumulator a{op, cpu::identity(op), cpu::identity(op), cpu::identity(op), {}, {}, {}};
     if (axis == Axis::Cols) {
       a.values.assign(static_cast<std::size_t>(g.stripes().rows(rank)), cpu::identity(op));
@@ -311,24 +321,33 @@ ReduceResult compute_side(Shared& s, const std::vector<Op>& ops, Axis axis, OutO
   result.axis = axis;
   result.ops = ops;
   const double rows = static_cast<double>(g.shape.rows), cols = static_cast<double>(g.shape.cols);
+  // Combined values along the axis, per op of all_ops, finished below.
+  std::vector<std::vector<double>> raw;
   for (Accumulator& a : acc) {
     if (axis == Axis::All) {
       cpu::close_partials(a.op, &a.total, &a.super, 1);
-      result.values.push_back({cpu::finalize(a.op, a.total, rows * cols)});
+      raw.push_back({a.total});
     } else if (axis == Axis::Rows) {
-      result.values.push_back(std::move(a.values));
+      raw.push_back(std::move(a.values));
     } else {
       cpu::close_partials(a.op, a.values.data(), a.supers.data(),
                           static_cast<std::int64_t>(a.values.size()));
-      for (double& v : a.values)
-        v = cpu::finalize(a.op, v, rows);
       std::vector<double> all;
       const double t0 = wall_seconds();
       all = mpi::allgatherv(comm, a.values, counts_of(g.stripes()));
       ctx.compute_timers.add("exchange", wall_seconds() - t0,
                              static_cast<double>(all.size() * sizeof(double)));
-      result.values.push_back(std::move(all));
+      raw.push_back(std::move(all));
     }
+  }
+  const auto count_at = std::find(all_ops.begin(), all_ops.end(), Op::Count);
+  const std::vector<double>* counts =
+      missing.any() && count_at != all_ops.end() ? &raw[count_at - all_ops.begin()] : nullptr;
+  const double n = axis == Axis::All ? rows * cols : axis == Axis::Rows ? cols : rows;
+  for (std::size_t k = 0; k < ops.size(); ++k) { // the ops asked for, without a hidden Count
+    std::vector<double> v = raw[k];
+    finalize_counted(ops[k], v, counts, n);
+    result.values.push_back(std::move(v));
   }
   return result;
 }

@@ -38,7 +38,8 @@ ReduceGeometry plan_geometry(const DatasetInfo& info, Axis axis, int nranks, std
   if (g.shape.empty())
     return g;
   const std::int64_t M = g.shape.rows;
-  const int buffers = ctx.depth + 1;
+  // Skipping missing values copies a chunk where it has some (mpi/reduce_masked.hpp).
+  const int buffers = ctx.depth + 1 + (ctx.options.missing.any() ? 1 : 0);
   // Column folds need slabs of whole blocks (or one slab of everything).
   const std::int64_t unit = axis == Axis::Cols ? kReduceBlockRows : 1;
   // Column folds prefer whole blocks: no row then takes the one-at-a-time path.

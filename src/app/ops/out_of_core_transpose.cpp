@@ -84,7 +84,8 @@ void io_side(Shared& s) {
   const Geometry& g = start.geometry;
 
   double t0 = wall_seconds();
-  H5File fout = H5File::create(s.out.file, comm);
+  H5File fout = H5File::create(s.out.file, comm,
+                               ctx.options.append ? H5File::Mode::Append : H5File::Mode::Replace);
   create_dataset(fout, s.out.path, g.shape.transposed(), g.dtype, output_layout(g, ctx.options));
   ctx.io_timers.add("create", wall_seconds() - t0);
 

@@ -1,6 +1,9 @@
-// tessera reduce IN.h5:/A --op sum,norm2,max [--axis all|rows|cols] [--backend …] [--json]
-// [--memory-limit SIZE]: in memory when this rank's rows fit the limit (or none is given), out
-// of core otherwise (ops/out_of_core.hpp), with the same values bit for bit.
+// tessera reduce IN.h5:/A[,/B…] [IN2.h5:/C…] --op sum,norm2,max [--axis all|rows|cols]
+// [--backend …] [--json] [--keep-nan] [--memory-limit SIZE]: in memory when this rank's rows fit
+// the limit (or none is given), out of core otherwise (ops/out_of_core.hpp), with the same
+// values bit for bit. Missing values (_FillValue, missing_value, NaN) are skipped and packed
+// data decoded (io/missing_values.hpp, mpi/reduce_masked.hpp). Several datasets are reduced
+// one after the other, each printed as it is done (--json: one object per line).
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
@@ -49,121 +52,148 @@ std::string json_result(const std::vector<double>& v, Axis axis) {
   return out + "]";
 }
 
+struct ReduceArgs {
+  std::vector<std::string> ins;
+  std::string ops = "sum,norm2,max";
+  std::string axis = "all";
+  std::string backend = "auto";
+  bool json = false;
+  bool keep_nan = false;
+  StagingArgs staging;
+};
+
+void reduce_one(const Context& ctx, ReduceArgs& args, const io::DatasetRef& in);
+
 } // namespace
 
 Command add_reduce(CLI::App& app, const Context& ctx) {
-  struct Args {
-    std::string in;
-    std::string ops = "sum,norm2,max";
-    std::string axis = "all";
-    std::string backend = "auto";
-    bool json = false;
-    StagingArgs staging;
-  };
-  auto args = std::make_shared<Args>();
+  auto args = std::make_shared<ReduceArgs>();
   Command c;
   c.sub = app.add_subcommand("reduce", "Reductions of a dataset (f32 or f64)");
-  c.sub->add_option("input", args->in, "Input dataset FILE.h5:/path (2-D)")->required();
   c.sub
-      ->add_option("--op", args->ops, "Comma-separated: sum, min, max, mean, norm1, norm2, norminf")
+      ->add_option("inputs", args->ins,
+                   "Input datasets FILE.h5:/path (2-D; FILE.h5:/a,/b for several of a file)")
+      ->required();
+  c.sub
+      ->add_option("--op", args->ops,
+                   "Comma-separated: sum, min, max, mean, norm1, norm2, norminf, count")
       ->capture_default_str();
   c.sub->add_option("--axis", args->axis, "all (one value), rows (one per row) or cols")
       ->capture_default_str();
   c.sub->add_option("--backend", args->backend, "auto, cpu or cuda")->capture_default_str();
   c.sub->add_flag("--json", args->json, "Print one JSON object with results and timings");
+  c.sub->add_flag("--keep-nan", args->keep_nan,
+                  "IEEE semantics: a NaN makes its results NaN (default: NaN is skipped, like "
+                  "_FillValue and missing_value elements)");
   args->staging.add_to(c.sub, "reduction", false);
   c.run = [args, &ctx]() -> int {
-    const double t0 = wall_seconds();
-    // Argument checks see the same values on every rank; agreed, the error is reported once.
-    io::DatasetRef in;
-    std::vector<Op> ops;
-    Axis axis{};
-    Backend requested{};
-    std::size_t limit = 0;
+    std::vector<io::DatasetRef> refs;
     mpi::collectively(ctx.comm, [&] {
-      in = io::DatasetRef::parse(args->in);
-      args->staging.parse();
-      limit = args->staging.limit();
-      ops = parse_ops(args->ops);
-      if (ops.empty())
-        TESSERA_THROW(InputError, "--op: no operation given (e.g. --op sum,norm2,max)");
-      axis = parse_axis(args->axis);
-      requested = parse_backend(args->backend);
+      for (const std::string& spec : args->ins)
+        for (io::DatasetRef& r : io::DatasetRef::parse_list(spec))
+          refs.push_back(std::move(r));
     });
-    PhaseTimers timers;
-    const Backend backend = mpi::resolve_backend_for_host_data(requested, ctx.comm);
-    MatrixInput input = MatrixInput::open(in, ctx.comm);
-    const Shape shape = input.info.shape;
-    const DType dtype = input.info.dtype;
-    const StagingChoice choice{limit, args->staging.stream()};
-    Backend used = backend;
-    ReduceResult r;
-    if (stream_out_of_core(choice, input, false, ctx.comm)) {
-      input.close();
-      io::OutOfCoreOptions o;
-      args->staging.apply(o);
-      o.backend = backend;
-      o.timers = &timers;
-      io::OutOfCoreReport report;
-      r = io::reduce_out_of_core(in, ops, axis, o, ctx.comm, &report);
-      used = report.backend;
-      log::info("reduced {} streamed: {} chunks of {} rows, {} of buffers per rank", in.str(),
-                report.chunks, report.chunk_rows, format_bytes(double(report.buffer_bytes)));
-    } else {
-      HostMatrix a = read_matrix(input, ctx.comm, timers);
-      r = reduce_matrix(a, ops, axis, backend, ctx.comm, timers, &used);
-    }
-    const double total = wall_seconds() - t0;
-
-    if (args->json) {
-      if (ctx.rank == 0) {
-        std::string results;
-        for (std::size_t k = 0; k < r.ops.size(); ++k)
-          results += fmt::format("{}{}: {}", k ? ", " : "", json_string(op_name(r.ops[k])),
-                                 json_result(r.values[k], axis));
-        std::string timings;
-        // The out-of-core pipeline times its own "total"; the command's, printed last, covers
-        // it and keeps the object's keys unique.
-        for (const auto& [name, st] : timers.phases())
-          if (name != "total")
-            timings += fmt::format("{}: {}, ", json_string(name), json_number(st.seconds));
-        std::printf("{\"file\": %s, \"dataset\": %s, \"shape\": [%lld, %lld], \"dtype\": %s, "
-                    "\"axis\": %s, \"results\": {%s}, \"timings\": {%s\"total\": %s}, "
-                    "\"ranks\": %d, \"threads\": %d, \"backend\": %s}\n",
-                    json_string(in.file).c_str(), json_string(in.path).c_str(),
-                    static_cast<long long>(shape.rows), static_cast<long long>(shape.cols),
-                    json_string(dtype_name(dtype)).c_str(), json_string(axis_name(axis)).c_str(),
-                    results.c_str(), timings.c_str(), json_number(total).c_str(), ctx.nranks,
-                    omp_threads(), json_string(backend_name(used)).c_str());
-        std::fflush(stdout);
-      }
-      // stdout holds exactly the JSON object; the table goes to stderr.
-      print_timing_table(timers, ctx, stderr);
-      return 0;
-    }
-    if (ctx.rank == 0) {
-      std::printf("%s: %s %s, axis %s\n", in.str().c_str(), shape.str().c_str(),
-                  std::string(dtype_name(dtype)).c_str(), std::string(axis_name(axis)).c_str());
-      for (std::size_t k = 0; k < r.ops.size(); ++k) {
-        const auto& v = r.values[k];
-        std::string line = fmt::format("  {:<8}", op_name(r.ops[k]));
-        if (axis == Axis::All) {
-          line += fmt::format(" {:.17g}", v.at(0));
-        } else {
-          const std::size_t show = std::min<std::size_t>(v.size(), 8);
-          for (std::size_t i = 0; i < show; ++i)
-            line += fmt::format(" {:.17g}", v[i]);
-          if (show < v.size())
-            line += fmt::format(" … ({} values; --json prints all)", v.size());
-        }
-        std::printf("%s\n", line.c_str());
-      }
-      std::fflush(stdout);
-    }
-    print_timing_table(timers, ctx);
+    for (const io::DatasetRef& in : refs)
+      reduce_one(ctx, *args, in);
     return 0;
   };
   return c;
 }
+
+namespace {
+
+// One dataset: reduced, printed. Collective.
+void reduce_one(const Context& ctx, ReduceArgs& args, const io::DatasetRef& in) {
+  const double t0 = wall_seconds();
+  // Argument checks see the same values on every rank; agreed, the error is reported once.
+  std::vector<Op> ops;
+  Axis axis{};
+  Backend requested{};
+  std::size_t limit = 0;
+  mpi::collectively(ctx.comm, [&] {
+    args.staging.parse();
+    limit = args.staging.limit();
+    ops = parse_ops(args.ops);
+    if (ops.empty())
+      TESSERA_THROW(InputError, "--op: no operation given (e.g. --op sum,norm2,max)");
+    axis = parse_axis(args.axis);
+    requested = parse_backend(args.backend);
+  });
+  PhaseTimers timers;
+  const Backend backend = mpi::resolve_backend_for_host_data(requested, ctx.comm);
+  MatrixInput input = MatrixInput::open_for_reduction(in, ctx.comm, args.keep_nan);
+  const Shape shape = input.info.shape;
+  const DType dtype = input.info.dtype;
+  const StagingChoice choice{limit, args.staging.stream()};
+  Backend used = backend;
+  ReduceResult r;
+  if (stream_out_of_core(choice, input, false, ctx.comm)) {
+    input.close();
+    io::OutOfCoreOptions o;
+    args.staging.apply(o);
+    o.backend = backend;
+    o.timers = &timers;
+    o.missing = input.missing;
+    io::OutOfCoreReport report;
+    r = io::reduce_out_of_core(in, ops, axis, o, ctx.comm, &report);
+    used = report.backend;
+    log::info("reduced {} streamed: {} chunks of {} rows, {} of buffers per rank", in.str(),
+              report.chunks, report.chunk_rows, format_bytes(double(report.buffer_bytes)));
+  } else {
+    HostMatrix a = read_matrix(input, ctx.comm, timers);
+    r = reduce_matrix(a, ops, axis, backend, ctx.comm, timers, &used, input.missing);
+  }
+  const double total = wall_seconds() - t0;
+
+  if (args.json) {
+    if (ctx.rank == 0) {
+      std::string results;
+      for (std::size_t k = 0; k < r.ops.size(); ++k)
+        results += fmt::format("{}{}: {}", k ? ", " : "", json_string(op_name(r.ops[k])),
+                               json_result(r.values[k], axis));
+      std::string timings;
+      // The out-of-core pipeline times its own "total"; the command's, printed last, covers
+      // it and keeps the object's keys unique.
+      for (const auto& [name, st] : timers.phases())
+        if (name != "total")
+          timings += fmt::format("{}: {}, ", json_string(name), json_number(st.seconds));
+      std::printf("{\"file\": %s, \"dataset\": %s, \"shape\": [%lld, %lld], \"dtype\": %s, "
+                  "\"axis\": %s, \"results\": {%s}, \"timings\": {%s\"total\": %s}, "
+                  "\"ranks\": %d, \"threads\": %d, \"backend\": %s}\n",
+                  json_string(in.file).c_str(), json_string(in.path).c_str(),
+                  static_cast<long long>(shape.rows), static_cast<long long>(shape.cols),
+                  json_string(dtype_name(dtype)).c_str(), json_string(axis_name(axis)).c_str(),
+                  results.c_str(), timings.c_str(), json_number(total).c_str(), ctx.nranks,
+                  omp_threads(), json_string(backend_name(used)).c_str());
+      std::fflush(stdout);
+    }
+    // stdout holds exactly the JSON object; the table goes to stderr.
+    print_timing_table(timers, ctx, stderr);
+    return;
+  }
+  if (ctx.rank == 0) {
+    std::printf("%s: %s %s, axis %s\n", in.str().c_str(), shape.str().c_str(),
+                std::string(dtype_name(dtype)).c_str(), std::string(axis_name(axis)).c_str());
+    for (std::size_t k = 0; k < r.ops.size(); ++k) {
+      const auto& v = r.values[k];
+      std::string line = fmt::format("  {:<8}", op_name(r.ops[k]));
+      if (axis == Axis::All) {
+        line += fmt::format(" {:.17g}", v.at(0));
+      } else {
+        const std::size_t show = std::min<std::size_t>(v.size(), 8);
+        for (std::size_t i = 0; i < show; ++i)
+          line += fmt::format(" {:.17g}", v[i]);
+        if (show < v.size())
+          line += fmt::format(" … ({} values; --json prints all)", v.size());
+      }
+      std::printf("%s\n", line.c_str());
+    }
+    std::fflush(stdout);
+  }
+  print_timing_table(timers, ctx);
+  return;
+}
+
+} // namespace
 
 } // namespace tessera::app

@@ -1,0 +1,178 @@
+// The masking engine (mpi/reduce_masked.hpp).
+#include "mpi/reduce_masked.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/throw.hpp"
+#include "cpu/reduce.hpp"
+
+namespace tessera {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Missing values compared in double: a stored f32 or integer converts to it exactly, as does
+// the attribute that names it.
+struct MissingTest {
+  bool skip_nan;
+  bool nan_listed = false;
+  std::vector<double> values;
+  explicit MissingTest(const MissingValues& m) : skip_nan(m.skip_nan) {
+    for (double v : m.values)
+      if (std::isnan(v))
+        nan_listed = true;
+      else
+        values.push_back(v);
+  }
+  bool operator()(double x) const noexcept {
+    if (x != x)
+      return skip_nan || nan_listed;
+    return std::find(values.begin(), values.end(), x) != values.end();
+  }
+};
+
+} // namespace
+
+MaskedReduceEngine::MaskedReduceEngine(std::unique_ptr<ReduceEngine> inner, DType dtype,
+                                       MissingValues missing)
+    : inner_(std::move(inner)), dtype_(dtype), missing_(std::move(missing)) {
+  TESSERA_REQUIRE(dtype_is_real(dtype_), InternalError, "masked reductions of {} data",
+                  dtype_name(dtype_));
+}
+
+MaskedReduceEngine::Kind MaskedReduceEngine::kind_of(Op op) noexcept {
+  switch (op) {
+  case Op::Min:
+    return Kind::PlusInf;
+  case Op::Max:
+    return Kind::MinusInf;
+  case Op::Count:
+    return Kind::Count;
+  default:
+    return Kind::Zero;
+  }
+}
+
+const void* MaskedReduceEngine::view(Kind kind, const void* a, std::int64_t n) {
+  const MissingTest missing(missing_);
+  const bool packed = missing_.packed();
+  const double scale = missing_.scale_factor, offset = missing_.add_offset;
+  return dispatch_real_dtype(dtype_, [&](auto tag) -> const void* {
+    using T = decltype(tag);
+    const T* x = static_cast<const T*>(a);
+    if (kind != Kind::Count && !packed) {
+      bool any = false;
+#pragma omp parallel for reduction(|| : any) schedule(static) if (n > 65536)
+      for (std::int64_t i = 0; i < n; ++i)
+        any = any || missing(static_cast<double>(x[i]));
+      if (!any)
+        return a;
+    }
+    const double sub = kind == Kind::PlusInf ? kInf : kind == Kind::MinusInf ? -kInf : 0.0;
+    scratch_.resize(static_cast<std::size_t>(n) * sizeof(T));
+    T* y = reinterpret_cast<T*>(scratch_.data());
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (std::int64_t i = 0; i < n; ++i) {
+      const double v = static_cast<double>(x[i]);
+      if (missing(v))
+        y[i] = static_cast<T>(sub);
+      else if (kind == Kind::Count)
+        y[i] = T{1};
+      else
+        y[i] = packed ? static_cast<T>(v * scale + offset) : x[i]; // no FMA: -ffp-contract=off
+    }
+    return y;
+  });
+}
+
+template <class Fn>
+void MaskedReduceEngine::by_kind(const std::vector<Op>& ops, Fn&& fn) {
+  std::vector<bool> done(ops.size(), false);
+  for (std::size_t k = 0; k < ops.size(); ++k) {
+    if (done[k])
+      continue;
+    std::vector<Op> sub;
+    std::vector<std::size_t> index;
+    for (std::size_t j = k; j < ops.size(); ++j)
+      if (!done[j] && kind_of(ops[j]) == kind_of(ops[k])) {
+        sub.push_back(ops[j]);
+        index.push_back(j);
+        done[j] = true;
+      }
+    fn(kind_of(ops[k]), sub, index);
+  }
+}
+
+void MaskedReduceEngine::reduce_rows(Op op, const void* a, std::int64_t rows, std::int64_t cols,
+                                     double* out) {
+  inner_->reduce_rows(op, view(kind_of(op), a, rows * cols), rows, cols, out);
+}
+
+void MaskedReduceEngine::reduce_rows_multi(const std::vector<Op>& ops, const void* a,
+                                           std::int64_t rows, std::int64_t cols,
+                                           double* const* out) {
+  by_kind(ops, [&](Kind kind, const std::vector<Op>& sub, const std::vector<std::size_t>& index) {
+    std::vector<double*> o;
+    for (std::size_t j : index)
+      o.push_back(out[j]);
+    inner_->reduce_rows_multi(sub, view(kind, a, rows * cols), rows, cols, o.data());
+  });
+}
+
+void MaskedReduceEngine::reduce_col_groups(Op op, const void* a, std::int64_t rows,
+                                           std::int64_t cols, double* out) {
+  inner_->reduce_col_groups(op, view(kind_of(op), a, rows * cols), rows, cols, out);
+}
+
+void MaskedReduceEngine::reduce_col_groups_multi(const std::vector<Op>& ops, const void* a,
+                                                 std::int64_t rows, std::int64_t cols,
+                                                 double* const* out) {
+  by_kind(ops, [&](Kind kind, const std::vector<Op>& sub, const std::vector<std::size_t>& index) {
+    std::vector<double*> o;
+    for (std::size_t j : index)
+      o.push_back(out[j]);
+    inner_->reduce_col_groups_multi(sub, view(kind, a, rows * cols), rows, cols, o.data());
+  });
+}
+
+void MaskedReduceEngine::fold_rows(Op op, const void* a, std::int64_t rows, std::int64_t cols,
+                                   double* acc) {
+  inner_->fold_rows(op, view(kind_of(op), a, rows * cols), rows, cols, acc);
+}
+
+bool needs_masking(const std::vector<Op>& ops, const MissingValues& missing) {
+  return missing.any() || std::find(ops.begin(), ops.end(), Op::Count) != ops.end();
+}
+
+std::vector<Op> with_counts(const std::vector<Op>& ops, const MissingValues& missing) {
+  std::vector<Op> all = ops;
+  const bool counted = std::any_of(ops.begin(), ops.end(), [](Op op) {
+    return op == Op::Mean || op == Op::Min || op == Op::Max;
+  });
+  if (missing.any() && counted && std::find(ops.begin(), ops.end(), Op::Count) == ops.end())
+    all.push_back(Op::Count);
+  return all;
+}
+
+void finalize_counted(Op op, std::vector<double>& v, const std::vector<double>* counts, double n) {
+  if (!counts || !(op == Op::Mean || op == Op::Min || op == Op::Max)) {
+    cpu::finalize_all(op, v, n);
+    return;
+  }
+  TESSERA_REQUIRE(counts->size() == v.size(), InternalError, "{} values but {} counts", v.size(),
+                  counts->size());
+  const auto m = static_cast<std::int64_t>(v.size());
+#pragma omp parallel for schedule(static) if (m > 65536)
+  for (std::int64_t i = 0; i < m; ++i) {
+    const double c = (*counts)[static_cast<std::size_t>(i)];
+    if (op == Op::Mean)
+      v[i] = v[i] / c; // 0 / 0: NaN, the mean of nothing
+    else if (c == 0.0)
+      v[i] = std::numeric_limits<double>::quiet_NaN();
+  }
+}
+
+} // namespace tessera

@@ -1,0 +1,69 @@
+// Reductions that skip missing values (tessera/reduction.hpp, MissingValues) without touching
+// the kernels: MaskedReduceEngine hands its inner engine each piece with every missing element
+// replaced by the identity of the op's combine (0 for the Sum family and NormInf, +inf for Min,
+// -inf for Max) and packed values decoded, and computes Count as the Sum of a piece of ones
+// (valid) and zeros (missing). Adding +0.0 changes no partial sum (they start at +0.0 and so
+// are never -0.0), so a result is the canonical order over the valid elements alone: the same
+// bits for any rank count, thread count and backend, as without missing values.
+//
+// Pieces are host memory (the inner engine may be the CUDA one, fed from host buffers). A piece
+// with nothing to skip or decode goes to the inner engine as it is; otherwise it is copied into
+// a scratch buffer of the piece's size.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "core/reduction.hpp"
+#include "mpi/reduce_engine.hpp"
+
+namespace tessera {
+
+class MaskedReduceEngine final : public ReduceEngine {
+public:
+  // `dtype`: of the pieces (f32 or f64); `inner` computes on the masked pieces.
+  MaskedReduceEngine(std::unique_ptr<ReduceEngine> inner, DType dtype, MissingValues missing);
+  ReduceEngine& inner() noexcept { return *inner_; }
+
+  void reduce_rows(Op op, const void* a, std::int64_t rows, std::int64_t cols,
+                   double* out) override;
+  void reduce_rows_multi(const std::vector<Op>& ops, const void* a, std::int64_t rows,
+                         std::int64_t cols, double* const* out) override;
+  void reduce_col_groups(Op op, const void* a, std::int64_t rows, std::int64_t cols,
+                         double* out) override;
+  void reduce_col_groups_multi(const std::vector<Op>& ops, const void* a, std::int64_t rows,
+                               std::int64_t cols, double* const* out) override;
+  void fold_rows(Op op, const void* a, std::int64_t rows, std::int64_t cols, double* acc) override;
+  // keep_col_groups_multi / fold_kept_col_groups: the base class's, in host memory, over the
+  // masked pieces (the ops of one call may need different substitutes).
+
+private:
+  // What a missing element becomes for an op, and whether valid ones become 1.
+  enum class Kind { Zero, PlusInf, MinusInf, Count };
+  static Kind kind_of(Op op) noexcept;
+  // The piece as ops of `kind` see it: `a` itself, or scratch_.
+  const void* view(Kind kind, const void* a, std::int64_t n);
+  // Calls fn(sub_ops, sub_index) once per kind present in ops, in the order of first use.
+  template <class Fn>
+  void by_kind(const std::vector<Op>& ops, Fn&& fn);
+
+  std::unique_ptr<ReduceEngine> inner_;
+  DType dtype_;
+  MissingValues missing_;
+  std::vector<unsigned char> scratch_;
+};
+
+// Whether reductions of `ops` with `missing` need the masking engine (missing values or Count).
+bool needs_masking(const std::vector<Op>& ops, const MissingValues& missing);
+// The ops a reduction computes to finish `ops`: `ops`, plus Count when something may be
+// skipped and Mean, Min or Max needs the number of valid elements.
+std::vector<Op> with_counts(const std::vector<Op>& ops, const MissingValues& missing);
+// Turns combined values into results like cpu::finalize_all (Mean divides by n, Norm2 takes
+// sqrt), but with `counts` (the Count values along the same axis; null when nothing is skipped)
+// Mean divides by the count of its own row, column or matrix, and Min and Max of no valid
+// element are NaN.
+void finalize_counted(Op op, std::vector<double>& v, const std::vector<double>* counts, double n);
+
+} // namespace tessera

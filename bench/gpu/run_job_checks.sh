@@ -37,7 +37,9 @@ startup() {
   done
 }
 ${PYTHON:-python3} -c "import h5py, numpy; h5py.File('tiny.h5', 'w')['A'] = numpy.ones((4, 4))"
-step startup 60 startup
+export -f startup
+export tessera
+step startup 60 bash -c startup
 rm -f tiny.h5
 step info 20 "$tessera" info
 # shellcheck disable=SC2086

@@ -122,8 +122,8 @@ TEST_P(Sidecar, DimensionScalesAreAttachedAndReadBack) {
   {
     H5File f = H5File::create(name, MPI_COMM_WORLD);
     write_matrix(f, "/A", {3, 4});
-    write_vector_values(f, "/coords/x", {false, {0.5, 1.5, 2.5, 3.5}, {}});
-    write_vector_values(f, "/coords/y", {true, {}, {10, 20, 30}});
+    write_vector_values(f, "/coords/x", {false, 8, true, {0.5, 1.5, 2.5, 3.5}, {}});
+    write_vector_values(f, "/coords/y", {true, 8, true, {}, {10, 20, 30}});
     attach_dimension_scale(f, "/A", 1, "/coords/x", "x");
     attach_dimension_scale(f, "/A", 0, "/coords/y", "y");
     f.commit();

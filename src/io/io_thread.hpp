@@ -1,5 +1,5 @@
 // IoThread: the one thread per rank that makes every HDF5 call (Debian's HDF5 1.10 is not
-// thread-safe; DESIGN.md "I/O and the staging queue").
+// thread-safe).
 //
 //   IoThread io(comm, {.io_cpu = 3});                     // collective: duplicates comm
 //   auto f = io.submit([&] { return read_something(io.comm()); });

@@ -1,4 +1,4 @@
-// Provenance attributes on an output file's root group (DESIGN.md "I/O").
+// Provenance attributes on an output file's root group.
 //
 // Root attributes of every tessera output file (strings are variable-length UTF-8; h5py reads
 // them as str):

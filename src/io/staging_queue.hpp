@@ -1,5 +1,5 @@
 // StagingQueue<T>: the bounded, blocking producer–consumer queue between the I/O thread and
-// compute (DESIGN.md "I/O and the staging queue"). One mutex and two condition variables
+// compute. One mutex and two condition variables
 // (not_full_ for producers, not_empty_ for consumers), so any number of threads may push and
 // pop.
 //

@@ -1,7 +1,7 @@
 // The heat2d ADI solver: u_t = alpha (u_xx + u_yy), Peaceman–Rachford, second order in space
 // and time, distributed over the ranks of a communicator with no halo exchange.
 //
-// Layouts (DESIGN.md "The solver"): the global field is u[j][i] with j the y index (0 … ny-1)
+// Layouts: the global field is u[j][i] with j the y index (0 … ny-1)
 // and i the x index (0 … nx-1).
 //   layout X  BlockDistribution({ny, nx}, P): a rank holds full x-lines (rows j, nx contiguous
 //             values each) for its block of y — the file layout of /fields/u.

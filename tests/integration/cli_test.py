@@ -27,6 +27,11 @@ cli_bad_cases.py, what they share in cli_common.py. Scenarios:
   streamed_jobs   file jobs stream by default, bit-identical to --in-memory and numpy
   start_up        --version, --help and usage errors answered before MPI starts
   wisdom_cache    the per-user wisdom cache: written by measured runs, damaged or unwritable
+  extend_run      a finished heat2d run extended (--restart, longer time.steps) keeps its
+                  snapshots; the deck it stores runs again to the same file
+  checkpoint_keep numbered checkpoints, the newest kept, each restarting bit for bit
+  initial_snapshot  initial.kind = FILE.h5:/fields/u[k]: a run from another's snapshot
+  check_files     `tessera check` opens the files a deck reads, every problem at once
   bad CASE        bad input: a clear message, non-zero exit, no hang, no output file left
 """
 import argparse
@@ -35,6 +40,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cli_heat2d  # noqa: E402
 import cli_jobs  # noqa: E402
 import cli_runs  # noqa: E402
 import cli_views  # noqa: E402
@@ -51,7 +57,10 @@ SCENARIOS = {"end_to_end": cli_runs.end_to_end, "transpose_1000": cli_runs.trans
              "transpose_metadata": cli_views.transpose_metadata,
              "quiet_timing": cli_views.quiet_timing, "oversubscribed": cli_views.oversubscribed,
              "streamed_jobs": cli_jobs.streamed_jobs, "start_up": cli_jobs.start_up,
-             "wisdom_cache": cli_jobs.wisdom_cache}
+             "wisdom_cache": cli_jobs.wisdom_cache, "extend_run": cli_heat2d.extend_run,
+             "checkpoint_keep": cli_heat2d.checkpoint_keep,
+             "initial_snapshot": cli_heat2d.initial_snapshot,
+             "check_files": cli_heat2d.check_files}
 
 
 def main():

@@ -23,8 +23,8 @@ void create_slab_views(H5File& f, const std::string& source, const std::string& 
     if (H5Sget_simple_extent_ndims(src_space.get()) != 3 ||
         H5Sget_simple_extent_dims(src_space.get(), dims, nullptr) < 0 ||
         dims[0] < static_cast<hsize_t>(count))
-      TESSERA_THROW(InternalError, "{} in '{}' is not a 3-D dataset of {} slabs", source,
-                    f.path(), count);
+      TESSERA_THROW(InternalError, "{} in '{}' is not a 3-D dataset of {} slabs", source, f.path(),
+                    count);
     const hsize_t view_dims[2] = {dims[1], dims[2]};
     const unique_hid view_space =
         checked_hid(H5Screate_simple(2, view_dims, nullptr), "H5Screate_simple");
@@ -39,10 +39,10 @@ void create_slab_views(H5File& f, const std::string& source, const std::string& 
       // "." is the file that holds the view: it stays right when the file is renamed.
       CHECK_HDF5(H5Pset_virtual(dcpl.get(), view_space.get(), ".", source.c_str(), slab.get()));
       const std::string path = slab_view_path(group, k);
-      const unique_hid view = checked_hid(H5Dcreate2(file, path.c_str(), H5T_IEEE_F64LE,
-                                                     view_space.get(), lcpl.get(), dcpl.get(),
-                                                     H5P_DEFAULT),
-                                          "H5Dcreate2 (virtual)");
+      const unique_hid view =
+          checked_hid(H5Dcreate2(file, path.c_str(), H5T_IEEE_F64LE, view_space.get(), lcpl.get(),
+                                 dcpl.get(), H5P_DEFAULT),
+                      "H5Dcreate2 (virtual)");
     }
   });
 }

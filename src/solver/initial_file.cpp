@@ -37,8 +37,8 @@ InitialSource inspect_initial(const io::H5File& f, const Initial& init, const Co
                     "{}: {} in '{}' is complex; the initial state must be real (f32 or f64)", what,
                     init.dataset, init.file);
     TESSERA_REQUIRE(info.shape.rows == c.ny && info.shape.cols == c.nx, InputError,
-                    "{}: {} in '{}' is {} x {}; the grid needs [grid.ny, grid.nx] = [{}, {}]",
-                    what, init.dataset, init.file, info.shape.rows, info.shape.cols, c.ny, c.nx);
+                    "{}: {} in '{}' is {} x {}; the grid needs [grid.ny, grid.nx] = [{}, {}]", what,
+                    init.dataset, init.file, info.shape.rows, info.shape.cols, c.ny, c.nx);
     return src;
   }
   const io::nd::Dims d = io::nd::dims(f, init.dataset); // InputError naming it when missing
@@ -47,15 +47,16 @@ InitialSource inspect_initial(const io::H5File& f, const Initial& init, const Co
                   "[n, ny, nx] (leave [k] out for a 2-D one)",
                   what, init.dataset, init.file, d.size());
   const auto n = static_cast<std::int64_t>(d[0]);
-  TESSERA_REQUIRE(static_cast<std::int64_t>(d[1]) == c.ny && static_cast<std::int64_t>(d[2]) == c.nx,
+  TESSERA_REQUIRE(static_cast<std::int64_t>(d[1]) == c.ny &&
+                      static_cast<std::int64_t>(d[2]) == c.nx,
                   InputError,
                   "{}: {} in '{}' holds states of {} x {}; the grid needs [grid.ny, grid.nx] = "
                   "[{}, {}]",
                   what, init.dataset, init.file, d[1], d[2], c.ny, c.nx);
   src.slab = init.index < 0 ? n + init.index : init.index;
   TESSERA_REQUIRE(src.slab >= 0 && src.slab < n, InputError,
-                  "{}: {} in '{}' has {} states (indices 0 to {}, or -1 to -{} from the end)",
-                  what, init.dataset, init.file, n, n - 1, n);
+                  "{}: {} in '{}' has {} states (indices 0 to {}, or -1 to -{} from the end)", what,
+                  init.dataset, init.file, n, n - 1, n);
   const std::string time = time_beside(init.dataset);
   if (io::nd::exists(f, time)) {
     const std::vector<double> times = io::nd::read_f64_vector(f, time);
@@ -65,7 +66,8 @@ InitialSource inspect_initial(const io::H5File& f, const Initial& init, const Co
     const double t = times[static_cast<std::size_t>(src.slab)];
     const double steps = std::round(t / c.dt);
     // The solver's clock is step × dt: a time between two steps cannot be continued exactly.
-    TESSERA_REQUIRE(std::isfinite(t) && t >= 0 && std::abs(steps * c.dt - t) <= 1e-9 * std::max(t, c.dt),
+    TESSERA_REQUIRE(std::isfinite(t) && t >= 0 &&
+                        std::abs(steps * c.dt - t) <= 1e-9 * std::max(t, c.dt),
                     InputError,
                     "{}: the state is at t = {:.17g}, which is not a whole number of time steps "
                     "time.dt = {}",
@@ -82,8 +84,9 @@ void read_initial_rows(const io::H5File& f, const Initial& init, const InitialSo
     return;
   }
   const auto nx = static_cast<hsize_t>(dist_x.global().cols);
-  const io::nd::Box mine{{static_cast<hsize_t>(src.slab), static_cast<hsize_t>(dist_x.begin(rank)), 0},
-                         {1, static_cast<hsize_t>(dist_x.rows(rank)), nx}};
+  const io::nd::Box mine{
+      {static_cast<hsize_t>(src.slab), static_cast<hsize_t>(dist_x.begin(rank)), 0},
+      {1, static_cast<hsize_t>(dist_x.rows(rank)), nx}};
   io::nd::read(f, init.dataset, io::nd::Elem::f64, mine, rows);
 }
 

@@ -19,8 +19,8 @@
 namespace tessera::heat2d {
 
 struct InitialSource {
-  std::int64_t slab = -1;       // the slab read (>= 0), -1 for a 2-D dataset
-  std::int64_t start_step = 0;  // the step the run starts at
+  std::int64_t slab = -1;      // the slab read (>= 0), -1 for a 2-D dataset
+  std::int64_t start_step = 0; // the step the run starts at
 };
 
 // Checks the dataset (present, 2-D [ny, nx] or, with [k], 3-D [n, ny, nx] with k in range, of a

@@ -49,3 +49,8 @@ if [[ "$python" != none ]]; then
 else
   echo "the Python module was not built"
 fi
+
+# Every code block of docs/library.md, as a reader would use it (C++-only CMake project,
+# pkg-config with and without --static, no LD_LIBRARY_PATH, C, Fortran, Python).
+/usr/bin/python3 "$src/tests/examples/doc_snippets.py" "$src/docs/library.md" "$prefix" \
+  "$work/snippets" "$mpirun" "$python" "${pydir:-none}"

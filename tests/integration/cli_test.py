@@ -30,6 +30,11 @@ cli_bad_cases.py, what they share in cli_common.py. Scenarios:
   missing_values  _FillValue, missing_value, NaN and packed data of h5py and netCDF4 files
                   reduced as numpy.ma does; --keep-nan; count
   files_that_grow  transpose --mode append, several datasets per call, metadata kept
+  extend_run      a finished heat2d run extended (--restart, longer time.steps) keeps its
+                  snapshots; the deck it stores runs again to the same file
+  checkpoint_keep numbered checkpoints, the newest kept, each restarting bit for bit
+  initial_snapshot  initial.kind = FILE.h5:/fields/u[k]: a run from another's snapshot
+  check_files     `tessera check` opens the files a deck reads, every problem at once
   bad CASE        bad input: a clear message, non-zero exit, no hang, no output file left
 """
 import argparse
@@ -39,6 +44,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cli_grow  # noqa: E402
+import cli_heat2d  # noqa: E402
 import cli_jobs  # noqa: E402
 import cli_missing  # noqa: E402
 import cli_runs  # noqa: E402
@@ -58,7 +64,10 @@ SCENARIOS = {"end_to_end": cli_runs.end_to_end, "transpose_1000": cli_runs.trans
              "streamed_jobs": cli_jobs.streamed_jobs, "start_up": cli_jobs.start_up,
              "wisdom_cache": cli_jobs.wisdom_cache,
              "missing_values": cli_missing.missing_values,
-             "files_that_grow": cli_grow.files_that_grow}
+             "files_that_grow": cli_grow.files_that_grow, "extend_run": cli_heat2d.extend_run,
+             "checkpoint_keep": cli_heat2d.checkpoint_keep,
+             "initial_snapshot": cli_heat2d.initial_snapshot,
+             "check_files": cli_heat2d.check_files}
 
 
 def main():

@@ -112,9 +112,11 @@ def virtual_display(env):
 
 
 def paraview(r, rng):
-    """A heat2d output opened through its XDMF sidecar by ParaView (pvbatch, offscreen): the
-    time steps, the grid and the field's range at the first and the last snapshot are the
-    file's (h5py); the last snapshot renders to a PNG. Registered where pvbatch is found."""
+    """A heat2d output opened through its XDMF sidecar by ParaView (pvbatch, offscreen), with
+    every XDMF reader it offers (the default one for .xmf, the legacy XDMF Reader, the Xdmf3
+    readers): the time steps, the grid and the field's range at the first and the last snapshot
+    are the file's (h5py); the last snapshot renders to a PNG. Registered where pvbatch is
+    found."""
     import json
     pvbatch = shutil.which("pvbatch")
     expect(pvbatch, "pvbatch is not on PATH")
@@ -124,7 +126,7 @@ def paraview(r, rng):
     expect(not [n for n in os.listdir(r.dir) if n.endswith(".partial")],
            f"temporaries left behind: {os.listdir(r.dir)}")
     with open(xmf) as fh:
-        expect('Format="HDF">heat.h5:/fields/u<' in fh.read(),
+        expect('Format="HDF">heat.h5:/xdmf/u/0<' in fh.read(),
                "the sidecar does not name heat.h5 by a relative path")
     with h5py.File(r.path("heat.h5"), "r") as f:
         u, t = f["fields/u"][...], f["fields/time"][...]
@@ -148,17 +150,23 @@ def paraview(r, rng):
     lines = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
     expect(p.returncode == 0 and lines, f"pvbatch failed (exit status {p.returncode})")
     res = json.loads(lines[-1][len("RESULT "):])
-    expect(np.allclose(res["times"], t, rtol=0, atol=1e-15), f"times {res['times']} != {t}")
-    for label, k in (("first", 0), ("last", -1)):
-        got = res[label]
-        expect(got["type"] == "vtkRectilinearGrid", f"{label}: a {got['type']}, not rectilinear")
-        expect(got["points"] == x.size * y.size, f"{label}: {got['points']} points")
-        expect(np.allclose(got["bounds"][:4], [x[0], x[-1], y[0], y[-1]], rtol=0, atol=1e-12),
-               f"{label}: bounds {got['bounds']}")
-        want = [u[k].min(), u[k].max()]
-        expect(got["range"] is not None and np.allclose(got["range"], want, rtol=1e-12,
-                                                        atol=0),
-               f"{label} snapshot: ParaView's range of u is {got['range']}, h5py's {want}")
+    print(f"ParaView's default reader for the sidecar: {res['default_reader']}")
+    for reader in ("default", "XDMFReader", "Xdmf3ReaderS", "Xdmf3ReaderT"):
+        got_reader = res[reader]
+        expect(np.allclose(got_reader["times"], t, rtol=0, atol=1e-15),
+               f"{reader}: times {got_reader['times']} != {t}")
+        for label, k in (("first", 0), ("last", -1)):
+            got = got_reader[label]
+            expect(got["type"] == "vtkRectilinearGrid",
+                   f"{reader}, {label}: a {got['type']}, not rectilinear")
+            expect(got["points"] == x.size * y.size, f"{reader}, {label}: {got['points']} points")
+            expect(np.allclose(got["bounds"][:4], [x[0], x[-1], y[0], y[-1]], rtol=0, atol=1e-12),
+                   f"{reader}, {label}: bounds {got['bounds']}")
+            want = [u[k].min(), u[k].max()]
+            expect(got["range"] is not None and np.allclose(got["range"], want, rtol=1e-12,
+                                                            atol=0),
+                   f"{reader}, {label} snapshot: ParaView's range of u is {got['range']}, "
+                   f"h5py's {want}")
     expect(not np.allclose(u[0].max(), u[-1].max()), "the snapshots do not differ")
     with open(png, "rb") as fh:
         head = fh.read(24)

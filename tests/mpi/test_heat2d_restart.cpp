@@ -94,8 +94,36 @@ TEST(Heat2dRestart, WithTheDistributedLineSolveEndsBitIdentical) {
   check_restart(Boundary::Periodic, "gaussian", 12, SIGUSR1, LineSolve::Distributed);
 }
 
+// A finished run leaves a checkpoint of its last step; restarted from it with more steps, it
+// writes the output of one longer run, the first run's snapshots carried over.
+TEST(Heat2dRestart, ExtendingAFinishedRunGivesTheLongerRun) {
+  heat2d_test::TempDir dir;
+  RunSettings whole = base_settings(dir.file("whole.h5"), Boundary::Periodic, "gaussian");
+  run(whole, MPI_COMM_WORLD);
+
+  RunSettings first = base_settings(dir.file("ext.h5"), Boundary::Periodic, "gaussian");
+  first.steps = 12; // a snapshot and a diagnostics step of the longer run (every 4 and 3)
+  const RunResult r1 = run(first, MPI_COMM_WORLD);
+  EXPECT_FALSE(r1.interrupted);
+  EXPECT_EQ(r1.checkpoint, dir.file("ext.ckpt.h5"));
+  RunSettings second = base_settings(dir.file("ext.h5"), Boundary::Periodic, "gaussian");
+  second.restart_file = r1.checkpoint;
+  const RunResult r2 = run(second, MPI_COMM_WORLD);
+  EXPECT_EQ(r2.start_step, first.steps);
+  EXPECT_EQ(r2.run_id, r1.run_id);
+
+  const OutputContents x = read_output(dir.file("whole.h5"), false);
+  const OutputContents y = read_output(dir.file("ext.h5"), false);
+  EXPECT_EQ(x.step, y.step) << "the first run's snapshots were not carried over";
+  EXPECT_EQ(x.u, y.u);
+  EXPECT_EQ(x.diag, y.diag);
+  EXPECT_EQ(y.finished, 1);
+}
+
 // A run killed without warning restarts from its last periodic checkpoint; its output then
-// starts at the checkpoint, and the fields still end bit for bit as the uninterrupted run's.
+// starts at the checkpoint, and the fields still end bit for bit as the uninterrupted run's. The
+// periodic checkpoints are numbered (checkpoint_keep): the one at step 15 stays beside the one
+// of the last step, 17, which p.ckpt.h5 names.
 TEST(Heat2dRestart, FromAPeriodicCheckpoint) {
   heat2d_test::TempDir dir;
   RunSettings whole = base_settings("", Boundary::Dirichlet, "gaussian");
@@ -104,13 +132,20 @@ TEST(Heat2dRestart, FromAPeriodicCheckpoint) {
 
   RunSettings first = base_settings(dir.file("p.h5"), Boundary::Dirichlet, "gaussian");
   first.checkpoint_every = 5;
-  first.steps = 17; // "killed" after step 17: the last checkpoint is at 15
+  first.checkpoint_keep = 2;
+  first.steps = 17; // "killed" after step 17: the last periodic checkpoint is at 15
   run(first, MPI_COMM_WORLD);
-  const io::H5File ck = io::H5File::open_read(dir.file("p.ckpt.h5"), MPI_COMM_WORLD);
-  EXPECT_EQ(io::read_int_attribute(ck, "/", "step").value_or(-1), 15);
+  {
+    const io::H5File ck = io::H5File::open_read(dir.file("p.ckpt.000015.h5"), MPI_COMM_WORLD);
+    EXPECT_EQ(io::read_int_attribute(ck, "/", "step").value_or(-1), 15);
+    const io::H5File last = io::H5File::open_read(dir.file("p.ckpt.h5"), MPI_COMM_WORLD);
+    EXPECT_EQ(io::read_int_attribute(last, "/", "step").value_or(-1), 17);
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.file("p.ckpt.000010.h5"))) << "keep = 2: removed";
+  EXPECT_TRUE(std::filesystem::exists(dir.file("p.ckpt.000017.h5")));
 
   RunSettings second = base_settings(dir.file("q.h5"), Boundary::Dirichlet, "gaussian");
-  second.restart_file = dir.file("p.ckpt.h5");
+  second.restart_file = dir.file("p.ckpt.000015.h5");
   second.keep_final_field = true;
   const RunResult c = run(second, MPI_COMM_WORLD);
   EXPECT_EQ(c.start_step, 15);
@@ -121,7 +156,7 @@ TEST(Heat2dRestart, FromAPeriodicCheckpoint) {
 
 // What `tessera run` does: the handlers stay until the process ends, so a signal that comes after
 // the last step (Slurm's time-limit warning racing the end of the run) leaves a finished run
-// finished, with no checkpoint, instead of killing the process.
+// finished, with only the checkpoint of its last step, instead of killing the process.
 TEST(Heat2dRestart, ASignalAfterTheLastStepLeavesTheRunFinished) {
   struct sigaction old_term {
   }, old_usr1{};
@@ -142,7 +177,9 @@ TEST(Heat2dRestart, ASignalAfterTheLastStepLeavesTheRunFinished) {
   const OutputContents c = read_output(s.output_file, false);
   EXPECT_EQ(c.finished, 1);
   EXPECT_EQ(c.steps_done, s.steps);
-  EXPECT_FALSE(std::filesystem::exists(dir.file("late.ckpt.h5")));
+  EXPECT_EQ(r.checkpoint, dir.file("late.ckpt.h5"));
+  const io::H5File ck = io::H5File::open_read(dir.file("late.ckpt.h5"), MPI_COMM_WORLD);
+  EXPECT_EQ(io::read_int_attribute(ck, "/", "step").value_or(-1), s.steps);
 }
 
 // A stop signal that came during the set-up (before run() reaches its first step) stops the run

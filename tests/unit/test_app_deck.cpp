@@ -353,7 +353,7 @@ TEST(Deck, Heat2dRangesAndRules) {
   refused("output.checkpoint_every=-1", "output.checkpoint_every", "must be at least 0");
   refused("output.snapshot_queue=0", "output.snapshot_queue", "must be at least 1, got 0");
   refused("initial.width=-1", "initial.width", "must be at least 0");
-  refused("initial.kind=sinus", "initial.kind", "must be sine, gaussian or an HDF5 dataset");
+  refused("initial.kind=sinus", "initial.kind", "must be sine, gaussian, an HDF5 dataset");
   refused("grid.lx=1e-300", "grid.lx",
           "1e-300 over grid.nx = 256 unknowns gives the grid spacing dx = 3.89e-303, whose "
           "square underflows to 0");

@@ -33,6 +33,14 @@ def _handle(comm):
     return comm.py2f()
 
 
+def _ops(ops):
+    """The reductions asked for: a list of names, or one string "sum,max" as on the command
+    line (a string is not iterated letter by letter)."""
+    if isinstance(ops, str):
+        return [o.strip() for o in ops.split(",") if o.strip()]
+    return list(ops)
+
+
 class TransposePlan(_tessera.TransposePlan):
     """Distributed transpose: execute(rows of A) returns this rank's rows of A.T (a new array),
     or writes them into out= and returns out.
@@ -53,7 +61,8 @@ class TransposePlan(_tessera.TransposePlan):
 
 class ReducePlan(_tessera.ReducePlan):
     """Distributed reductions: execute(rows) returns {op: value} (axis "all") or {op: array}
-    (axis "rows" or "cols"), the same on every rank and the same bits as the C++ plans.
+    (axis "rows" or "cols"), the same on every rank and the same bits as the C++ plans. `ops` is
+    a list of names (["sum", "max"]) or one comma-separated string ("sum,max").
 
     On a plan whose backend is "cuda" the block may be a device array (__cuda_array_interface__)
     instead, under TransposePlan's rules (every rank passes the same kind of array); the values
@@ -62,7 +71,7 @@ class ReducePlan(_tessera.ReducePlan):
     def __init__(self, dist, dtype, comm, ops=("sum",), axis="all", backend="auto",
                  skip_nan=False):
         """skip_nan: NaN elements are missing (numpy's nansum, nanmax, …); host arrays only."""
-        super().__init__(dist, dtype, _handle(comm), list(ops), axis, backend, skip_nan)
+        super().__init__(dist, dtype, _handle(comm), _ops(ops), axis, backend, skip_nan)
         self._comm = comm  # the device plan, built later, is built over it
 
 
@@ -93,7 +102,7 @@ def reduce_out_of_core(file, dataset, comm, ops=("sum",), axis="all", memory_lim
     """Streamed reductions of a dataset (needs MPI_THREAD_MULTIPLE); as ReducePlan.execute.
     Elements named by the dataset's _FillValue or missing_value are skipped, packed data
     (scale_factor, add_offset) is decoded, and NaN is skipped unless keep_nan."""
-    return _tessera.reduce_out_of_core(file, dataset, _handle(comm), list(ops), axis,
+    return _tessera.reduce_out_of_core(file, dataset, _handle(comm), _ops(ops), axis,
                                        memory_limit, backend, keep_nan)
 
 

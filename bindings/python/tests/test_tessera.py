@@ -55,6 +55,18 @@ def test_reduce_same_bits_as_cpp_order():
     assert rows["sum"].shape == (m,)
 
 
+def test_ops_as_one_string():
+    # "sum,max" as on the command line: the same as ["sum", "max"], never letter by letter.
+    m, n = 40, 5
+    a = numpy.cos(numpy.arange(m * n, dtype=numpy.float64)).reshape(m, n)
+    dist = tessera.BlockDistribution((m, n), comm.size)
+    b, e = dist.begin(comm.rank), dist.end(comm.rank)
+    r = tessera.ReducePlan(dist, numpy.float64, comm, ops="sum, max").execute(a[b:e])
+    assert set(r) == {"sum", "max"} and r["max"] == a.max()
+    one = tessera.ReducePlan(dist, numpy.float64, comm, ops="norm2").execute(a[b:e])
+    assert set(one) == {"norm2"}
+
+
 def test_bad_arrays_raise():
     m, n = 10, 6
     a = matrix(m, n)

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/throw.hpp"
+#include "io/h5_slab_views.hpp"
 
 namespace tessera::io {
 
@@ -66,17 +67,14 @@ std::string xdmf_rectilinear_series(const XdmfRectilinearSeries& s) {
         "Format=\"HDF\">{y}</DataItem>\n"
         "        </Geometry>\n"
         "        <Attribute Name=\"{name}\" AttributeType=\"Scalar\" Center=\"Node\">\n"
-        "          <DataItem ItemType=\"HyperSlab\" Dimensions=\"{ny} {nx}\" Type=\"HyperSlab\">\n"
-        "            <DataItem Dimensions=\"3 3\" Format=\"XML\">{k} 0 0 1 1 1 1 {ny} {nx}"
-        "</DataItem>\n"
-        "            <DataItem Dimensions=\"{n} {ny} {nx}\" NumberType=\"Float\" Precision=\"8\" "
+        "          <DataItem Dimensions=\"{ny} {nx}\" NumberType=\"Float\" Precision=\"8\" "
         "Format=\"HDF\">{u}</DataItem>\n"
-        "          </DataItem>\n"
         "        </Attribute>\n"
         "      </Grid>\n",
         fmt::arg("k", k), fmt::arg("t", s.times[k]), fmt::arg("nx", s.nx), fmt::arg("ny", s.ny),
-        fmt::arg("n", n), fmt::arg("x", ref(s.x)), fmt::arg("y", ref(s.y)),
-        fmt::arg("u", ref(s.field)), fmt::arg("name", xml_escaped(s.field_name)));
+        fmt::arg("x", ref(s.x)), fmt::arg("y", ref(s.y)),
+        fmt::arg("u", ref(slab_view_path(s.field_views, static_cast<std::int64_t>(k)))),
+        fmt::arg("name", xml_escaped(s.field_name)));
   }
   doc += "    </Grid>\n"
          "  </Domain>\n"

@@ -111,16 +111,24 @@ void write_checkpoint(const std::string& path, MPI_Comm comm, const Config& c, c
   f.commit(io::H5File::Durability::Synced);
 }
 
-CheckpointState read_checkpoint(const std::string& path, MPI_Comm comm, const Config& c,
-                                const Initial& init, const BlockDistribution& dist_x) {
-  const io::H5File f = io::H5File::open_read(path, comm);
+std::int64_t inspect_checkpoint(const io::H5File& f, const Config& c, const Initial& init) {
   const auto kind = io::read_string_attribute(f, "/", "kind");
   if (!kind || *kind != kCheckpointKind)
     TESSERA_THROW(InputError, "'{}' is not a heat2d checkpoint (its root attribute kind is {})",
-                  path, kind ? "'" + *kind + "'" : std::string("missing"));
+                  f.path(), kind ? "'" + *kind + "'" : std::string("missing"));
   check_problem_attributes(f, c, init);
+  const io::DatasetInfo u = io::inspect_dataset(f, "/fields/u");
+  TESSERA_REQUIRE(u.shape.rows == c.ny && u.shape.cols == c.nx, InputError,
+                  "'{}': /fields/u is {} x {}, not [grid.ny, grid.nx] = [{}, {}]", f.path(),
+                  u.shape.rows, u.shape.cols, c.ny, c.nx);
+  return get_int(f, "step");
+}
+
+CheckpointState read_checkpoint(const std::string& path, MPI_Comm comm, const Config& c,
+                                const Initial& init, const BlockDistribution& dist_x) {
+  const io::H5File f = io::H5File::open_read(path, comm);
   CheckpointState s;
-  s.step = get_int(f, "step");
+  s.step = inspect_checkpoint(f, c, init);
   s.time = get_double(f, "time");
   s.run_id = get_string(f, "run_id");
   s.diagnostics = read_diagnostics(f);

@@ -46,6 +46,10 @@ struct CheckpointState {
 void write_checkpoint(const std::string& path, MPI_Comm comm, const Config& c, const Initial& init,
                       const io::Provenance& provenance, const BlockDistribution& dist_x,
                       const CheckpointState& state, bool with_error);
+// Collective over f's communicator: checks that f is a checkpoint of this problem (kind, problem
+// attributes, the field's shape) without reading the field; returns its step. InputError naming
+// the file and what differs.
+std::int64_t inspect_checkpoint(const io::H5File& f, const Config& c, const Initial& init);
 // Collective over comm: reads and checks a checkpoint against the problem of this run.
 CheckpointState read_checkpoint(const std::string& path, MPI_Comm comm, const Config& c,
                                 const Initial& init, const BlockDistribution& dist_x);

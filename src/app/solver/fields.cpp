@@ -2,6 +2,7 @@
 #include "solver/fields.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <numbers>
 
@@ -35,18 +36,41 @@ std::vector<double> sine_profile(std::int64_t first, std::int64_t count, double 
 
 Initial parse_initial(std::string_view spec) {
   if (spec == "sine")
-    return {InitialKind::Sine, "", "", 0.0};
+    return {InitialKind::Sine, "", "", false, 0, 0.0};
   if (spec == "gaussian")
-    return {InitialKind::Gaussian, "", "", 0.0};
-  // FILE.h5:/path — split at the last ':' followed by '/'.
-  for (std::size_t p = spec.size(); p-- > 0;) {
-    if (spec[p] == ':' && p + 1 < spec.size() && spec[p + 1] == '/' && p > 0)
-      return {InitialKind::File, std::string(spec.substr(0, p)), std::string(spec.substr(p + 1)),
-              0.0};
+    return {InitialKind::Gaussian, "", "", false, 0, 0.0};
+  // FILE.h5:/path[k] — split at the last ':' followed by '/'; an optional [k] ends it.
+  Initial init{InitialKind::File, "", "", false, 0, 0.0};
+  std::string_view rest = spec;
+  if (!rest.empty() && rest.back() == ']') {
+    const std::size_t open = rest.rfind('[');
+    // "[k]": the digits between the last '[' and the final ']'.
+    const std::string_view digits = open == std::string_view::npos
+                                        ? std::string_view()
+                                        : rest.substr(open + 1, rest.size() - open - 2);
+    std::int64_t k = 0;
+    const auto parsed = digits.empty()
+                            ? std::from_chars_result{digits.data(), std::errc::invalid_argument}
+                            : std::from_chars(digits.data(), digits.data() + digits.size(), k);
+    if (parsed.ec != std::errc() || parsed.ptr != digits.data() + digits.size())
+      TESSERA_THROW(InputError,
+                    "initial.kind: '{}' must end in a whole number in brackets, such as [-1] for "
+                    "the last snapshot",
+                    spec);
+    init.indexed = true;
+    init.index = k;
+    rest = rest.substr(0, open);
+  }
+  for (std::size_t p = rest.size(); p-- > 0;) {
+    if (rest[p] == ':' && p + 1 < rest.size() && rest[p + 1] == '/' && p > 0) {
+      init.file = std::string(rest.substr(0, p));
+      init.dataset = std::string(rest.substr(p + 1));
+      return init;
+    }
   }
   TESSERA_THROW(InputError,
-                "initial.kind must be 'sine', 'gaussian' or an HDF5 dataset FILE.h5:/path, got "
-                "'{}'",
+                "initial.kind must be 'sine', 'gaussian' or an HDF5 dataset FILE.h5:/path (or "
+                "FILE.h5:/path[k], a snapshot), got '{}'",
                 spec);
 }
 
@@ -59,7 +83,8 @@ std::string initial_name(const Initial& init) {
   case InitialKind::File:
     break;
   }
-  return init.file + ":" + init.dataset;
+  return init.file + ":" + init.dataset +
+         (init.indexed ? "[" + std::to_string(init.index) + "]" : std::string());
 }
 
 void fill_initial(const Config& c, const Initial& init, const BlockDistribution& dist_y, int rank,

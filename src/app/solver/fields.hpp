@@ -7,7 +7,10 @@
 //             exp(-4 alpha pi^2 (1/lx^2 + 1/ly^2) t).
 //   gaussian  u0 = g + exp(-((x - lx/2)^2 + (y - ly/2)^2) / (2 w^2)), w the width (periodic:
 //             g = 0); no exact solution.
-//   FILE.h5:/path  a 2-D f32/f64 dataset of shape [ny, nx] (read by the caller in layout X).
+//   FILE.h5:/path  a 2-D f32/f64 dataset of shape [ny, nx] (read by the caller in layout X);
+//   FILE.h5:/path[k]  slab k of a 3-D dataset [n, ny, nx] (k < 0 counts from the end: [-1] is
+//             the last), such as a snapshot of a heat2d output; the run then starts at that
+//             snapshot's time (solver/initial_file.hpp).
 #pragma once
 
 #include <cstdint>
@@ -24,12 +27,15 @@ enum class InitialKind { Sine, Gaussian, File };
 
 struct Initial {
   InitialKind kind = InitialKind::Sine;
-  std::string file;    // File: the HDF5 file
-  std::string dataset; // File: the dataset path in it
-  double width = 0.0;  // Gaussian: w (0: one tenth of the shorter side)
+  std::string file;     // File: the HDF5 file
+  std::string dataset;  // File: the dataset path in it
+  bool indexed = false; // File: a slab [index] of a 3-D dataset
+  std::int64_t index = 0;
+  double width = 0.0; // Gaussian: w (0: one tenth of the shorter side)
 };
 
-// "sine", "gaussian" or "FILE.h5:/path"; throws InputError naming initial.kind otherwise.
+// "sine", "gaussian", "FILE.h5:/path" or "FILE.h5:/path[k]"; throws InputError naming initial.kind
+// otherwise.
 Initial parse_initial(std::string_view spec);
 std::string initial_name(const Initial& init);
 

@@ -11,6 +11,7 @@
 #include "io/h5_array.hpp"
 #include "io/h5_attribute.hpp"
 #include "io/h5_dimension_scales.hpp"
+#include "io/h5_slab_views.hpp"
 #include "io/xdmf_sidecar.hpp"
 #include "mpi/agreement.hpp"
 #include "solver/checkpoint.hpp"
@@ -22,6 +23,8 @@ namespace {
 constexpr const char* kOutputKind = "heat2d output";
 // NAME.xmf: the XDMF description ParaView and VisIt open (io/xdmf_sidecar.hpp).
 constexpr const char* kXdmfSuffix = ".xmf";
+// The snapshots as 2-D datasets /xdmf/u/0, /xdmf/u/1, … (views of /fields/u, no copies).
+constexpr const char* kXdmfViews = "/xdmf/u";
 // Chunks of /fields/u: whole rows of one snapshot, about 4 MiB.
 constexpr hsize_t kChunkBytes = hsize_t{4} << 20;
 
@@ -156,10 +159,11 @@ std::int64_t Output::carry_over(const std::string& previous, std::int64_t last_s
       if (!kind || *kind != kOutputKind || !id || *id != settings_.run_id)
         TESSERA_THROW(InputError, "'{}' is not the output of the run that wrote the checkpoint",
                       previous);
-      // Only the output of a run that stopped at the checkpoint holds every snapshot before it.
+      // An output that reached the checkpoint's step holds every snapshot up to it (a restart is
+      // bit for bit, so those after it are computed again, the same).
       const auto done = io::read_int_attribute(old, "/", "steps_done");
-      if (!done || *done != last_step)
-        TESSERA_THROW(InputError, "'{}' ends at step {}, the checkpoint is at step {}", previous,
+      if (!done || *done < last_step)
+        TESSERA_THROW(InputError, "'{}' ends at step {}, before the checkpoint's step {}", previous,
                       done ? *done : -1, last_step);
       const auto steps = io::nd::read_i64_vector(old, "/fields/step");
       const auto times = io::nd::read_f64_vector(old, "/fields/time");
@@ -208,11 +212,13 @@ void Output::finish(const DiagnosticsSeries& diagnostics, bool finished, std::in
     write_diagnostics(*file_, diagnostics, with_error_);
     io::write_attribute(*file_, "/", "steps_done", static_cast<long long>(steps_done));
     io::write_attribute(*file_, "/", "finished", static_cast<long long>(finished ? 1 : 0));
+    // XDMF readers want each snapshot as a 2-D dataset of its own (io/h5_slab_views.hpp).
+    io::create_slab_views(*file_, "/fields/u", kXdmfViews, snapshots());
     file_->add_sidecar(kXdmfSuffix, [this](const std::string& data_file) {
       return io::xdmf_rectilinear_series({.data_file = data_file,
                                           .x = "/grid/x",
                                           .y = "/grid/y",
-                                          .field = "/fields/u",
+                                          .field_views = kXdmfViews,
                                           .field_name = "u",
                                           .nx = config_.nx,
                                           .ny = config_.ny,

@@ -15,6 +15,8 @@
 //   the dimensions of /fields/u (io/h5_dimension_scales.hpp); netCDF-4 and xarray find them
 //   through the names in /fields
 //   /diagnostics/{step,time,total,min,max}[, l2_error, linf_error]
+//   /xdmf/u/<k> [ny, nx]             snapshot k as a 2-D virtual dataset (a view of /fields/u,
+//                                    no copy), which the XDMF sidecar names
 // and next to it NAME.xmf, the XDMF description of the grid and the snapshots (ParaView,
 // VisIt), committed with the file.
 #pragma once

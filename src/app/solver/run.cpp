@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <deque>
 #include <future>
 #include <optional>
 #include <random>
@@ -16,8 +17,11 @@
 #include "io/same_file.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/collectives.hpp"
+#include "mpi/communicator.hpp"
 #include "mpi/timing_table.hpp"
 #include "solver/checkpoint.hpp"
+#include "solver/checkpoint_files.hpp"
+#include "solver/initial_file.hpp"
 #include "solver/output.hpp"
 #include "solver/solver.hpp"
 #include "solver/stop_signal.hpp"
@@ -50,6 +54,8 @@ void check_schedule(const RunSettings& s) {
                   "output.snapshot_every must not be negative, got {}", s.snapshot_every);
   TESSERA_REQUIRE(s.diagnostics_every >= 0, InputError,
                   "output.diagnostics_every must not be negative, got {}", s.diagnostics_every);
+  TESSERA_REQUIRE(s.checkpoint_keep >= 0, InputError,
+                  "output.checkpoint_keep must not be negative, got {}", s.checkpoint_keep);
   TESSERA_REQUIRE(s.checkpoint_every >= 0, InputError,
                   "output.checkpoint_every must not be negative, got {}", s.checkpoint_every);
   const std::string checkpoint =
@@ -85,11 +91,16 @@ public:
     state->field_x.resize(static_cast<std::size_t>(dist_x_.local_size(solver.rank())));
     solver.get_field_x(state->field_x.data());
     const bool with_error = settings_.initial.kind == InitialKind::Sine;
-    pending_ = io_.submit([this, state, with_error] {
-      write_checkpoint(path_, io_.comm(), settings_.config, settings_.initial, settings_.provenance,
+    // keep 0: one file, replaced; else a numbered file per checkpoint, path_ naming the newest.
+    const std::string file =
+        settings_.checkpoint_keep > 0 ? numbered_checkpoint_path(path_, state->step) : path_;
+    pending_ = io_.submit([this, state, with_error, file] {
+      write_checkpoint(file, io_.comm(), settings_.config, settings_.initial, settings_.provenance,
                        dist_x_, *state, with_error);
+      if (file != path_)
+        rotate(file);
     });
-    written_ = path_;
+    written_ = file;
     written_step_ = state->step;
     if (wait)
       this->wait();
@@ -106,6 +117,20 @@ public:
   std::int64_t written_step() const noexcept { return written_step_; }
 
 private:
+  // I/O thread: path_ names the new numbered checkpoint; the oldest beyond the kept number go.
+  void rotate(const std::string& file) {
+    mpi::collectively(io_.comm(), [&] {
+      if (mpi::comm_rank(io_.comm()) == 0)
+        link_checkpoint(file, path_);
+    });
+    numbered_.push_back(file);
+    while (static_cast<std::int64_t>(numbered_.size()) > settings_.checkpoint_keep) {
+      if (mpi::comm_rank(io_.comm()) == 0 && numbered_.front() != settings_.restart_file)
+        remove_checkpoint(numbered_.front());
+      numbered_.pop_front();
+    }
+  }
+
   io::IoThread& io_;
   const RunSettings& settings_;
   MPI_Comm comm_;
@@ -114,17 +139,28 @@ private:
   std::int64_t written_step_ = -1;
   PhaseTimers& timers_;
   std::future<void> pending_;
+  std::deque<std::string> numbered_; // I/O thread only
 };
 
-// Collective: the initial state from a dataset [ny, nx] (read on the I/O thread).
-void read_initial(io::IoThread& io, Solver& solver, const Initial& init) {
+// Collective: the initial state from a dataset [ny, nx] or a slab of a 3-D one (read on the I/O
+// thread); the run starts at the slab's time.
+void read_initial(io::IoThread& io, Solver& solver, const RunSettings& s) {
   std::vector<double> x(static_cast<std::size_t>(solver.layout_x().local_size(solver.rank())));
   auto read = io.submit([&] {
-    const io::H5File f = io::H5File::open_read(init.file, io.comm());
-    io::read_rows(f, init.dataset, solver.layout_x(), solver.rank(), DType::f64, x.data());
+    const io::H5File f = io::H5File::open_read(s.initial.file, io.comm());
+    const InitialSource src = inspect_initial(f, s.initial, s.config);
+    read_initial_rows(f, s.initial, src, solver.layout_x(), solver.rank(), x.data());
+    return src.start_step;
   });
-  mpi::collectively(solver.comm(), [&] { read.get(); });
+  std::int64_t start = 0;
+  mpi::collectively(solver.comm(), [&] {
+    start = read.get();
+    TESSERA_REQUIRE(start <= s.steps, InputError,
+                    "initial.kind: '{}' is the state at step {}, past time.steps = {}",
+                    initial_name(s.initial), start, s.steps);
+  });
   solver.set_field_x(x.data());
+  solver.set_steps_done(start);
 }
 
 Diagnostics series_last(const DiagnosticsSeries& s) {
@@ -221,7 +257,7 @@ RunResult run(const RunSettings& s, MPI_Comm comm) {
     result.run_id = new_run_id();
     mpi::broadcast(comm, result.run_id); // rank 0's: the same everywhere
     if (s.initial.kind == InitialKind::File)
-      read_initial(io, solver, s.initial);
+      read_initial(io, solver, s);
     else
       fill_initial(s.config, s.initial, solver.layout_y(), solver.rank(),
                    solver.mutable_field_y().data());
@@ -267,6 +303,8 @@ RunResult run(const RunSettings& s, MPI_Comm comm) {
   int signal = solver.steps_done() < s.steps ? stop.any(StopSignals::pending()) : 0;
   if (signal != 0)
     checkpointer.write(solver, result.run_id, series, true);
+  // A run that writes no output and names no checkpoint leaves no files.
+  const bool final_checkpoint = !s.output_file.empty() || !s.checkpoint_file.empty();
   const double t0 = wall_seconds();
   while (signal == 0 && solver.steps_done() < s.steps) {
     const double ts = wall_seconds();
@@ -285,7 +323,9 @@ RunResult run(const RunSettings& s, MPI_Comm comm) {
     if (output && (last || due(n, s.snapshot_every)))
       output->snapshot(solver);
     signal = stop.any(StopSignals::pending());
-    if (signal != 0 || (!last && due(n, s.checkpoint_every))) {
+    // The last step is checkpointed too, so that a finished run can be extended (a longer
+    // time.steps) from where it ended, keeping its snapshots.
+    if (signal != 0 || due(n, s.checkpoint_every) || (last && final_checkpoint)) {
       if (checked != n)
         check(diagnostics.compute(solver));
       checkpointer.write(solver, result.run_id, series, signal != 0);

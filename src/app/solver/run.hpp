@@ -6,15 +6,16 @@
 // Schedule, for step numbers n = 1 … steps (step 0 is the initial state):
 //   diagnostics  at 0, every diagnostics_every steps, and at the last step
 //   snapshots    at 0, every snapshot_every steps, and at the last step
-//   checkpoints  every checkpoint_every steps (not at the last), and when a signal arrives; a
+//   checkpoints  every checkpoint_every steps, at the last step (when the run writes an output or
+//                names a checkpoint file), and when a signal arrives; a
 //                signal that came before the first step (during the set-up) stops the run
 //                there, with a checkpoint of the state it starts from
 // (an `every` of 0 means only the fixed points). The field must stay finite: it is checked
 // (through the diagnostics' sum, min and max) at the start, at every diagnostics step and before
 // every checkpoint; a NaN or an infinity stops the run with a NumericalError naming the step,
 // and the last checkpoint, which holds a checked state, is kept. A run restarted from a checkpoint
-// at step m carries the snapshots up to m over from the output of the interrupted run when that run
-// ended cleanly at m; otherwise its output starts with the state at m.
+// at step m carries the snapshots up to m over from the output of the same run (the same run_id)
+// when that output reached step m; otherwise its output starts with the state at m.
 #pragma once
 
 #include <mpi.h>
@@ -36,6 +37,9 @@ struct RunSettings {
   Initial initial;
   std::int64_t steps = 0; // the run ends at this step number
   std::int64_t snapshot_every = 0, diagnostics_every = 0, checkpoint_every = 0;
+  // 0: one checkpoint file, replaced each time; N: numbered checkpoints, the N newest kept
+  // (solver/checkpoint_files.hpp).
+  std::int64_t checkpoint_keep = 0;
   std::string output_file;     // "": no output file
   std::string checkpoint_file; // "": checkpoint_path(output_file)
   std::string restart_file;    // "": start from the initial condition

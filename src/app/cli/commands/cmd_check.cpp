@@ -1,6 +1,6 @@
 // tessera check DECK.toml [--set key=value]...: validates a deck as `tessera run` would on as many
-// ranks (the same load_deck()) and prints its effective settings (every key, defaults included)
-// as TOML on stdout.
+// ranks (the same load_deck()), opens the files it reads (read-only) and prints its effective
+// settings (every key, defaults included) as TOML on stdout.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <optional>
@@ -26,8 +26,9 @@ Command add_check(CLI::App& app, const Context& ctx) {
     std::optional<Deck> deck;
     const bool embedded = args->deck.empty() || args->deck == "-";
     mpi::collectively(ctx.comm, [&] {
-      deck.emplace(load_deck(embedded ? std::nullopt : std::optional<std::string>(args->deck),
-                             args->sets, ctx.nranks));
+      deck.emplace(
+          load_deck_with_files(embedded ? std::nullopt : std::optional<std::string>(args->deck),
+                               args->sets, ctx.comm, ctx.nranks));
     });
     if (ctx.rank == 0) {
       std::fputs(deck->effective_toml().c_str(), stdout);

@@ -5,15 +5,22 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 
 #include "cli/jobs/jobs.hpp"
 #include "cli/jobs/run_info.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
+#include "io/h5_attribute.hpp"
+#include "io/h5_file.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/backend_select.hpp"
 #include "mpi/collectives.hpp"
+#include "mpi/communicator.hpp"
 #include "ops/host_matrix.hpp"
+#include "solver/checkpoint.hpp"
+#include "solver/checkpoint_files.hpp"
+#include "solver/initial_file.hpp"
 #include "solver/run.hpp"
 #include "solver/stop_signal.hpp"
 
@@ -25,7 +32,8 @@ std::string initial_problem(const DeckValue& v) {
   try {
     heat2d::parse_initial(std::get<std::string>(v));
   } catch (const InputError&) {
-    return fmt::format("must be sine, gaussian or an HDF5 dataset FILE.h5:/path, got '{}'",
+    return fmt::format("must be sine, gaussian, an HDF5 dataset FILE.h5:/path or a state of "
+                       "one, FILE.h5:/path[k] ([-1]: the last), got '{}'",
                        std::get<std::string>(v));
   }
   return {};
@@ -47,7 +55,9 @@ void heat2d_schema(DeckSchema& s) {
       .greater_than(0);
   s.add("time.steps", std::int64_t{100}, "the run ends at this step", 0);
   s.add("initial.kind", std::string("sine"),
-        "sine (exact solution known), gaussian, or an HDF5 dataset FILE.h5:/path [ny, nx]")
+        "sine (exact solution known), gaussian, an HDF5 dataset FILE.h5:/path [ny, nx], or "
+        "FILE.h5:/path[k], state k of a 3-D dataset (run.h5:/fields/u[-1]: a run's last "
+        "snapshot), starting at its time")
       .checked_by(initial_problem);
   s.add("initial.width", 0.0, "gaussian: standard deviation (0: a tenth of the shorter side)", 0.0);
   s.add("boundary.kind", std::string("dirichlet"), "dirichlet or periodic",
@@ -62,6 +72,10 @@ void heat2d_schema(DeckSchema& s) {
         "write a checkpoint every this many steps (0: only on SIGTERM / SIGUSR1)", 0);
   s.add("output.checkpoint_file", std::string(""),
         "checkpoint path (\"\": the output name with .ckpt.h5)");
+  s.add("output.checkpoint_keep", std::int64_t{0},
+        "0: one checkpoint file, replaced by each checkpoint; N: every checkpoint also gets a "
+        "numbered name (NAME.ckpt.<step>.h5) and the N newest are kept",
+        0);
   s.add("output.snapshot_queue", std::int64_t{2},
         "snapshots waiting for the I/O thread before stepping waits", 1);
   s.add("restart.file", std::string(""), "continue from this checkpoint (\"\": start afresh)");
@@ -119,12 +133,51 @@ heat2d::RunSettings settings_from(const Deck& deck, int nranks) {
   s.snapshot_every = deck.get<std::int64_t>("output.snapshot_every");
   s.diagnostics_every = deck.get<std::int64_t>("output.diagnostics_every");
   s.checkpoint_every = deck.get<std::int64_t>("output.checkpoint_every");
+  s.checkpoint_keep = deck.get<std::int64_t>("output.checkpoint_keep");
   s.queue_capacity = static_cast<std::size_t>(
       std::max<std::int64_t>(1, deck.get<std::int64_t>("output.snapshot_queue")));
   s.output_file = deck.get<std::string>("output.file");
   s.checkpoint_file = deck.get<std::string>("output.checkpoint_file");
   s.restart_file = deck.get<std::string>("restart.file");
   return s;
+}
+
+// Collective. A run restarted from the checkpoint file it will itself replace (extending a
+// finished run: --restart heat2d.ckpt.h5) would store a deck naming a file that no longer holds
+// the state it started from. That state first gets a numbered name of its own
+// (solver/checkpoint_files.hpp), which this run uses and its stored deck names. Returns the deck
+// text to store.
+std::string stable_restart(const Deck& deck, heat2d::RunSettings& s, MPI_Comm comm) {
+  const std::string checkpoint =
+      s.checkpoint_file.empty() ? heat2d::checkpoint_path(s.output_file) : s.checkpoint_file;
+  if (s.restart_file.empty() || !same_file(s.restart_file, checkpoint))
+    return deck.effective_toml();
+  std::string numbered;
+  mpi::collectively(comm, [&] {
+    const io::H5File f = io::H5File::open_read(s.restart_file, comm);
+    const auto step = io::read_int_attribute(f, "/", "step");
+    TESSERA_REQUIRE(step.has_value(), InputError,
+                    "'{}' has no attribute 'step': not a heat2d checkpoint", s.restart_file);
+    numbered = heat2d::numbered_checkpoint_path(checkpoint, *step);
+  });
+  mpi::collectively(comm, [&] {
+    if (mpi::comm_rank(comm) == 0)
+      heat2d::link_checkpoint(s.restart_file, numbered);
+  });
+  log::info("restart.file '{}' is the checkpoint this run replaces: it starts from '{}', the same "
+            "file under a name of its own",
+            s.restart_file, numbered);
+  s.restart_file = numbered;
+  Deck stored = Deck::from_string(deck.effective_toml(), deck.source());
+  std::string quoted;
+  for (const char c : numbered)
+    quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+  stored.apply_override("restart.file=\"" + quoted + "\"");
+  DeckSchema schema;
+  common_schema(schema, "heat2d");
+  heat2d_schema(schema);
+  stored.validate(schema);
+  return stored.effective_toml();
 }
 
 // Rank 0 prints the timing table and a summary on stdout (scripts/quickstart.sh shows it):
@@ -166,7 +219,7 @@ void print_summary(const heat2d::RunSettings& s, const heat2d::RunResult& r, con
     out += fmt::format("  waiting on snapshot I/O            {:.3g} s\n", r.snapshot_wait_seconds);
   out += fmt::format("  output                             {}\n",
                      s.output_file.empty() ? std::string("(none)") : s.output_file);
-  if (r.interrupted)
+  if (!r.checkpoint.empty())
     out += fmt::format("  checkpoint                         {}\n", r.checkpoint);
   std::fputs(out.c_str(), stdout);
   std::fflush(stdout);
@@ -180,6 +233,43 @@ void check_heat2d_job(const Deck& deck, int nranks) {
     check_output_names(deck);
 }
 
+void check_heat2d_files(const Deck& deck, MPI_Comm comm) {
+  // A grid the deck got wrong would make every file look of the wrong shape.
+  for (const char* key : {"grid.nx", "grid.ny", "initial.kind", "time.steps"})
+    if (deck.has_problem(key))
+      return;
+  const heat2d::RunSettings s = settings_from(deck, mpi::comm_size(comm));
+  // Every rank opens the same files and fails the same way (the errors are collective): each
+  // records the same problems.
+  const auto record = [&](const char* key, const std::function<void()>& fn) {
+    try {
+      fn();
+    } catch (const Error& e) {
+      // The problem names the key already: "initial.kind: …" in the message would repeat it.
+      std::string m = e.what();
+      if (const std::string prefix = std::string(key) + ": "; m.rfind(prefix, 0) == 0)
+        m.erase(0, prefix.size());
+      deck.problem(key, m);
+    }
+  };
+  if (s.initial.kind == heat2d::InitialKind::File && s.restart_file.empty())
+    record("initial.kind", [&] {
+      const io::H5File f = io::H5File::open_read(s.initial.file, comm);
+      const heat2d::InitialSource src = heat2d::inspect_initial(f, s.initial, s.config);
+      TESSERA_REQUIRE(src.start_step <= s.steps, InputError,
+                      "'{}' is the state at step {}, past time.steps = {}",
+                      heat2d::initial_name(s.initial), src.start_step, s.steps);
+    });
+  if (!s.restart_file.empty() && !deck.has_problem("restart.file"))
+    record("restart.file", [&] {
+      const io::H5File f = io::H5File::open_read(s.restart_file, comm);
+      const std::int64_t step = heat2d::inspect_checkpoint(f, s.config, s.initial);
+      TESSERA_REQUIRE(step <= s.steps, InputError,
+                      "checkpoint '{}' is at step {}, past time.steps = {}", s.restart_file, step,
+                      s.steps);
+    });
+}
+
 int run_heat2d_job(const Deck& deck, const Context& ctx) {
   heat2d::RunSettings s;
   mpi::collectively(ctx.comm, [&] {
@@ -189,7 +279,7 @@ int run_heat2d_job(const Deck& deck, const Context& ctx) {
   // Collective: auto is CUDA when every rank has a GPU (the state then stays on the GPUs).
   s.config.backend =
       mpi::resolve_backend(parse_backend(deck.get<std::string>("job.backend")), ctx.comm);
-  s.provenance = make_provenance(ctx, deck.effective_toml(), s.config.backend);
+  s.provenance = make_provenance(ctx, stable_restart(deck, s, ctx.comm), s.config.backend);
   const heat2d::Config& c = s.config;
   log::info("heat2d: {} x {} unknowns, {} boundaries, initial {}, dt {}, {} steps, {} ranks x {} "
             "threads ({})",

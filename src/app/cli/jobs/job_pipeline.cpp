@@ -11,6 +11,7 @@
 #include "mpi/agreement.hpp"
 #include "mpi/backend_select.hpp"
 #include "ops/host_matrix.hpp"
+#include "ops/matrix_input.hpp"
 #include "ops/out_of_core.hpp"
 #include "ops/out_of_core_choice.hpp"
 
@@ -242,6 +243,26 @@ int run_out_of_core(const Deck& deck, const PipelineSettings& s, const io::Datas
 
 void check_pipeline_job(const Deck& deck, int /*nranks*/) {
   read_settings(deck);
+}
+
+void check_pipeline_files(const Deck& deck, MPI_Comm comm) {
+  if (deck.has_problem("matrix.input"))
+    return;
+  const PipelineSettings s = read_settings(deck);
+  if (!s.input)
+    return;
+  // The same opening as the run's (missing file or dataset, not 2-D, an element type tessera
+  // cannot read); the error is collective, so every rank records the same problem.
+  try {
+    MatrixInput in = MatrixInput::open(*s.input, comm);
+    if (s.reduce && !dtype_is_real(in.info.dtype))
+      deck.problem("matrix.input", fmt::format("reductions take f32 or f64 data, and {} is {}; set "
+                                               "reduce.enabled = false",
+                                               s.input->str(), dtype_name(in.info.dtype)));
+    in.close();
+  } catch (const Error& e) {
+    deck.problem("matrix.input", e.what());
+  }
 }
 
 int run_pipeline_job(const Deck& deck, const Context& ctx) {

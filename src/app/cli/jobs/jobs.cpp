@@ -10,9 +10,9 @@ namespace tessera::app {
 const std::vector<JobKind>& job_kinds() {
   static const std::vector<JobKind> kinds = {
       {"pipeline", "generate or read a matrix, transpose it, reduce it, write the results",
-       pipeline_schema, check_pipeline_job, run_pipeline_job, false},
+       pipeline_schema, check_pipeline_job, run_pipeline_job, check_pipeline_files, false},
       {"heat2d", "2-D heat equation (ADI), with checkpoints", heat2d_schema, check_heat2d_job,
-       run_heat2d_job, true},
+       run_heat2d_job, check_heat2d_files, true},
   };
   return kinds;
 }
@@ -114,8 +114,10 @@ const JobKind& deck_job_kind(const Deck& deck) {
                 deck.source(), mixed, kind_choice());
 }
 
-Deck load_deck(const std::optional<std::string>& path, const std::vector<std::string>& overrides,
-               int nranks) {
+namespace {
+
+Deck load_checked(const std::optional<std::string>& path, const std::vector<std::string>& overrides,
+                  int nranks, MPI_Comm files_comm) {
   Deck deck = path ? Deck::from_file(*path) : Deck::from_default();
   for (const auto& o : overrides)
     deck.apply_override(o);
@@ -125,8 +127,22 @@ Deck load_deck(const std::optional<std::string>& path, const std::vector<std::st
   kind.schema(schema);
   deck.check(schema);
   kind.check(deck, nranks);
+  if (files_comm != MPI_COMM_NULL && kind.check_files)
+    kind.check_files(deck, files_comm);
   deck.throw_problems();
   return deck;
+}
+
+} // namespace
+
+Deck load_deck(const std::optional<std::string>& path, const std::vector<std::string>& overrides,
+               int nranks) {
+  return load_checked(path, overrides, nranks, MPI_COMM_NULL);
+}
+
+Deck load_deck_with_files(const std::optional<std::string>& path,
+                          const std::vector<std::string>& overrides, MPI_Comm comm, int nranks) {
+  return load_checked(path, overrides, nranks, comm);
 }
 
 } // namespace tessera::app

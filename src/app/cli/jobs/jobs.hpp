@@ -3,14 +3,17 @@
 // A job kind is a name, a one-line summary, a function that declares its deck keys (its
 // schema, with ranges and choices; the common keys job.kind and job.backend are added for every
 // kind), a function that checks what the schema cannot (rules between keys, the rank count) and
-// a function that runs it. Kinds are listed explicitly in jobs.cpp:
+// a function that runs it, and optionally one that opens the files a deck reads (for `tessera
+// check`; nullptr when the kind reads none). Kinds are listed explicitly in jobs.cpp:
 //
-//   // jobs.hpp: declare the three functions
+//   // jobs.hpp: declare the functions
 //   void heat2d_schema(DeckSchema& s);
 //   void check_heat2d_job(const Deck& deck, int nranks);
 //   int run_heat2d_job(const Deck& deck, const Context& ctx);
+//   void check_heat2d_files(const Deck& deck, MPI_Comm comm);
 //   // jobs.cpp, in job_kinds(): one line
-//   {"heat2d", "2-D heat equation (ADI)", heat2d_schema, check_heat2d_job, run_heat2d_job, true},
+//   {"heat2d", "2-D heat equation (ADI)", heat2d_schema, check_heat2d_job, run_heat2d_job,
+//    check_heat2d_files, true},
 //
 // The check records each problem with deck.problem("table.key", "…") (the message then names
 // the file and line); `tessera check` and `tessera run` both call it through load_deck(), so
@@ -18,6 +21,8 @@
 // it reads must be declared in its schema), stores deck.effective_toml() in its output files
 // (io::Provenance::deck), and returns the process exit code. It runs on every rank; rank 0 logs.
 #pragma once
+
+#include <mpi.h>
 
 #include <optional>
 #include <string>
@@ -32,6 +37,10 @@ namespace tessera::app {
 using JobSchemaFn = void (*)(DeckSchema&);
 using JobCheckFn = void (*)(const Deck&, int nranks);
 using JobRunFn = int (*)(const Deck&, const Context&);
+// Collective over comm: opens every file the deck reads (read-only) and records what `run` would
+// find wrong with them as deck problems (Deck::problem), all of them, instead of stopping at the
+// first.
+using JobFilesFn = void (*)(const Deck&, MPI_Comm comm);
 
 struct JobKind {
   const char* name;
@@ -39,6 +48,7 @@ struct JobKind {
   JobSchemaFn schema;
   JobCheckFn check;
   JobRunFn run;
+  JobFilesFn check_files;
   // Stops cleanly on SIGTERM / SIGUSR1 (a checkpoint); other kinds end at the signal.
   bool stops_on_signal;
 };
@@ -63,6 +73,10 @@ const JobKind& deck_job_kind(const Deck& deck);
 // (wrap in mpi::collectively where ranks must agree).
 Deck load_deck(const std::optional<std::string>& path, const std::vector<std::string>& overrides,
                int nranks = 1);
+// load_deck(), and the files the deck reads opened and checked (JobFilesFn) before the problems
+// are reported, all together. Collective over comm (`tessera check`).
+Deck load_deck_with_files(const std::optional<std::string>& path,
+                          const std::vector<std::string>& overrides, MPI_Comm comm, int nranks);
 
 // --- job kinds -------------------------------------------------------------------------------
 
@@ -71,10 +85,12 @@ Deck load_deck(const std::optional<std::string>& path, const std::vector<std::st
 void pipeline_schema(DeckSchema& s);
 void check_pipeline_job(const Deck& deck, int nranks);
 int run_pipeline_job(const Deck& deck, const Context& ctx);
+void check_pipeline_files(const Deck& deck, MPI_Comm comm);
 
 // heat2d: the ADI heat equation solver (job_heat2d.cpp; keys in inputs/heat2d.toml).
 void heat2d_schema(DeckSchema& s);
 void check_heat2d_job(const Deck& deck, int nranks);
 int run_heat2d_job(const Deck& deck, const Context& ctx);
+void check_heat2d_files(const Deck& deck, MPI_Comm comm);
 
 } // namespace tessera::app

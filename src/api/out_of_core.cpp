@@ -2,6 +2,7 @@
 // no delays or faults taken from the environment.
 #include <tessera/out_of_core.hpp>
 
+#include "api/closing.hpp"
 #include "ops/out_of_core.hpp"
 
 namespace tessera {
@@ -25,14 +26,18 @@ io::DatasetRef ref(const std::string& file, const std::string& dataset) {
 void transpose_out_of_core(const std::string& in_file, const std::string& in_dataset,
                            const std::string& out_file, const std::string& out_dataset,
                            MPI_Comm comm, const OutOfCoreOptions& options) {
-  io::transpose_out_of_core(ref(in_file, in_dataset), ref(out_file, out_dataset), internal(options),
-                            comm);
+  api::closing_after_error([&] {
+    io::transpose_out_of_core(ref(in_file, in_dataset), ref(out_file, out_dataset),
+                              internal(options), comm);
+  });
 }
 
 ReduceResult reduce_out_of_core(const std::string& file, const std::string& dataset,
                                 const std::vector<Op>& ops, Axis axis, MPI_Comm comm,
                                 const OutOfCoreOptions& options) {
-  return io::reduce_out_of_core(ref(file, dataset), ops, axis, internal(options), comm);
+  return api::closing_after_error([&] {
+    return io::reduce_out_of_core(ref(file, dataset), ops, axis, internal(options), comm);
+  });
 }
 
 } // namespace tessera

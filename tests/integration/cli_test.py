@@ -27,6 +27,7 @@ cli_bad_cases.py, what they share in cli_common.py. Scenarios:
   streamed_jobs   file jobs stream by default, bit-identical to --in-memory and numpy
   start_up        --version, --help and usage errors answered before MPI starts
   wisdom_cache    the per-user wisdom cache: written by measured runs, damaged or unwritable
+  memory_room     a dataset larger than a rank's memory streams; generate refuses one
   bad CASE        bad input: a clear message, non-zero exit, no hang, no output file left
 """
 import argparse
@@ -51,7 +52,7 @@ SCENARIOS = {"end_to_end": cli_runs.end_to_end, "transpose_1000": cli_runs.trans
              "transpose_metadata": cli_views.transpose_metadata,
              "quiet_timing": cli_views.quiet_timing, "oversubscribed": cli_views.oversubscribed,
              "streamed_jobs": cli_jobs.streamed_jobs, "start_up": cli_jobs.start_up,
-             "wisdom_cache": cli_jobs.wisdom_cache}
+             "wisdom_cache": cli_jobs.wisdom_cache, "memory_room": cli_jobs.memory_room}
 
 
 def main():

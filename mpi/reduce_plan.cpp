@@ -290,6 +290,11 @@ ReducePlan& ReducePlan::operator=(ReducePlan&&) noexcept = default;
 
 ReduceResult ReducePlan::execute(const void* block) {
   auto& I = *impl_;
+  // Agreed before any collective step: a rank whose block is missing would never enter it.
+  mpi::collectively(I.comm.get(), [&] {
+    TESSERA_REQUIRE(block != nullptr || I.local_rows() * I.cols() == 0, InputError,
+                    "reduce plan: execute() got a null block");
+  });
   const double start = wall_seconds();
   std::vector<std::pair<Op, std::vector<double>>> raw;
   // Along Rows and All every kernel op needs this rank's row values: one read for all of them.

@@ -215,7 +215,21 @@ void* TransposePlan::input_buffer() {
 }
 
 void TransposePlan::execute(const void* in, void* out) {
+  execute_as(impl_->dtype, in, out);
+}
+
+void TransposePlan::execute_as(DType t, const void* in, void* out) {
   auto& I = *impl_;
+  // Agreed before any collective step: a rank whose arguments are wrong would never enter it.
+  mpi::collectively(I.comm.get(), [&] {
+    TESSERA_REQUIRE(t == I.dtype, InputError,
+                    "transpose plan was built for {} data but execute() got {}",
+                    dtype_name(I.dtype), dtype_name(t));
+    TESSERA_REQUIRE((in != nullptr || I.layout.my_rows() * I.layout.N() == 0) &&
+                        (out != nullptr || I.layout.my_cols() * I.layout.M() == 0),
+                    InputError, "transpose plan: execute() got a null {} block",
+                    in == nullptr ? "input" : "output");
+  });
   if (I.inputs) {
     // Direct only when every rank's input is in the shared window.
     int all = in == I.inputs.local() ? 1 : 0;
@@ -255,12 +269,6 @@ double TransposePlan::bytes_moved() const noexcept {
   const auto& L = impl_->layout;
   return static_cast<double>(L.my_rows() * L.N() + L.my_cols() * L.M()) *
          static_cast<double>(dtype_size(impl_->dtype));
-}
-
-void TransposePlan::check_type(DType t) const {
-  TESSERA_REQUIRE(t == impl_->dtype, InputError,
-                  "transpose plan was built for {} data but execute() got {}",
-                  dtype_name(impl_->dtype), dtype_name(t));
 }
 
 } // namespace tessera

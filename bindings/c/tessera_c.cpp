@@ -1,5 +1,7 @@
 // The C API (tessera/tessera.h): each function catches every exception, keeps its message for
-// tessera_last_error() and returns the code of its kind.
+// tessera_last_error() and returns the code of its kind. Arguments that can be wrong on one rank
+// only are checked by every rank together (tessera::check_on_every_rank, and the plans' own
+// execute()), so such an error is returned on every rank instead of leaving the others waiting.
 #include <tessera/tessera.h>
 
 #include <tessera/tessera.hpp>
@@ -20,6 +22,7 @@ struct tessera_transpose_plan_s {
 struct tessera_reduce_plan_s {
   tessera::ReducePlan plan;
   std::int64_t count;
+  MPI_Comm comm; // the application's, for the agreement on execute()'s arguments
 };
 
 namespace {
@@ -188,7 +191,7 @@ int tessera_reduce_plan_create(tessera_reduce_plan* plan, int64_t rows, int64_t 
     *plan = new tessera_reduce_plan_s{
         tessera::ReducePlan(dist_of(rows, cols, comm), dtype_of(dtype), comm, backend_of(backend),
                             ops_of(reinterpret_cast<const int*>(ops), nops), a),
-        count};
+        count, comm};
   });
 }
 
@@ -209,8 +212,9 @@ int64_t tessera_reduce_plan_count(tessera_reduce_plan plan) {
 
 int tessera_reduce_plan_execute(tessera_reduce_plan plan, const void* block, double* values) {
   return guarded([&] {
-    require(plan != nullptr, "plan must not be null");
-    require(values != nullptr, "values must not be null");
+    require(plan != nullptr, "plan must not be null"); // without a plan, no communicator
+    tessera::check_on_every_rank(plan->comm,
+                                 [&] { require(values != nullptr, "values must not be null"); });
     const tessera::ReduceResult r = plan->plan.execute(block);
     double* at = values;
     for (const auto& v : r.values)

@@ -1,9 +1,8 @@
 // The Python module tessera._tessera (pybind11; numpy arrays, and device arrays through the
 // __cuda_array_interface__ on the CUDA backend); tessera/__init__.py wraps it so that
-// communicators are mpi4py objects. Arrays are checked before any collective call, so a wrong
-// dtype, shape or a non-contiguous array raises on the rank that passed it, never crashes.
-// (Every rank should pass the same kind of arrays: a rank that raises leaves the others waiting
-// in the collective, as any MPI program would.)
+// communicators are mpi4py objects. Arrays are checked before any collective call, and the ranks
+// agree on the checks (check_on_every_rank): a wrong dtype, shape or a non-contiguous array on
+// one rank raises on every rank, naming that rank, never crashes nor hangs.
 #include <pybind11/functional.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -43,24 +42,28 @@ public:
       return execute_device(in, out);
     const auto& d = plan_.input_distribution();
     const auto& o = plan_.output_distribution();
-    const py::array a = host_array(in, "the input block");
-    check_block(a, dtype_, d.rows(rank_), d.global().cols, "the input block");
-    if (is_device_array(out))
-      input_error("out is a device array but the input block is a numpy array: pass both in "
-                  "host memory (numpy) or both in device memory");
-    py::array result;
-    if (out.is_none()) {
-      result = new_block(dtype_, o.rows(rank_), o.global().cols);
-    } else {
-      result = host_array(out, "out");
-      check_block(result, dtype_, o.rows(rank_), o.global().cols, "out");
-      if (!result.writeable())
-        input_error("out is read-only, expected a writable array");
-      if (overlap(reinterpret_cast<std::uintptr_t>(a.data()), static_cast<std::size_t>(a.nbytes()),
-                  reinterpret_cast<std::uintptr_t>(result.data()),
-                  static_cast<std::size_t>(result.nbytes())))
-        input_error("out overlaps the input block, expected separate memory");
-    }
+    py::array a, result;
+    // Agreed: a rank whose arrays are wrong raises, and so do the others, naming it.
+    check_on_every_rank(comm_, [&] {
+      a = host_array(in, "the input block");
+      check_block(a, dtype_, d.rows(rank_), d.global().cols, "the input block");
+      if (is_device_array(out))
+        input_error("out is a device array but the input block is a numpy array: pass both in "
+                    "host memory (numpy) or both in device memory");
+      if (out.is_none()) {
+        result = new_block(dtype_, o.rows(rank_), o.global().cols);
+      } else {
+        result = host_array(out, "out");
+        check_block(result, dtype_, o.rows(rank_), o.global().cols, "out");
+        if (!result.writeable())
+          input_error("out is read-only, expected a writable array");
+        if (overlap(reinterpret_cast<std::uintptr_t>(a.data()),
+                    static_cast<std::size_t>(a.nbytes()),
+                    reinterpret_cast<std::uintptr_t>(result.data()),
+                    static_cast<std::size_t>(result.nbytes())))
+          input_error("out overlaps the input block, expected separate memory");
+      }
+    });
     const void* src = a.data();
     void* dst = result.mutable_data();
     {
@@ -80,30 +83,32 @@ public:
 
 private:
   py::object execute_device(const py::object& in, const py::object& out) {
-    require_cuda(plan_.backend(), "the input block");
     const auto& d = plan_.input_distribution();
     const auto& o = plan_.output_distribution();
-    const DeviceArray src =
-        device_array(in, dtype_, d.rows(rank_), d.global().cols, "the input block");
+    DeviceArray src, dst;
     py::object result = out;
-    if (out.is_none()) {
-      const py::object cupy =
-          import_cupy("the input block is a device array and CuPy, which would allocate the "
-                      "output, is not installed: pass out= (a writable device array of shape " +
-                      shape_str(o.rows(rank_), o.global().cols) + " and dtype " +
-                      text(numpy_dtype(dtype_)) + ")");
-      result =
-          cupy.attr("empty")(py::make_tuple(o.rows(rank_), o.global().cols), numpy_dtype(dtype_));
-    } else if (!is_device_array(out)) {
-      input_error("the input block is a device array but out is a " + type_name(out) +
-                  ": pass out= as a device array (__cuda_array_interface__) too");
-    }
-    const DeviceArray dst = device_array(result, dtype_, o.rows(rank_), o.global().cols, "out");
-    if (dst.readonly)
-      input_error("out is read-only (its __cuda_array_interface__ data says readonly), expected "
-                  "a writable array");
-    if (overlap(src.ptr, src.bytes, dst.ptr, dst.bytes))
-      input_error("out overlaps the input block, expected separate memory");
+    check_on_every_rank(comm_, [&] {
+      require_cuda(plan_.backend(), "the input block");
+      src = device_array(in, dtype_, d.rows(rank_), d.global().cols, "the input block");
+      if (out.is_none()) {
+        const py::object cupy = import_cupy(
+            "the input block is a device array and CuPy, which would allocate the output, is not "
+            "installed: pass out= (a writable device array of shape " +
+            shape_str(o.rows(rank_), o.global().cols) + " and dtype " + text(numpy_dtype(dtype_)) +
+            ")");
+        result =
+            cupy.attr("empty")(py::make_tuple(o.rows(rank_), o.global().cols), numpy_dtype(dtype_));
+      } else if (!is_device_array(out)) {
+        input_error("the input block is a device array but out is a " + type_name(out) +
+                    ": pass out= as a device array (__cuda_array_interface__) too");
+      }
+      dst = device_array(result, dtype_, o.rows(rank_), o.global().cols, "out");
+      if (dst.readonly)
+        input_error("out is read-only (its __cuda_array_interface__ data says readonly), "
+                    "expected a writable array");
+      if (overlap(src.ptr, src.bytes, dst.ptr, dst.bytes))
+        input_error("out overlaps the input block, expected separate memory");
+    });
     wait_for_stream(src, "the input block");
     wait_for_stream(dst, "out");
     {
@@ -157,16 +162,21 @@ public:
     const std::int64_t rows = dist_.rows(rank_), cols = dist_.global().cols;
     const void* src = nullptr;
     ReducePlan* plan = &plan_;
-    if (is_device_array(block)) {
-      require_cuda(plan_.backend(), "the block");
-      const DeviceArray a = device_array(block, dtype_, rows, cols, "the block");
-      wait_for_stream(a, "the block");
-      src = reinterpret_cast<const void*>(a.ptr);
-      plan = nullptr; // the device plan, built below without the GIL
-    } else {
-      const py::array a = host_array(block, "the block");
-      check_block(a, dtype_, rows, cols, "the block");
-      src = a.data(); // block keeps the array alive
+    DeviceArray dev;
+    check_on_every_rank(comm_, [&] {
+      if (is_device_array(block)) {
+        require_cuda(plan_.backend(), "the block");
+        dev = device_array(block, dtype_, rows, cols, "the block");
+        plan = nullptr; // the device plan, built below without the GIL
+      } else {
+        const py::array a = host_array(block, "the block");
+        check_block(a, dtype_, rows, cols, "the block");
+        src = a.data(); // block keeps the array alive
+      }
+    });
+    if (plan == nullptr) {
+      wait_for_stream(dev, "the block");
+      src = reinterpret_cast<const void*>(dev.ptr);
     }
     ReduceResult r;
     {
@@ -222,8 +232,11 @@ py::array h5_read_rows(const std::string& file, const std::string& dataset,
 void h5_write_rows(const std::string& file, const std::string& dataset,
                    const BlockDistribution& dist, const py::array& block, MPI_Fint comm) {
   const MPI_Comm c = comm_of(comm);
-  const DType t = dtype_of_object(block.dtype());
-  check_block(block, t, dist.rows(rank_of(c)), dist.global().cols, "the block");
+  DType t{};
+  check_on_every_rank(c, [&] {
+    t = dtype_of_object(block.dtype());
+    check_block(block, t, dist.rows(rank_of(c)), dist.global().cols, "the block");
+  });
   const void* src = block.data();
   py::gil_scoped_release release;
   h5::write_rows(file, dataset, dist, t, src, c);

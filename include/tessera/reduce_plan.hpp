@@ -46,7 +46,9 @@ public:
   ReducePlan(ReducePlan&&) noexcept;
   ReducePlan& operator=(ReducePlan&&) noexcept;
 
-  // Collective. `block` is this rank's dist.rows(rank) × cols, row-major.
+  // Collective. `block` is this rank's dist.rows(rank) × cols, row-major. The ranks agree on it
+  // before any collective step: a null block on a rank that has rows raises InputError on every
+  // rank (tessera/agreement.hpp).
   ReduceResult execute(const void* block);
 
   Backend backend() const noexcept; // resolved: never Auto

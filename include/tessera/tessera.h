@@ -103,6 +103,10 @@ TESSERA_API int tessera_reduce_plan_create(tessera_reduce_plan* plan, int64_t ro
                                            tessera_backend backend, const tessera_op* ops, int nops,
                                            tessera_axis axis);
 TESSERA_API int64_t tessera_reduce_plan_count(tessera_reduce_plan plan);
+/* The execute functions are collective: their arguments are checked on every rank together, so
+ * a null block (on a rank with rows) or null `values` on one rank returns TESSERA_ERROR_INPUT on
+ * every rank, the others' message naming that rank ("rank 1: ..."). A null plan has no
+ * communicator to agree over: it fails on its own rank only. */
 TESSERA_API int tessera_reduce_plan_execute(tessera_reduce_plan plan, const void* block,
                                             double* values);
 TESSERA_API int tessera_reduce_plan_destroy(tessera_reduce_plan plan);

@@ -13,6 +13,7 @@
 // docs/library.md is the guide.
 #pragma once
 
+#include <tessera/agreement.hpp>
 #include <tessera/backend.hpp>
 #include <tessera/block_distribution.hpp>
 #include <tessera/communicator.hpp>

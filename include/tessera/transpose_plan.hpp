@@ -62,7 +62,9 @@ public:
   TransposePlan(TransposePlan&&) noexcept;
   TransposePlan& operator=(TransposePlan&&) noexcept;
 
-  // Collective. `in` and `out` must not overlap.
+  // Collective. `in` and `out` must not overlap. The ranks agree on the arguments before any
+  // collective step: a null block on a rank that has rows raises InputError on every rank
+  // (tessera/agreement.hpp).
   void execute(const void* in, void* out);
   // Collective. A buffer for this rank's input block (input_distribution().rows(rank) × N
   // elements) in node-shared memory, allocated on the first call. When every rank passes its
@@ -71,10 +73,11 @@ public:
   // nullptr when the ranks are on several nodes or the backend cannot read host memory of
   // other ranks; execute() then takes any input as usual.
   void* input_buffer();
+  // The same, typed: an element type other than the plan's, on any rank, raises InputError on
+  // every rank.
   template <class T>
   void execute(const T* in, T* out) {
-    check_type(dtype_of<T>);
-    execute(static_cast<const void*>(in), static_cast<void*>(out));
+    execute_as(dtype_of<T>, static_cast<const void*>(in), static_cast<void*>(out));
   }
 
   const BlockDistribution& input_distribution() const noexcept;
@@ -89,7 +92,7 @@ public:
   double bytes_moved() const noexcept;
 
 private:
-  void check_type(DType t) const;
+  void execute_as(DType t, const void* in, void* out);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -44,8 +44,8 @@ class Launcher:
 
 
 class Runner(Launcher):
-    def run(self, args, expect_ok=True, env=None):
-        cmd = self.argv(args)
+    def run(self, args, expect_ok=True, env=None, prog=None):
+        cmd = self.argv(args, prog)
         print("$ " + " ".join(cmd) + (f"   (with {env})" if env else ""), flush=True)
         try:
             p = subprocess.run(cmd, cwd=self.dir, capture_output=True, text=True,

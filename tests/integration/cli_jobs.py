@@ -1,6 +1,7 @@
-"""Whole jobs as users run them (cli_test.py's scenarios `streamed_jobs`, `start_up` and
-`wisdom_cache`): file jobs stream by default and give the same bits as the in-memory path,
-answers that need no MPI come before it starts, and the per-user wisdom cache."""
+"""Whole jobs as users run them (cli_test.py's scenarios `streamed_jobs`, `start_up`,
+`wisdom_cache` and `memory_room`): file jobs stream by default and give the same bits as the
+in-memory path, answers that need no MPI come before it starts, the per-user wisdom cache, and
+datasets larger than the memory a rank may use."""
 import json
 import os
 
@@ -88,3 +89,24 @@ def wisdom_cache(r, rng):
     expect("wisdom" not in p.stderr, "an unwritable cache warned:\n" + p.stderr)
     with h5py.File(r.path("T.h5"), "r") as f:
         expect(np.array_equal(f["AT"][...], a.T), "transpose != numpy's")
+
+
+def memory_room(r, rng):
+    """A dataset larger than the memory a rank may use (here its RLIMIT_AS, 1 GiB), without
+    --memory-limit: `reduce --in-memory` streams it with a line saying so, and `generate`, which
+    makes its matrix in memory, fails before writing anything, naming what bounds it. Before,
+    the allocation was tried (and under a cgroup's limit the process was killed)."""
+    limit = 1 << 30
+    rows = rng.choice([8192, 8221])
+    with h5py.File(r.path("big.h5"), "w") as f:  # declared 1 GiB and more, nothing written
+        f.create_dataset("A", shape=(rows, 16384), dtype="f8", chunks=(256, 16384))
+    prog = ["prlimit", f"--as={limit}", r.tessera]
+    p = r.run(["--timing=off", "reduce", "big.h5:/A", "--op", "sum", "--in-memory"], prog=prog)
+    expect("streaming it out of core" in p.stderr and "RLIMIT_AS" in p.stderr,
+           "the in-memory reduce did not say it streams, naming RLIMIT_AS:\n" + p.stderr)
+    expect(p.stdout.split()[-1] in ("0", "0.0"), f"sum of an unwritten dataset: {p.stdout}")
+    p = r.run(["generate", "gen.h5:/A", "--rows", str(rows), "--cols", "16384"], prog=prog,
+              expect_ok=False)
+    expect(p.returncode == 1, f"generate beyond the memory: exit status {p.returncode}")
+    expect("this process may use" in p.stderr, "generate did not say what bounds it:\n" + p.stderr)
+    expect(not [f for f in os.listdir(r.dir) if f.startswith("gen.h5")], "generate left files")

@@ -287,7 +287,8 @@ def stop_early(r, rng):
     with h5py.File(r.path("early.h5"), "r") as f:
         expect(int(f.attrs["finished"]) == 1 and f["diagnostics/step"][-1] == 20,
                "the continued run did not finish at step 20")
-    rc, _ = run_signalled(["run", PIPELINE, "--set", "output.file=pipe.h5"])
-    expect(rc == -signal.SIGTERM, f"a pipeline job with SIGTERM pending exited with {rc}")
+    rc, text = run_signalled(["run", PIPELINE, "--set", "output.file=pipe.h5"])
+    expect(rc == 128 + signal.SIGTERM, f"a pipeline job with SIGTERM pending exited with {rc}")
+    expect("tessera: stopped by SIGTERM" in text, "the pipeline job did not say it was stopped")
     expect(not [n for n in os.listdir(r.dir) if n.startswith("pipe.h5")],
-           "the pipeline job killed by SIGTERM left its output")
+           "the pipeline job stopped by SIGTERM left its output")

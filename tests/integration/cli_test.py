@@ -35,6 +35,7 @@ cli_bad_cases.py, what they share in cli_common.py. Scenarios:
   checkpoint_keep numbered checkpoints, the newest kept, each restarting bit for bit
   initial_snapshot  initial.kind = FILE.h5:/fields/u[k]: a run from another's snapshot
   check_files     `tessera check` opens the files a deck reads, every problem at once
+  memory_room     a dataset larger than a rank's memory streams; generate refuses one
   bad CASE        bad input: a clear message, non-zero exit, no hang, no output file left
 """
 import argparse
@@ -67,7 +68,7 @@ SCENARIOS = {"end_to_end": cli_runs.end_to_end, "transpose_1000": cli_runs.trans
              "files_that_grow": cli_grow.files_that_grow, "extend_run": cli_heat2d.extend_run,
              "checkpoint_keep": cli_heat2d.checkpoint_keep,
              "initial_snapshot": cli_heat2d.initial_snapshot,
-             "check_files": cli_heat2d.check_files}
+             "check_files": cli_heat2d.check_files, "memory_room": cli_jobs.memory_room}
 
 
 def main():

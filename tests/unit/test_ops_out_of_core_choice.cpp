@@ -52,5 +52,32 @@ TEST(OutOfCoreChoice, AGeneratedMatrixThatWouldStreamIsAResourceError) {
   EXPECT_THROW(stream_out_of_core({0, true}, kMatrix, 3, false, "gen"), ResourceError);
 }
 
+// Without --memory-limit, what the process may use decides (before, nothing did: a dataset larger
+// than memory was allocated and the process killed).
+TEST(OutOfCoreChoice, WithoutALimitTheRoomDecides) {
+  const StagingChoice room{0, false, "--memory-limit", 351.0, "MemAvailable in /proc/meminfo"};
+  EXPECT_TRUE(stream_out_of_core(room, kWithTranspose, 3, true, "in.h5:/A"));
+  EXPECT_FALSE(stream_out_of_core(room, kMatrix, 3, true, "in.h5:/A"));
+  // An explicit limit above the room does not make the room any larger.
+  StagingChoice generous = room;
+  generous.memory_limit = std::size_t{1} << 30;
+  EXPECT_TRUE(stream_out_of_core(generous, kWithTranspose, 3, true, "in.h5:/A"));
+}
+
+TEST(OutOfCoreChoice, AGeneratedMatrixBeyondTheRoomNamesTheLimitOption) {
+  const StagingChoice room{0, false, "staging.memory_limit", 351.0, "RLIMIT_AS"};
+  try {
+    stream_out_of_core(room, kWithTranspose, 3, false, "gen");
+    FAIL() << "no error";
+  } catch (const ResourceError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("needs 352 B per rank, more than the 351 B this process may use "
+                        "(RLIMIT_AS)"),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("staging.memory_limit"), std::string::npos) << what;
+  }
+}
+
 } // namespace
 } // namespace tessera::app

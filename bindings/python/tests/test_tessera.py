@@ -88,6 +88,27 @@ def test_bad_arrays_raise():
         tessera.ReducePlan(dist, numpy.float64, comm, ops=["norm7"])
 
 
+def test_one_ranks_bad_array_raises_on_every_rank():
+    # Before, the rank with the wrong array raised and the others waited in the exchange forever.
+    m, n = 10, 6
+    a = matrix(m, n)
+    dist = tessera.BlockDistribution((m, n), comm.size)
+    b, e = dist.begin(comm.rank), dist.end(comm.rank)
+    bad = comm.size - 1
+    block = a[b:e].astype(numpy.int32) if comm.rank == bad else a[b:e]
+    expected = "int32" if comm.rank == bad else f"rank {bad}: .*int32"
+    plan = tessera.TransposePlan(dist, numpy.float64, comm)
+    with pytest.raises(tessera.InputError, match=expected):
+        plan.execute(block)
+    reduce = tessera.ReducePlan(dist, numpy.float64, comm, ops=["sum"])
+    with pytest.raises(tessera.InputError, match=expected):
+        reduce.execute(block)
+    # Nobody was left inside a collective: the plans still work.
+    numpy.testing.assert_array_equal(plan.execute(a[b:e]), a.T[dist.transposed().begin(
+        comm.rank):dist.transposed().end(comm.rank)])
+    assert reduce.execute(a[b:e])["sum"] == pytest.approx(a.sum())
+
+
 def test_hdf5_round_trip_and_out_of_core(shared_dir):
     m, n = 21, 9
     a = matrix(m, n)

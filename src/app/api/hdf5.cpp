@@ -3,6 +3,7 @@
 
 #include <optional>
 
+#include "api/closing.hpp"
 #include "core/throw.hpp"
 #include "io/h5_file.hpp"
 #include "io/h5_matrix.hpp"
@@ -11,14 +12,18 @@
 namespace tessera::h5 {
 
 DatasetInfo inspect(const std::string& file, const std::string& dataset, MPI_Comm comm) {
-  const io::H5File f = io::H5File::open_read(file, comm);
-  return io::inspect_dataset(f, dataset);
+  return api::closing_after_error([&] {
+    const io::H5File f = io::H5File::open_read(file, comm);
+    return io::inspect_dataset(f, dataset);
+  });
 }
 
 void read_rows(const std::string& file, const std::string& dataset, const BlockDistribution& dist,
                DType dtype, void* block, MPI_Comm comm) {
-  const io::H5File f = io::H5File::open_read(file, comm);
-  io::read_rows(f, dataset, dist, mpi::comm_rank(comm), dtype, block);
+  api::closing_after_error([&] {
+    const io::H5File f = io::H5File::open_read(file, comm);
+    io::read_rows(f, dataset, dist, mpi::comm_rank(comm), dtype, block);
+  });
 }
 
 struct Writer::Impl {
@@ -50,9 +55,11 @@ void Writer::commit() {
 
 void write_rows(const std::string& file, const std::string& dataset, const BlockDistribution& dist,
                 DType dtype, const void* block, MPI_Comm comm, const WriteOptions& options) {
-  Writer w(file, comm);
-  w.write_rows(dataset, dist, dtype, block, options);
-  w.commit();
+  api::closing_after_error([&] {
+    Writer w(file, comm);
+    w.write_rows(dataset, dist, dtype, block, options);
+    w.commit();
+  });
 }
 
 } // namespace tessera::h5

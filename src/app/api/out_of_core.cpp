@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "api/closing.hpp"
 #include "io/missing_values.hpp"
 #include "mpi/communicator.hpp"
 #include "ops/out_of_core.hpp"
@@ -32,28 +33,32 @@ void transpose_out_of_core(const std::string& in_file, const std::string& in_dat
                            MPI_Comm comm, const OutOfCoreOptions& options) {
   // The output keeps the input's metadata, as `tessera transpose` does.
   const io::DatasetRef in = ref(in_file, in_dataset), out = ref(out_file, out_dataset);
-  io::OutOfCoreOptions o = internal(options);
-  std::shared_ptr<const io::TransposeMetadata> meta;
-  {
-    const io::H5File f = io::H5File::open_read(in.file, comm);
-    meta = io::TransposeMetadata::read(f, in, io::inspect_dataset(f, in.path), {}, false,
-                                       mpi::comm_rank(comm));
-  }
-  o.write = meta->write;
-  o.before_commit = [meta, in, out](io::H5File& f) { meta->write_to(f, out, in); };
-  io::transpose_out_of_core(in, out, o, comm);
+  api::closing_after_error([&] {
+    io::OutOfCoreOptions o = internal(options);
+    std::shared_ptr<const io::TransposeMetadata> meta;
+    {
+      const io::H5File f = io::H5File::open_read(in.file, comm);
+      meta = io::TransposeMetadata::read(f, in, io::inspect_dataset(f, in.path), {}, false,
+                                         mpi::comm_rank(comm));
+    }
+    o.write = meta->write;
+    o.before_commit = [meta, in, out](io::H5File& f) { meta->write_to(f, out, in); };
+    io::transpose_out_of_core(in, out, o, comm);
+  });
 }
 
 ReduceResult reduce_out_of_core(const std::string& file, const std::string& dataset,
                                 const std::vector<Op>& ops, Axis axis, MPI_Comm comm,
                                 const OutOfCoreOptions& options) {
-  io::OutOfCoreOptions o = internal(options);
-  const io::DatasetRef in = ref(file, dataset);
-  {
-    const io::H5File f = io::H5File::open_read(in.file, comm);
-    o.missing = io::read_missing_values(f, in.path, !options.keep_nan);
-  }
-  return io::reduce_out_of_core(in, ops, axis, o, comm);
+  return api::closing_after_error([&] {
+    io::OutOfCoreOptions o = internal(options);
+    const io::DatasetRef in = ref(file, dataset);
+    {
+      const io::H5File f = io::H5File::open_read(in.file, comm);
+      o.missing = io::read_missing_values(f, in.path, !options.keep_nan);
+    }
+    return io::reduce_out_of_core(in, ops, axis, o, comm);
+  });
 }
 
 } // namespace tessera

@@ -31,9 +31,9 @@ struct Context {
 struct Command {
   CLI::App* sub = nullptr;
   std::function<int()> run;
-  // main() catches SIGTERM and SIGUSR1 from its first line (heat2d::StopSignals) and gives them
-  // their default action back before any command that does not handle them: those end at the
-  // signal. `run` decides itself, by job kind.
+  // main() catches SIGTERM and SIGUSR1 from its first line (heat2d::StopSignals); a command that
+  // does not handle them ends at them (and at SIGINT), removing the outputs it was writing
+  // (StopSignals::end_at_signal). `run` decides itself, by job kind.
   bool handles_stop_signals = false;
   // Whether the command executes its plans many times (heat2d steps, benchmarks): there a timed
   // trial of the kernels pays; elsewhere tuning defaults to estimate (cpu/transpose_tuner.hpp).

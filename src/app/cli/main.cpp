@@ -117,7 +117,7 @@ int run_command(Cli& cli, tessera::app::Context& ctx) {
   for (auto& c : cli.commands)
     if (c.sub && c.sub->parsed()) {
       if (!c.handles_stop_signals)
-        tessera::heat2d::StopSignals::release_to_default();
+        tessera::heat2d::StopSignals::end_at_signal(ctx.rank == 0);
       if (!c.repeats_plans && cli.tuning.empty())
         tessera::cpu::set_default_tuning(tessera::cpu::Tuning::Estimate);
       return c.run();
@@ -129,8 +129,8 @@ int run_command(Cli& cli, tessera::app::Context& ctx) {
 
 int main(int argc, char** argv) {
   // Before MPI starts (which takes a while): a stop signal that arrives during the set-up of a
-  // heat2d run is kept and ends the run cleanly; other commands give the signals back their
-  // default action (run_command) and end at them.
+  // heat2d run is kept and ends the run cleanly; other commands end at them, removing what they
+  // were writing (run_command: StopSignals::end_at_signal).
   tessera::heat2d::StopSignals::catch_until_exit();
   tessera::app::Context ctx;
   ctx.rank = tessera::mpi::launcher_rank();
@@ -164,8 +164,14 @@ int main(int argc, char** argv) {
     code = report_error(ctx, "error", e.what(), false);
   }
   // Every rank is here (an error only some ranks saw aborted the job above): HDF5 files left
-  // open by the error are closed now, while MPI still works.
-  tessera::io::close_abandoned_files();
+  // open by the error are closed now, while MPI still works. Where one cannot be closed, HDF5
+  // would crash inside MPI_Finalize and other ranks may wait inside their close: the process
+  // ends without it (one rank), or the job is aborted; the error has been reported already.
+  if (!tessera::io::close_abandoned_files()) {
+    if (ctx.nranks == 1)
+      std::_Exit(code == 0 ? 1 : code);
+    tessera::mpi::abort_reported(ctx.comm, code == 0 ? 1 : code);
+  }
   tessera::mpi::finalize();
   return code;
 }

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <filesystem>
@@ -46,18 +47,22 @@ void abandon_handle(hid_t id) noexcept {
 
 } // namespace
 
-void close_abandoned_files() noexcept {
+bool close_abandoned_files() noexcept {
   std::vector<hid_t> ids;
   {
     const std::lock_guard<std::mutex> lock(abandoned_mutex);
     ids.swap(abandoned);
   }
+  bool closed = true;
   for (const hid_t id : ids) {
     if (H5Iis_valid(id) <= 0)
       continue;
-    if (H5Fclose(id) < 0)
+    if (H5Fclose(id) < 0) {
       log::warn("closing an abandoned HDF5 file failed: {}", detail::take_hdf5_error());
+      closed = false;
+    }
   }
+  return closed;
 }
 
 namespace {
@@ -239,19 +244,15 @@ void H5File::release() noexcept {
   if (!s_)
     return;
   const bool unwinding = std::uncaught_exceptions() > s_->uncaught;
+  // The close below still flushes metadata: an uncommitted file's room (its contents are
+  // discarded) lets it succeed on a full disk.
+  if (s_->claim && s_->writable && !s_->committed)
+    s_->claim->discard_contents();
   if (s_->file) {
-    if (unwinding) {
+    if (unwinding)
       abandon_handle(s_->file.release()); // closed by close_abandoned_files() (see the header)
-    } else {
-      if (s_->writable && !s_->committed) {
-        try {
-          reserve_space(); // the close below flushes metadata collectively
-        } catch (const std::exception& e) {
-          log::warn("{}", e.what());
-        }
-      }
+    else
       s_->file.reset();
-    }
   }
   if (s_->writable && !s_->committed && !s_->removed && (unwinding || s_->rank == 0))
     remove_quietly(s_->disk_path);
@@ -335,8 +336,8 @@ void H5File::close() {
   if (!s_ || s_->closed)
     return;
   if (s_->file) {
-    if (s_->writable && !s_->committed)
-      reserve_space();
+    if (s_->claim && s_->writable && !s_->committed)
+      s_->claim->discard_contents(); // room for the metadata the close flushes (see release())
     mpi::collectively(s_->comm, [&] {
       if (H5Fclose(s_->file.release()) < 0)
         TESSERA_THROW(IoError, "closing '{}' failed: {}", s_->disk_path, detail::take_hdf5_error());

@@ -131,8 +131,11 @@ private:
 
 // Closes the MPI-IO handles that files destroyed during unwinding left open (see ~H5File), in
 // the order they were left. Collective: call it where every rank is known to be, after an error
-// that all of them agreed on — tessera's main does, before MPI_Finalize, inside which HDF5
-// would otherwise close them during its own shutdown and crash.
-void close_abandoned_files() noexcept;
+// that all of them agreed on — tessera's main and the library's entry points do, before MPI ends;
+// HDF5 would otherwise close them inside MPI_Finalize, during its own shutdown, and crash there.
+// False when a close failed even so (the metadata it flushes could not be written): HDF5 then
+// still holds the file and cannot shut down cleanly, and other ranks may be waiting inside their
+// close for this one, so the process must not go on to MPI_Finalize.
+[[nodiscard]] bool close_abandoned_files() noexcept;
 
 } // namespace tessera::io

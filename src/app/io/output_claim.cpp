@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "core/log.hpp"
+#include "core/signal_removals.hpp"
 #include "core/throw.hpp"
 
 namespace tessera::io::detail {
@@ -183,6 +184,9 @@ int create_temporary(const std::string& name, const std::string& target, std::st
   TESSERA_THROW(IoError, "cannot create a temporary for '{}': every name tried exists", name);
 }
 
+// What a new output must find room for before HDF5 creates it.
+constexpr std::uint64_t kFirstRoom = std::uint64_t{1} << 20;
+
 // Makes the file `bytes` long with its blocks allocated. False where the file system cannot
 // (EOPNOTSUPP: NFS before 4.2, older Lustre): nothing is reserved there. IoError naming the
 // output when the disk is full (ENOSPC) or the file may not grow (EFBIG).
@@ -221,16 +225,24 @@ OutputClaim OutputClaim::take(const std::string& name, bool mpiio, int nranks) {
   }
   c.lock_path_ = c.target_ + kLockEnd;
   c.lock_fd_ = take_lock(name, c.lock_path_);
-  if (c.lock_fd_ >= 0)
+  if (c.lock_fd_ >= 0) {
+    c.lock_slot_ = signal_removals::remember(c.lock_path_);
     remove_leftovers(c.target_);
+  }
   c.temp_fd_ = create_temporary(name, c.target_, c.temporary_);
+  c.temp_slot_ = signal_removals::remember(c.temporary_, true);
+  // Room for the file's first metadata, found now rather than inside HDF5 (which truncates the
+  // file when it creates it, so the probe is given back at once).
+  if (allocate(c.temp_fd_, kFirstRoom, c.temporary_, name))
+    (void)::ftruncate(c.temp_fd_, 0);
   return c;
 }
 
 OutputClaim::OutputClaim(OutputClaim&& o) noexcept
     : name_(std::move(o.name_)), target_(std::move(o.target_)), temporary_(std::move(o.temporary_)),
       lock_path_(std::move(o.lock_path_)), lock_fd_(std::exchange(o.lock_fd_, -1)),
-      temp_fd_(std::exchange(o.temp_fd_, -1)), reserved_(o.reserved_),
+      temp_fd_(std::exchange(o.temp_fd_, -1)), temp_slot_(std::exchange(o.temp_slot_, -1)),
+      lock_slot_(std::exchange(o.lock_slot_, -1)), reserved_(o.reserved_),
       committed_(std::exchange(o.committed_, true)), sidecars_(std::exchange(o.sidecars_, {})) {
   o.temporary_.clear();
 }
@@ -244,6 +256,8 @@ OutputClaim& OutputClaim::operator=(OutputClaim&& o) noexcept {
     lock_path_ = std::move(o.lock_path_);
     lock_fd_ = std::exchange(o.lock_fd_, -1);
     temp_fd_ = std::exchange(o.temp_fd_, -1);
+    temp_slot_ = std::exchange(o.temp_slot_, -1);
+    lock_slot_ = std::exchange(o.lock_slot_, -1);
     reserved_ = o.reserved_;
     committed_ = std::exchange(o.committed_, true);
     sidecars_ = std::exchange(o.sidecars_, {});
@@ -287,6 +301,7 @@ void OutputClaim::add_sidecar(const std::string& suffix, const std::string& cont
   if (lock_fd_ >= 0)
     remove_leftovers(s.target);
   const int fd = create_temporary(name_ + suffix, s.target, s.temporary);
+  s.removal_slot = signal_removals::remember(s.temporary);
   sidecars_.push_back(s); // from here on abandon() removes it
   std::size_t done = 0;
   while (done < contents.size()) {
@@ -312,6 +327,7 @@ void OutputClaim::commit() {
     if (::unlink(s.target.c_str()) != 0 && errno != ENOENT)
       TESSERA_THROW(IoError, "cannot replace '{}': {}", s.target, errno_text(errno));
   }
+  signal_removals::forget(std::exchange(temp_slot_, -1)); // a signal now leaves NAME complete
   if (std::rename(temporary_.c_str(), target_.c_str()) != 0)
     TESSERA_THROW(IoError, "cannot rename '{}' to '{}': {}", temporary_, target_,
                   errno_text(errno));
@@ -319,6 +335,7 @@ void OutputClaim::commit() {
   if (temp_fd_ >= 0)
     ::close(std::exchange(temp_fd_, -1));
   for (const Sidecar& s : sidecars_) {
+    signal_removals::forget(s.removal_slot);
     // The output is complete and in place; a missing sidecar only costs the viewers.
     if (std::rename(s.temporary.c_str(), s.target.c_str()) != 0) {
       log::warn("'{}' is complete, but its sidecar could not be renamed from '{}' to '{}': {}",
@@ -333,17 +350,29 @@ void OutputClaim::commit() {
 void OutputClaim::abandon() noexcept {
   if (temp_fd_ >= 0)
     ::close(std::exchange(temp_fd_, -1));
+  signal_removals::forget(std::exchange(temp_slot_, -1));
   if (!committed_ && !temporary_.empty() && ::unlink(temporary_.c_str()) != 0 && errno != ENOENT)
     log::warn("could not remove '{}': {}", temporary_, errno_text(errno));
   temporary_.clear();
-  for (const Sidecar& s : sidecars_)
+  for (const Sidecar& s : sidecars_) {
+    signal_removals::forget(s.removal_slot);
     if (::unlink(s.temporary.c_str()) != 0 && errno != ENOENT)
       log::warn("could not remove '{}': {}", s.temporary, errno_text(errno));
+  }
   sidecars_.clear();
   release_lock();
 }
 
+void OutputClaim::discard_contents() noexcept {
+  if (committed_ || temp_fd_ < 0)
+    return;
+  (void)::ftruncate(temp_fd_, 0);
+  if (reserved_ != UINT64_MAX)
+    reserved_ = 0;
+}
+
 void OutputClaim::release_lock() noexcept {
+  signal_removals::forget(std::exchange(lock_slot_, -1));
   if (lock_fd_ < 0)
     return;
   // Removed while still locked: a job waiting for the lock then sees the name gone (or new)

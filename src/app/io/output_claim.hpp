@@ -9,7 +9,8 @@
 //   has no locks (some NFS and Lustre mounts), it warns and goes on without.
 // - The data goes to a temporary of its own, NAME.XXXXXX.partial (created with O_EXCL, so two
 //   writers never share one), renamed to NAME by commit(). With the lock held, temporaries of
-//   NAME left behind by killed runs are removed.
+//   NAME left behind by killed runs are removed. A disk without room for the temporary's first
+//   MiB fails here, before HDF5 has a file open that it could not close again.
 // - Sidecars (add_sidecar: small text files that describe the output, such as its XDMF file
 //   NAME.xmf) are written as NAME.xmf.XXXXXX.partial while the lock is held and committed with
 //   the output: commit() removes an old NAME.xmf, renames the output, then the sidecar. A run
@@ -17,6 +18,8 @@
 //   describes another file.
 // - Names are checked before any MPI-IO call: components longer than the file system allows, and
 //   paths longer than Open MPI's MPI-IO handles (it overflows a fixed buffer), are errors.
+// - A signal that ends the process (tessera's file commands) removes the temporaries and the
+//   lock on its way out (core/signal_removals.hpp).
 #pragma once
 
 #include <cstdint>
@@ -83,12 +86,17 @@ public:
   // Removes the temporary and the sidecars' (unless committed) and releases the lock. Never
   // throws.
   void abandon() noexcept;
+  // Gives the disk space of an uncommitted temporary back (truncates it to nothing), for a file
+  // about to be closed without commit: HDF5's close still writes the metadata it holds, and on
+  // a full disk it needs the room (a failed close leaves HDF5 unable to shut down cleanly).
+  void discard_contents() noexcept;
 
 private:
   void release_lock() noexcept;
 
   struct Sidecar {
     std::string target, temporary;
+    int removal_slot = -1; // signal_removals: removed if a signal ends the process
   };
 
   std::string name_;      // as given, for messages
@@ -97,6 +105,10 @@ private:
   std::string lock_path_; // target_ + ".lock"
   int lock_fd_ = -1;      // -1: no lock held
   int temp_fd_ = -1;      // open on the temporary, for reserve()
+  // signal_removals slots of the temporary and the lock: a signal that ends the process
+  // removes them (core/signal_removals.hpp).
+  int temp_slot_ = -1;
+  int lock_slot_ = -1;
   std::uint64_t reserved_ = 0;
   bool committed_ = false;
   std::vector<Sidecar> sidecars_;

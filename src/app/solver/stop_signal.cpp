@@ -2,8 +2,12 @@
 #include "solver/stop_signal.hpp"
 
 #include <pthread.h>
+#include <unistd.h>
+
+#include <cstring>
 
 #include "core/check.hpp"
+#include "core/signal_removals.hpp"
 #include "core/throw.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/reduce_plan.hpp"
@@ -16,6 +20,30 @@ volatile std::sig_atomic_t g_pending = 0;
 
 extern "C" void on_stop_signal(int signal) {
   g_pending = signal;
+}
+
+volatile std::sig_atomic_t g_report = 0;
+
+void write_text(const char* text) noexcept {
+  std::size_t left = std::strlen(text);
+  while (left > 0) {
+    const ssize_t n = ::write(STDERR_FILENO, text, left);
+    if (n <= 0)
+      return;
+    text += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
+// Async-signal-safe only: unlink, write and _exit.
+extern "C" void on_end_signal(int signal) {
+  const int removed = signal_removals::remove_all();
+  if (g_report) {
+    write_text("tessera: stopped by ");
+    write_text(signal_name(signal));
+    write_text(removed > 0 ? "; the unfinished output was removed\n" : "\n");
+  }
+  ::_exit(128 + signal);
 }
 
 void install(int signal, struct sigaction* old) {
@@ -44,16 +72,18 @@ void StopSignals::catch_until_exit() {
   pthread_sigmask(SIG_UNBLOCK, &both, nullptr);
 }
 
-void StopSignals::release_to_default() {
+void StopSignals::end_at_signal(bool report) {
+  g_report = report ? 1 : 0;
   struct sigaction sa {};
-  sa.sa_handler = SIG_DFL;
+  sa.sa_handler = on_end_signal;
   sigemptyset(&sa.sa_mask);
-  sigaction(SIGTERM, &sa, nullptr);
-  sigaction(SIGUSR1, &sa, nullptr);
-  if (const int signal = g_pending) {
-    g_pending = 0;
-    std::raise(signal);
-  }
+  for (const int signal : {SIGTERM, SIGUSR1, SIGINT})
+    sigaddset(&sa.sa_mask, signal); // one at a time: the first one decides the exit status
+  for (const int signal : {SIGTERM, SIGUSR1, SIGINT})
+    if (sigaction(signal, &sa, nullptr) != 0)
+      TESSERA_THROW(InternalError, "cannot install a handler for {}", signal_name(signal));
+  if (const int signal = g_pending)
+    on_end_signal(signal);
 }
 
 StopSignals::~StopSignals() {

@@ -31,10 +31,14 @@ public:
   // last step, while the output is closed and MPI shuts down, only sets the flag instead of
   // killing a run that has finished.
   static void catch_until_exit();
-  // Gives both signals their default action back and, when one came already, raises it again,
-  // which ends the process as it would have ended without catch_until_exit(). For the parts of
-  // a program that do not stop cleanly (tessera's commands other than a heat2d run).
-  static void release_to_default();
+  // For the parts of a program that do not stop cleanly (tessera's commands other than a heat2d
+  // run): from now on SIGTERM, SIGUSR1 and SIGINT end the process at once — it removes the
+  // files it was writing (the temporaries and locks of core/signal_removals.hpp), prints
+  // `tessera: stopped by SIGTERM` when `report`, and exits with status 128 + the signal's
+  // number, as a shell reports a process killed by it. At once, because a rank may be inside a
+  // collective call that waits for others, and `mpirun` kills the ranks a second after passing
+  // a signal on. A signal that came already ends the process the same way now.
+  static void end_at_signal(bool report);
 
   // The signal that asked this process to stop, 0 when none did.
   static int pending() noexcept;
@@ -60,7 +64,7 @@ private:
   std::unique_ptr<ReducePlan> plan_;
 };
 
-// "SIGTERM", "SIGUSR1", "signal N".
+// "SIGTERM", "SIGUSR1", "SIGINT", "a signal".
 const char* signal_name(int signal) noexcept;
 
 } // namespace tessera::heat2d

@@ -6,11 +6,13 @@
 #include "cli/commands.hpp"
 #include "cli/commands/byte_size.hpp"
 #include "cli/jobs/run_info.hpp"
+#include "core/format_bytes.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
 #include "io/provenance.hpp"
 #include "mpi/agreement.hpp"
 #include "ops/host_matrix.hpp"
+#include "ops/out_of_core_choice.hpp"
 
 namespace tessera::app {
 
@@ -50,6 +52,18 @@ Command add_generate(CLI::App& app, const Context& ctx) {
                       args->rows, args->cols);
     });
     const Shape shape{args->rows, args->cols};
+    // The matrix is made in memory: one that does not fit what a rank may use fails now, with
+    // a message, rather than by the kernel's OOM killer halfway through.
+    const auto [room, room_source] = room_per_rank(ctx.comm);
+    mpi::collectively(ctx.comm, [&] {
+      const double need = in_memory_bytes({shape, dtype, false}, ctx.nranks);
+      if (need > room)
+        TESSERA_THROW(ResourceError,
+                      "generating the {} {} matrix needs {} per rank in memory, more than the {} "
+                      "this process may use ({}); run it on more ranks or nodes",
+                      shape.str(), dtype_name(dtype), format_bytes(need), format_bytes(room),
+                      room_source);
+    });
     PhaseTimers timers;
     io::H5File f = io::H5File::create(ref.file, ctx.comm);
     HostMatrix a = generate_matrix(shape, dtype, args->seed, ctx.comm, timers);

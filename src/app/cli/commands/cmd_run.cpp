@@ -56,7 +56,7 @@ Command add_run(CLI::App& app, const Context& ctx) {
     });
     const JobKind& kind = find_job_kind(deck->get<std::string>("job.kind"));
     if (!kind.stops_on_signal)
-      heat2d::StopSignals::release_to_default(); // this job ends at the signal
+      heat2d::StopSignals::end_at_signal(ctx.rank == 0); // this job ends at the signal
     log::info("running job '{}' from {}", kind.name, deck->source());
     return kind.run(*deck, ctx);
   };

@@ -9,6 +9,7 @@
 
 #include "cli/jobs/jobs.hpp"
 #include "cli/jobs/run_info.hpp"
+#include "core/format_bytes.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
 #include "io/h5_attribute.hpp"
@@ -18,6 +19,7 @@
 #include "mpi/collectives.hpp"
 #include "mpi/communicator.hpp"
 #include "ops/host_matrix.hpp"
+#include "ops/out_of_core_choice.hpp"
 #include "solver/checkpoint.hpp"
 #include "solver/checkpoint_files.hpp"
 #include "solver/initial_file.hpp"
@@ -285,6 +287,18 @@ int run_heat2d_job(const Deck& deck, const Context& ctx) {
             "threads ({})",
             c.nx, c.ny, heat2d::boundary_name(c.boundary), heat2d::initial_name(s.initial), c.dt,
             s.steps, ctx.nranks, s.provenance.threads, s.provenance.backend);
+  // The grid lives in memory, at least three fields of it per rank (the state, the explicit
+  // half and the lines being solved): one that does not fit what a rank may use fails now, with a
+  // message, rather than by the kernel's OOM killer at the first step.
+  const auto [room, room_source] = room_per_rank(ctx.comm);
+  mpi::collectively(ctx.comm, [&] {
+    const double need = 3.0 * in_memory_bytes({{c.nx, c.ny}, DType::f64, false}, ctx.nranks);
+    if (need > room)
+      TESSERA_THROW(ResourceError,
+                    "heat2d: the {} x {} grid needs at least {} per rank in memory, more than "
+                    "the {} this process may use ({}); run on more ranks or nodes",
+                    c.nx, c.ny, format_bytes(need), format_bytes(room), room_source);
+  });
   // main() installed the stop handlers before MPI started (StopSignals::catch_until_exit): a
   // signal during the set-up is kept and ends the run before its first step.
   const heat2d::RunResult r = heat2d::run(s, ctx.comm);

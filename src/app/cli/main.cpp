@@ -163,6 +163,8 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     code = report_error(ctx, "error", e.what(), false);
   }
+  // The command has said how it ended; a signal during the shutdown adds nothing to that.
+  tessera::heat2d::StopSignals::stop_reporting();
   // Every rank is here (an error only some ranks saw aborted the job above): HDF5 files left
   // open by the error are closed now, while MPI still works. Where one cannot be closed, HDF5
   // would crash inside MPI_Finalize and other ranks may wait inside their close: the process

@@ -86,6 +86,10 @@ void StopSignals::end_at_signal(bool report) {
     on_end_signal(signal);
 }
 
+void StopSignals::stop_reporting() noexcept {
+  g_report = 0;
+}
+
 StopSignals::~StopSignals() {
   sigaction(SIGTERM, &old_term_, nullptr);
   sigaction(SIGUSR1, &old_usr1_, nullptr);

@@ -39,6 +39,10 @@ public:
   // collective call that waits for others, and `mpirun` kills the ranks a second after passing
   // a signal on. A signal that came already ends the process the same way now.
   static void end_at_signal(bool report);
+  // For when the command has ended and said how: a signal from now on still ends the process,
+  // without a line of its own (mpirun sends SIGTERM to every rank once one has exited with an
+  // error, which rank 0 has reported already).
+  static void stop_reporting() noexcept;
 
   // The signal that asked this process to stop, 0 when none did.
   static int pending() noexcept;

@@ -15,7 +15,8 @@ bool started_without_launcher() noexcept;
 // that says so), the defaults of Open MPI's transports become shared memory only (pml ob1, btl
 // self,vader) and a singleton starts without a support daemon: probing for network hardware
 // and forking `orted` were most of a one-node job's start (docs/performance.md "Whole jobs").
-// Variables the user set are left as they are.
+// Everywhere, hwloc leaves out its GPU plugins (HWLOC_COMPONENTS), which load the GPU drivers
+// during MPI_Init. Variables the user set are left as they are.
 void prefer_node_local_transports() noexcept;
 
 } // namespace tessera::mpi

@@ -31,7 +31,7 @@ startup() {
   local t
   for what in "--version" "info" "-q --timing=off reduce tiny.h5:/A"; do
     for _ in 1 2 3 4 5; do
-      t=$( { /usr/bin/time -f %e "$tessera" $what >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+      t=$(/usr/bin/time -f %e -o /dev/stdout "$tessera" $what 2>/dev/null | tail -1)
       echo "$what $t"
     done
   done

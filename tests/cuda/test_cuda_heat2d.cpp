@@ -378,9 +378,13 @@ TEST(CudaHeat2d, RunMatchesCpuWithOutputAndRestart) {
   EXPECT_EQ(cpu.diagnostics.max, gpu.diagnostics.max);
   EXPECT_EQ(cpu.diagnostics.l2_error, gpu.diagnostics.l2_error);
   EXPECT_EQ(cpu.diagnostics.linf_error, gpu.diagnostics.linf_error);
-  // The GPU run continued from its step-20 checkpoint ends where both runs ended.
+  // A GPU run of 20 steps (its checkpoint at its last step), extended to 30 from that
+  // checkpoint, ends where both runs ended.
+  heat2d::RunSettings shorter = settings(Backend::Cuda, "gpu-20");
+  shorter.steps = 20;
+  const heat2d::RunResult first = heat2d::run(shorter, MPI_COMM_WORLD);
   heat2d::RunSettings again = settings(Backend::Cuda, "gpu-restart");
-  again.restart_file = gpu.checkpoint;
+  again.restart_file = first.checkpoint;
   const heat2d::RunResult restarted = heat2d::run(again, MPI_COMM_WORLD);
   EXPECT_EQ(restarted.start_step, 20);
   EXPECT_EQ(compare(cpu.final_field_x, restarted.final_field_x).count, 0u);

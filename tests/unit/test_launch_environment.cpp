@@ -28,7 +28,8 @@ protected:
                                            "OMPI_MCA_pml",
                                            "OMPI_MCA_mtl",
                                            "OMPI_MCA_btl",
-                                           "OMPI_MCA_ess_singleton_isolated"};
+                                           "OMPI_MCA_ess_singleton_isolated",
+                                           "HWLOC_COMPONENTS"};
   void SetUp() override {
     for (const char* n : kNames) {
       if (const char* v = std::getenv(n))
@@ -109,6 +110,20 @@ TEST_F(LaunchEnvironment, TheUsersTransportsWin) {
   ::setenv("OMPI_MCA_ess_singleton_isolated", "0", 1);
   tessera::mpi::prefer_node_local_transports();
   EXPECT_EQ(get("OMPI_MCA_ess_singleton_isolated"), "0");
+}
+
+TEST_F(LaunchEnvironment, HwlocLeavesOutItsGpuPluginsUnlessTheUserChose) {
+  ::setenv("OMPI_COMM_WORLD_RANK", "5", 1); // several nodes: the transports stay the library's
+  ::setenv("OMPI_COMM_WORLD_SIZE", "8", 1);
+  ::setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "4", 1);
+  tessera::mpi::prefer_node_local_transports();
+  const std::optional<std::string> c = get("HWLOC_COMPONENTS");
+  ASSERT_TRUE(c.has_value());
+  EXPECT_NE(c->find("-cuda"), std::string::npos) << *c;
+  EXPECT_NE(c->find("-nvml"), std::string::npos) << *c;
+  ::setenv("HWLOC_COMPONENTS", "linux", 1);
+  tessera::mpi::prefer_node_local_transports();
+  EXPECT_EQ(get("HWLOC_COMPONENTS"), "linux");
 }
 
 TEST_F(LaunchEnvironment, ABatchScriptsOwnShellIsNoLaunchedRank) {

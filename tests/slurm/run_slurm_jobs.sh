@@ -172,7 +172,9 @@ stopped=$(sed -n 's/.*stopped by SIGUSR1 at step \([0-9]*\) of.*/\1/p' "$log" | 
 target=$((stopped + 10))
 outdir=$work/heat submit heat-restart cpu-single-node.sbatch --ntasks=2 -- "$work/heat.toml" \
   --set restart.file=heat.ckpt.h5 --set time.steps=$target
-grep -q "restarting from 'heat.ckpt.h5' at step $stopped" "$work"/heat-restart-*.out ||
+# The restart reads the checkpoint it would overwrite under its numbered name
+# (heat.ckpt.000014.h5), which the deck it stores then names.
+grep -qE "restarting from 'heat\.ckpt(\.[0-9]+)?\.h5' at step $stopped" "$work"/heat-restart-*.out ||
   fail "heat2d: the second job did not restart from step $stopped"
 $python - "$work/heat/heat.h5" "$target" <<'PY' || fail "heat2d: wrong output after the restart"
 import sys, h5py

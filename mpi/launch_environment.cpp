@@ -58,8 +58,9 @@ bool started_without_launcher() noexcept {
 }
 
 void prefer_node_local_transports() noexcept {
-  // hwloc's GPU plugins open the CUDA and NVML drivers while MPI_Init reads the topology: 0.28 s
-  // of a 0.33 s job on an H100 host. MPI binds to cores only; tessera finds its GPUs itself.
+  // hwloc's GPU plugins open the CUDA and NVML drivers while MPI_Init reads the topology, most of
+  // a small job's time on a GPU host (docs/performance.md, "Whole jobs"). MPI binds to cores
+  // only; tessera finds its GPUs itself.
   set_default("HWLOC_COMPONENTS", "-cuda,-nvml,-opencl,-rsmi,-levelzero");
   if (started_without_launcher())
     set_default("OMPI_MCA_ess_singleton_isolated", "1");

@@ -89,20 +89,20 @@ const void* MaskedReduceEngine::view(Kind kind, const void* a, std::int64_t n) {
 }
 
 template <class Fn>
-void MaskedReduceEngine::by_kind(const std::vector<Op>& ops, Fn&& fn) {
+void MaskedReduceEngine::by_kind(const std::vector<Op>& ops, double* const* out, Fn&& fn) {
   std::vector<bool> done(ops.size(), false);
   for (std::size_t k = 0; k < ops.size(); ++k) {
     if (done[k])
       continue;
     std::vector<Op> sub;
-    std::vector<std::size_t> index;
+    std::vector<double*> sub_out;
     for (std::size_t j = k; j < ops.size(); ++j)
       if (!done[j] && kind_of(ops[j]) == kind_of(ops[k])) {
         sub.push_back(ops[j]);
-        index.push_back(j);
+        sub_out.push_back(out[j]);
         done[j] = true;
       }
-    fn(kind_of(ops[k]), sub, index);
+    fn(kind_of(ops[k]), sub, sub_out.data());
   }
 }
 
@@ -114,11 +114,8 @@ void MaskedReduceEngine::reduce_rows(Op op, const void* a, std::int64_t rows, st
 void MaskedReduceEngine::reduce_rows_multi(const std::vector<Op>& ops, const void* a,
                                            std::int64_t rows, std::int64_t cols,
                                            double* const* out) {
-  by_kind(ops, [&](Kind kind, const std::vector<Op>& sub, const std::vector<std::size_t>& index) {
-    std::vector<double*> o;
-    for (std::size_t j : index)
-      o.push_back(out[j]);
-    inner_->reduce_rows_multi(sub, view(kind, a, rows * cols), rows, cols, o.data());
+  by_kind(ops, out, [&](Kind kind, const std::vector<Op>& sub, double* const* o) {
+    inner_->reduce_rows_multi(sub, view(kind, a, rows * cols), rows, cols, o);
   });
 }
 
@@ -130,11 +127,8 @@ void MaskedReduceEngine::reduce_col_groups(Op op, const void* a, std::int64_t ro
 void MaskedReduceEngine::reduce_col_groups_multi(const std::vector<Op>& ops, const void* a,
                                                  std::int64_t rows, std::int64_t cols,
                                                  double* const* out) {
-  by_kind(ops, [&](Kind kind, const std::vector<Op>& sub, const std::vector<std::size_t>& index) {
-    std::vector<double*> o;
-    for (std::size_t j : index)
-      o.push_back(out[j]);
-    inner_->reduce_col_groups_multi(sub, view(kind, a, rows * cols), rows, cols, o.data());
+  by_kind(ops, out, [&](Kind kind, const std::vector<Op>& sub, double* const* o) {
+    inner_->reduce_col_groups_multi(sub, view(kind, a, rows * cols), rows, cols, o);
   });
 }
 

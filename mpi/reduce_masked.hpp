@@ -45,9 +45,10 @@ private:
   static Kind kind_of(Op op) noexcept;
   // The piece as ops of `kind` see it: `a` itself, or scratch_.
   const void* view(Kind kind, const void* a, std::int64_t n);
-  // Calls fn(sub_ops, sub_index) once per kind present in ops, in the order of first use.
+  // Calls fn(kind, sub_ops, sub_out) once per kind present in ops, in the order of first use:
+  // sub_out holds the entries of `out` that belong to sub_ops.
   template <class Fn>
-  void by_kind(const std::vector<Op>& ops, Fn&& fn);
+  void by_kind(const std::vector<Op>& ops, double* const* out, Fn&& fn);
 
   std::unique_ptr<ReduceEngine> inner_;
   DType dtype_;

@@ -84,6 +84,28 @@ std::vector<DeviceInfo> devices() {
   return out;
 }
 
+std::vector<DeviceInfo> list_devices() {
+  count_query();
+  const auto listed = nvml::visible_devices();
+  if (!listed)
+    return devices();
+  std::vector<DeviceInfo> out;
+  const std::string driver = nvml::driver_version();
+  for (const auto& l : *listed) {
+    DeviceInfo d;
+    d.index = static_cast<int>(out.size());
+    d.name = l.name;
+    d.cc_major = l.cc_major;
+    d.cc_minor = l.cc_minor;
+    d.pci_bus_id = l.pci_bus_id;
+    d.driver = driver;
+    d.memory_total = l.memory.total;
+    d.memory_free = l.memory.total - l.memory.used;
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
 DeviceIdentity device_identity(int index) {
   count_query();
   cudaDeviceProp p{};
@@ -105,8 +127,8 @@ std::string version_string(int v) {
 
 std::string driver_version() {
   count_query();
-  int v = 0;
-  if (cudaDriverGetVersion(&v) != cudaSuccess) {
+  int v = nvml::cuda_driver_version(); // without the runtime when NVML answers
+  if (v == 0 && cudaDriverGetVersion(&v) != cudaSuccess) {
     cudaGetLastError();
     return "";
   }

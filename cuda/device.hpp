@@ -55,6 +55,11 @@ TESSERA_CUDA_FN_OR(
     std::string unavailable_reason());
 TESSERA_CUDA_FN_OR(::tessera::cuda::detail::counted(std::vector<DeviceInfo>{}),
                    std::vector<DeviceInfo> devices());
+// devices() for a listing: from NVML when it can tell (then without starting the CUDA runtime,
+// whose first call takes about 0.18 s on an H100 host; `multiprocessors` is then 0), else from
+// devices().
+TESSERA_CUDA_FN_OR(::tessera::cuda::detail::counted(std::vector<DeviceInfo>{}),
+                   std::vector<DeviceInfo> list_devices());
 // CUDA driver version as "13.0", or "" when there is no driver.
 TESSERA_CUDA_FN_OR(::tessera::cuda::detail::counted(std::string{}), std::string driver_version());
 // The CUDA runtime version this build was compiled with ("12.4"; "" without CUDA). A constant:

@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <mutex>
 
 namespace tessera::cuda::nvml {
@@ -19,6 +20,12 @@ struct nvmlMemoryInfo {
 struct nvmlUtilizationRates {
   unsigned int gpu, memory;
 };
+// nvmlPciInfo_t as of NVML 11 and later (the _v3 query fills this layout).
+struct nvmlPciInfo {
+  char bus_id_legacy[16];
+  unsigned int domain, bus, device, pci_device_id, pci_subsystem_id;
+  char bus_id[32];
+};
 
 struct Api {
   void* lib = nullptr;
@@ -29,6 +36,13 @@ struct Api {
   nvmlReturn (*by_index)(unsigned, nvmlDevice*) = nullptr;
   nvmlReturn (*mem)(nvmlDevice, nvmlMemoryInfo*) = nullptr;
   nvmlReturn (*util)(nvmlDevice, nvmlUtilizationRates*) = nullptr;
+  // For visible_devices(); optional (an old driver lacking one only loses the fast listing).
+  nvmlReturn (*count)(unsigned*) = nullptr;
+  nvmlReturn (*by_uuid)(const char*, nvmlDevice*) = nullptr;
+  nvmlReturn (*name)(nvmlDevice, char*, unsigned) = nullptr;
+  nvmlReturn (*capability)(nvmlDevice, int*, int*) = nullptr;
+  nvmlReturn (*pci)(nvmlDevice, nvmlPciInfo*) = nullptr;
+  nvmlReturn (*cuda_driver)(int*) = nullptr;
 };
 
 template <class F>
@@ -53,6 +67,14 @@ const Api& api() {
                     bind(a.lib, "nvmlDeviceGetHandleByIndex_v2", a.by_index) &&
                     bind(a.lib, "nvmlDeviceGetMemoryInfo", a.mem) &&
                     bind(a.lib, "nvmlDeviceGetUtilizationRates", a.util);
+    if (ok) {
+      bind(a.lib, "nvmlDeviceGetCount_v2", a.count);
+      bind(a.lib, "nvmlDeviceGetHandleByUUID", a.by_uuid);
+      bind(a.lib, "nvmlDeviceGetName", a.name);
+      bind(a.lib, "nvmlDeviceGetCudaComputeCapability", a.capability);
+      bind(a.lib, "nvmlDeviceGetPciInfo_v3", a.pci);
+      bind(a.lib, "nvmlSystemGetCudaDriverVersion_v2", a.cuda_driver);
+    }
     if (!ok) {
       a.reason = "libnvidia-ml.so.1 lacks an expected entry point";
       a.init = nullptr;
@@ -101,6 +123,14 @@ std::string driver_version() {
   return v;
 }
 
+int cuda_driver_version() {
+  const Api& a = api();
+  int v = 0;
+  if (a.init == nullptr || !a.cuda_driver || a.cuda_driver(&v) != 0)
+    return 0;
+  return v;
+}
+
 std::optional<Memory> memory(int cuda_device) {
   const auto h = handle(cuda_device);
   nvmlMemoryInfo m{};
@@ -115,6 +145,76 @@ std::optional<unsigned> utilization(int cuda_device) {
   if (!h || api().util(*h, &u) != 0)
     return std::nullopt;
   return u.gpu;
+}
+
+namespace {
+
+// CUDA_VISIBLE_DEVICES as the runtime reads it, when every entry is an index or a full GPU UUID.
+// The runtime stops at the first entry it cannot use; anything this does not follow (MIG
+// instances, partial UUIDs) returns nothing, and the caller asks the runtime.
+std::optional<std::vector<nvmlDevice>> visible_handles(const Api& a) {
+  unsigned n = 0;
+  if (a.count(&n) != 0)
+    return std::nullopt;
+  std::vector<nvmlDevice> out;
+  const char* env = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (env == nullptr) {
+    for (unsigned i = 0; i < n; ++i) {
+      nvmlDevice d = nullptr;
+      if (a.by_index(i, &d) != 0)
+        return std::nullopt;
+      out.push_back(d);
+    }
+    return out;
+  }
+  std::string list(env);
+  std::size_t at = 0;
+  while (at <= list.size() && !list.empty()) {
+    const std::size_t end = std::min(list.find(',', at), list.size());
+    const std::string entry = list.substr(at, end - at);
+    nvmlDevice d = nullptr;
+    if (!entry.empty() && entry.find_first_not_of("0123456789") == std::string::npos) {
+      const unsigned long i = std::stoul(entry);
+      if (i >= n)
+        break; // the runtime ignores this entry and the rest
+      if (a.by_index(static_cast<unsigned>(i), &d) != 0)
+        return std::nullopt;
+    } else if (entry.rfind("GPU-", 0) == 0 && entry.size() == 40) {
+      if (a.by_uuid(entry.c_str(), &d) != 0)
+        return std::nullopt;
+    } else {
+      return std::nullopt;
+    }
+    out.push_back(d);
+    at = end + 1;
+  }
+  return out;
+}
+
+} // namespace
+
+std::optional<std::vector<Listed>> visible_devices() {
+  const Api& a = api();
+  if (a.init == nullptr || !a.count || !a.by_uuid || !a.name || !a.capability || !a.pci)
+    return std::nullopt;
+  const auto handles = visible_handles(a);
+  if (!handles)
+    return std::nullopt;
+  std::vector<Listed> out;
+  for (nvmlDevice d : *handles) {
+    Listed l;
+    char name[96] = {};
+    nvmlPciInfo pci{};
+    nvmlMemoryInfo m{};
+    if (a.name(d, name, sizeof name) != 0 || a.capability(d, &l.cc_major, &l.cc_minor) != 0 ||
+        a.pci(d, &pci) != 0 || a.mem(d, &m) != 0)
+      return std::nullopt;
+    l.name = name;
+    l.pci_bus_id = pci.bus_id;
+    l.memory = Memory{static_cast<std::size_t>(m.total), static_cast<std::size_t>(m.used)};
+    out.push_back(std::move(l));
+  }
+  return out;
 }
 
 Sampler::Sampler(int cuda_device, std::chrono::milliseconds period)

@@ -26,6 +26,23 @@ TEST(CudaRuntime, SkipsTogetherWithoutAGpu) {
   }
 }
 
+TEST(CudaRuntime, ListingAgreesWithTheRuntime) {
+  TESSERA_REQUIRE_GPU();
+  // The listing comes from NVML where it can, the devices from the runtime: the same GPUs in
+  // the same order.
+  const auto listed = cuda::list_devices();
+  const auto devs = cuda::devices();
+  ASSERT_EQ(listed.size(), devs.size());
+  for (std::size_t i = 0; i < devs.size(); ++i) {
+    EXPECT_EQ(listed[i].index, devs[i].index);
+    EXPECT_EQ(listed[i].name, devs[i].name);
+    EXPECT_EQ(listed[i].cc_major, devs[i].cc_major);
+    EXPECT_EQ(listed[i].cc_minor, devs[i].cc_minor);
+    EXPECT_EQ(listed[i].memory_total, devs[i].memory_total);
+    EXPECT_FALSE(listed[i].driver.empty());
+  }
+}
+
 TEST(CudaRuntime, DevicesAndBinding) {
   TESSERA_REQUIRE_GPU();
   const auto devs = cuda::devices();

@@ -61,7 +61,7 @@ Command add_info(CLI::App& app, const Context& ctx) {
                      omp_threads() == 1 ? "" : "s");
     s += fmt::format("  HDF5        {}{}\n", io::hdf5_version(),
                      io::hdf5_is_parallel() ? " (parallel)" : " (serial)");
-    const auto gpus = cuda::devices();
+    const auto gpus = cuda::list_devices();
     if (gpus.empty()) {
       const std::string why = cuda::unavailable_reason();
       s += fmt::format("  GPUs        none{}\n", why.empty() ? "" : " (" + why + ")");

@@ -41,10 +41,27 @@ def expected(m, op, axis):
 
 
 def reduce_json(r, spec, axis, extra=()):
-    p = r.run(["reduce", spec, "--op", ",".join(OPS), "--axis", axis, "--json", *extra])
-    res = json.loads(p.stdout)["results"]
-    return {op: np.array(res[op] if axis != "all" else [res[op]], dtype=np.float64)
+    return reduce_many(r, [spec], axis, extra)[spec]
+
+
+def reduce_many(r, specs, axis, extra=()):
+    """One `tessera reduce` over several datasets (FILE:/a,/b FILE2:/c): {spec: {op: values}}."""
+    p = r.run(["reduce", *specs, "--op", ",".join(OPS), "--axis", axis, "--json", *extra])
+    out = {}
+    for line in p.stdout.splitlines():
+        obj = json.loads(line)
+        res = obj["results"]
+        out[(obj["file"], obj["dataset"])] = {
+            op: np.array(res[op] if axis != "all" else [res[op]], dtype=np.float64)
             for op in OPS}  # null (NaN) reads back as nan
+    got = {}
+    for spec in specs:
+        file, paths = spec.split(":", 1)
+        for path in paths.split(","):
+            key = (r.path(file) if (r.path(file), path) in out else file, path)
+            expect(key in out, f"no result for {file}:{path} in {p.stdout}")
+            got[f"{file}:{path}"] = out[key]
+    return got
 
 
 def compare(got, m, axis, what, rtol=1e-12):
@@ -121,16 +138,20 @@ def missing_values(r, rng):
     a, ma, mb = write_h5py(r.path("h5py.h5"), g, rows, cols)
     temp, rain = write_netcdf(r.path("obs.nc"), g, rows, cols)
     other = Runner(r.tessera, 2 if r.np != 2 else 1, r.mpirun, r.dir)
-    for spec, m, rtol in (("h5py.h5:/A", ma, 1e-12), ("h5py.h5:/grp/B", mb, 1e-12),
-                          ("obs.nc:/temp", temp, 1e-12), ("obs.nc:/obs/rain", rain, 1e-12)):
-        for axis in ("all", "rows", "cols"):
-            streamed = reduce_json(r, spec, axis, ["--chunk-size", "512"])
-            compare(streamed, m, axis, spec, rtol)
-            same_bits(streamed, reduce_json(r, spec, axis, ["--in-memory"]),
+    # All four datasets in one call per axis and path (several datasets per call, as users
+    # pass them), each compared with numpy.ma.
+    want = {"h5py.h5:/A": ma, "h5py.h5:/grp/B": mb, "obs.nc:/temp": temp, "obs.nc:/obs/rain": rain}
+    specs = ["h5py.h5:/A,/grp/B", "obs.nc:/temp,/obs/rain"]
+    for axis in ("all", "rows", "cols"):
+        streamed = reduce_many(r, specs, axis, ["--chunk-size", "512"])
+        in_memory = reduce_many(r, specs, axis, ["--in-memory"])
+        for spec, m in want.items():
+            compare(streamed[spec], m, axis, spec)
+            same_bits(streamed[spec], in_memory[spec],
                       f"{spec} along {axis}, streamed vs in memory")
-            if spec == "h5py.h5:/A":  # one input is enough for the rank count
-                same_bits(streamed, reduce_json(other, spec, axis),
-                          f"{spec} along {axis}, {r.np} vs {other.np} ranks")
+        # One input is enough for the rank count.
+        same_bits(streamed["h5py.h5:/A"], reduce_json(other, "h5py.h5:/A", axis),
+                  f"h5py.h5:/A along {axis}, {r.np} vs {other.np} ranks")
     # --keep-nan: NaN propagates (IEEE), fill values are still missing, as numpy.ma computes.
     keep = np.ma.masked_equal(a, -999.0)
     got = reduce_json(r, "h5py.h5:/A", "rows", ["--keep-nan"])

@@ -77,7 +77,7 @@ __device__ __forceinline__ void each_backward(const double* x, i64 m, i64 n, At&
   }
 }
 
-// One thread per line s: cpu::ConstTridiag's const_sweep (same operations, same order; the
+// One thread per line s: TridiagFactors::solve_line (same operations, same order; the
 // library builds with --fmad=false) with AdiLine::solve's boundary terms before it and
 // AdiLine's explicit half after it, computed from the solution values as they come out.
 //
@@ -123,7 +123,7 @@ __global__ void __launch_bounds__(64)
   }
   if (!f.cyclic && periodic) {
     // A periodic line of 1 or 2 values: the factorization folds the wrap into the matrix
-    // (cpu::ConstTridiag), and the explicit half wraps around both ends.
+    // (TridiagFactors), and the explicit half wraps around both ends.
     const double wl = prev;
     const double w0 = n == 1 ? prev : X[0] - upper[0] * prev;
     if (keep)

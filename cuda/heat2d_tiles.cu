@@ -127,11 +127,11 @@ std::size_t append(std::vector<double>& t, const std::vector<double>& v) {
   return at;
 }
 
-Offsets append_axis(std::vector<double>& t, const cpu::PartitionedTridiag& p) {
+Offsets append_axis(std::vector<double>& t, const PartitionedTridiag& p) {
   Offsets o{};
-  const cpu::PartitionPiece* pieces[2] = {&p.full(), &p.last()};
+  const PartitionPiece* pieces[2] = {&p.full(), &p.last()};
   for (int k = 0; k < 2; ++k) {
-    const cpu::PartitionPiece& q = *pieces[k];
+    const PartitionPiece& q = *pieces[k];
     o.piece[k][0] = append(t, q.inv);
     o.piece[k][1] = append(t, q.upper);
     o.piece[k][2] = append(t, q.phi_l);
@@ -146,8 +146,7 @@ Offsets append_axis(std::vector<double>& t, const cpu::PartitionedTridiag& p) {
   return o;
 }
 
-tiles::Piece bind_piece(const double* base, const std::size_t (&o)[6],
-                        const cpu::PartitionPiece& q) {
+tiles::Piece bind_piece(const double* base, const std::size_t (&o)[6], const PartitionPiece& q) {
   tiles::Piece p;
   p.inv_p = base + o[0];
   p.upper_p = base + o[1];
@@ -161,7 +160,7 @@ tiles::Piece bind_piece(const double* base, const std::size_t (&o)[6],
   return p;
 }
 
-void bind_axis(const double* base, const Offsets& o, const cpu::PartitionedTridiag& p,
+void bind_axis(const double* base, const Offsets& o, const PartitionedTridiag& p,
                std::int64_t lines, double g, tiles::Axis& a, tiles::Reduced& r) {
   tiles::set_axis_values(p, g, a);
   a.last = bind_piece(base, o.piece[1], p.last());
@@ -240,7 +239,7 @@ TiledHeat2d::TiledHeat2d(std::int64_t nx, std::int64_t ny, double hx, double hy,
                          double g) {
   TESSERA_CUDA_REQUIRE(fits(nx, ny), "TiledHeat2d: the grid " + detail::shape_str(ny, nx) +
                                          " has fewer than three tiles a side");
-  const cpu::PartitionedTridiag px(hx, nx, kTile, periodic), py(hy, ny, kTile, periodic);
+  const PartitionedTridiag px(hx, nx, kTile, periodic), py(hy, ny, kTile, periodic);
   std::vector<double> t;
   const Offsets ox = append_axis(t, px), oy = append_axis(t, py);
   tables_ = DeviceBuffer(t.size() * sizeof(double));

@@ -1,6 +1,6 @@
 // The one-GPU heat2d step with no transposes (the solver's path on one rank when both sides have
 // more than two tiles, see solver_cuda.cpp): both directions are solved where the field lies,
-// row-major, by the partition method of cpu/tridiag_partition.hpp with tiles of
+// row-major, by the partition method of core/tridiag_partition.hpp with tiles of
 // tiles::kTile × kTile cells aligned to the separators of both directions.
 //
 // One Peaceman–Rachford step, u^n → u^{n+1}, is four kernels:
@@ -26,7 +26,7 @@
 #include <cstdint>
 
 #include "core/backend_fn.hpp"
-#include "cpu/tridiag_partition.hpp"
+#include "core/tridiag_partition.hpp"
 #include "cuda/buffer.hpp"
 #include "cuda/heat2d_tiles_math.hpp"
 

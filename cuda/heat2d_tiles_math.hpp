@@ -4,7 +4,7 @@
 // runs them with a __syncwarp() between phases; cuda/heat2d_tiles.hpp says what the step is.
 //
 // The field u[j][i] is row-major (ny rows of nx), the layout of the solver's device state on one
-// rank. Tiles are aligned to the separators of both directions (cpu/tridiag_partition.hpp): tile
+// rank. Tiles are aligned to the separators of both directions (core/tridiag_partition.hpp): tile
 // (ty, tx) holds rows ty*kTile … and columns tx*kTile …, its last row and last column being the
 // separators of its column and row pieces. The reduced systems' values are stored by tile and
 // line: X[k * ny + row] (x-lines, one per row), Y[k * nx + col] (y-lines, one per column), so the

@@ -2,7 +2,7 @@
 // line, per lane: plain C++ for the device (cuda/heat2d_reduced.cu runs it with shuffles) and the
 // host (replay_reduced_line below runs the 32 lanes in turn, for the tests).
 //
-// Both sweeps of the factorised reduced system (cpu::PartitionedTridiag) are first-order linear
+// Both sweeps of the factorised reduced system (PartitionedTridiag) are first-order linear
 // recurrences, y_k = a_k y_{k-1} + b_k forward and x_k = a'_k x_{k+1} + y_k back, so each is a
 // composition of affine maps. Lane c takes the positions [c q, c q + q) of its line (q = ⌈K/32⌉):
 // it runs its piece of the recurrence from 0, which gives the piece as one affine map of the

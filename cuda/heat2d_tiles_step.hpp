@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "cpu/tridiag_partition.hpp"
+#include "core/tridiag_partition.hpp"
 
 #if defined(__CUDACC__)
 #define TESSERA_HD __host__ __device__ __forceinline__
@@ -30,7 +30,7 @@ using i64 = std::int64_t;
 constexpr int kTile = 32;         // positions per tile and direction (one lane each)
 constexpr int kPitch = kTile + 1; // shared-memory row pitch (doubles) against bank conflicts
 
-// One cpu::PartitionPiece (q values per array), read through pointers (the last, shorter tile).
+// One PartitionPiece (q values per array), read through pointers (the last, shorter tile).
 struct Piece {
   const double* inv_p = nullptr;
   const double* upper_p = nullptr;
@@ -64,7 +64,7 @@ struct FullPiece {
 };
 
 // A full tile's piece by value (q = kTile - 1).
-inline FullPiece full_piece(const cpu::PartitionPiece& q) {
+inline FullPiece full_piece(const PartitionPiece& q) {
   FullPiece p;
   for (std::size_t k = 0; k < q.inv.size() && k < kTile - 1; ++k) {
     p.inv_v[k] = q.inv[k];
@@ -139,7 +139,7 @@ struct Axis {
 
 // An axis's values that do not depend on where its tables live (the device's bind_axis, the
 // tests' host replay); the caller sets `last`.
-inline void set_axis_values(const cpu::PartitionedTridiag& p, double g, Axis& a) {
+inline void set_axis_values(const PartitionedTridiag& p, double g, Axis& a) {
   a.n = p.n();
   a.tiles = static_cast<int>(p.tiles());
   a.h = p.h();
@@ -148,7 +148,7 @@ inline void set_axis_values(const cpu::PartitionedTridiag& p, double g, Axis& a)
   a.full = full_piece(p.full());
 }
 
-// The reduced system of one direction (cpu::PartitionedTridiag's factorisation).
+// The reduced system of one direction (PartitionedTridiag's factorisation).
 struct Reduced {
   int tiles = 0;
   i64 lines = 0;

@@ -1,6 +1,6 @@
 // Batched tridiagonal kernels: one thread per system, replaying src/cpu/tridiag.cpp's
 // operations in the same order (separately rounded: the library builds with --fmad=false).
-#include "cpu/tridiag.hpp"
+#include "core/tridiag_factors.hpp"
 #include "cuda/launch.cuh"
 #include "cuda/tridiag.hpp"
 
@@ -161,7 +161,7 @@ void cyclic_batched(CUstream_st* stream, const double* a, const double* b, const
   CHECK_CUDA_LAUNCH();
 }
 
-DeviceTridiag::DeviceTridiag(const cpu::ConstTridiag& f)
+DeviceTridiag::DeviceTridiag(const TridiagFactors& f)
     : n_(f.n()), cyclic_(f.cyclic()), lower_(f.lower()), corner_(f.corner()),
       inv_correction_(f.inv_correction()),
       arrays_(3 * sizeof(double) * static_cast<std::size_t>(f.n())) {

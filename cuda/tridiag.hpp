@@ -15,9 +15,9 @@
 
 struct CUstream_st;
 
-namespace tessera::cpu {
-class ConstTridiag;
-} // namespace tessera::cpu
+namespace tessera {
+class TridiagFactors;
+} // namespace tessera
 
 namespace tessera::cuda {
 
@@ -31,11 +31,12 @@ TESSERA_CUDA_FN(void cyclic_batched(CUstream_st* stream, const double* a, const 
                                     const double* c, double* d, const BatchLayout& layout,
                                     DeviceBuffer& scratch));
 
-// A cpu::ConstTridiag factorization copied to the current device, applied to many systems.
+// A TridiagFactors factorization (core/tridiag_factors.hpp) copied to the current device, applied
+// to many systems.
 class DeviceTridiag {
 public:
   DeviceTridiag() = default;
-  TESSERA_CUDA_FN(explicit DeviceTridiag(const cpu::ConstTridiag& f));
+  TESSERA_CUDA_FN(explicit DeviceTridiag(const TridiagFactors& f));
 
   // As cpu::ConstTridiag::solve; layout.n must equal n().
   TESSERA_CUDA_FN(void solve(CUstream_st* stream, double* x, const BatchLayout& layout) const);

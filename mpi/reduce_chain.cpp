@@ -127,7 +127,7 @@ CanonicalChain::run(ReduceEngine& engine, const std::vector<Op>& ops, const void
     recv_doubles(state.data(), n, rank_ - 1, comm_);
   else // the folds start from each op's identity (0.0 for the Sum family)
     for (std::int64_t k = 0; k < K; ++k)
-      std::fill_n(state.data() + 3 * k * w, 3 * w, cpu::identity(ops[k]));
+      std::fill_n(state.data() + 3 * k * w, 3 * w, identity(ops[k]));
   double& open = state.back();
   // Global block numbers: the head's block, the first body block.
   const std::int64_t head_block = first_row_ / kReduceBlockRows;

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/reduction.hpp"
 #include "core/throw.hpp"
-#include "cpu/reduce.hpp"
 
 namespace tessera {
 
@@ -153,7 +153,7 @@ std::vector<Op> with_counts(const std::vector<Op>& ops, const MissingValues& mis
 
 void finalize_counted(Op op, std::vector<double>& v, const std::vector<double>* counts, double n) {
   if (!counts || !(op == Op::Mean || op == Op::Min || op == Op::Max)) {
-    cpu::finalize_all(op, v, n);
+    finalize_all(op, v, n);
     return;
   }
   TESSERA_REQUIRE(counts->size() == v.size(), InternalError, "{} values but {} counts", v.size(),

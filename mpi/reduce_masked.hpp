@@ -61,7 +61,7 @@ bool needs_masking(const std::vector<Op>& ops, const MissingValues& missing);
 // The ops a reduction computes to finish `ops`: `ops`, plus Count when something may be
 // skipped and Mean, Min or Max needs the number of valid elements.
 std::vector<Op> with_counts(const std::vector<Op>& ops, const MissingValues& missing);
-// Turns combined values into results like cpu::finalize_all (Mean divides by n, Norm2 takes
+// Turns combined values into results like finalize_all (Mean divides by n, Norm2 takes
 // sqrt), but with `counts` (the Count values along the same axis; null when nothing is skipped)
 // Mean divides by the count of its own row, column or matrix, and Min and Max of no valid
 // element are NaN.

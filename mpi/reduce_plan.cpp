@@ -38,13 +38,13 @@ void nan_min(void* in, void* inout, int* len, MPI_Datatype*) {
   const auto* a = static_cast<const double*>(in);
   auto* b = static_cast<double*>(inout);
   for (int i = 0; i < *len; ++i)
-    b[i] = cpu::combine(Op::Min, b[i], a[i]);
+    b[i] = combine(Op::Min, b[i], a[i]);
 }
 void nan_max(void* in, void* inout, int* len, MPI_Datatype*) {
   const auto* a = static_cast<const double*>(in);
   auto* b = static_cast<double*>(inout);
   for (int i = 0; i < *len; ++i)
-    b[i] = cpu::combine(Op::Max, b[i], a[i]);
+    b[i] = combine(Op::Max, b[i], a[i]);
 }
 
 struct OpTraits {
@@ -165,12 +165,12 @@ struct ReducePlan::Impl {
       std::vector<double> p(
           static_cast<std::size_t>((m + kReduceBlockRows - 1) / kReduceBlockRows));
       cpu::fold_row_blocks(k, r.data(), m, p.data());
-      double acc = cpu::identity(k);
+      double acc = identity(k);
       for (double x : p)
-        acc = cpu::combine(k, acc, x);
+        acc = combine(k, acc, x);
       v.assign(1, acc);
     } else {
-      v.assign(static_cast<std::size_t>(n), cpu::identity(k));
+      v.assign(static_cast<std::size_t>(n), identity(k));
       if (m > 0)
         engine->fold_rows(k, block, m, n, v.data());
     }

@@ -90,6 +90,44 @@ std::optional<int> norm2_rescue_exponent(double max_abs) noexcept {
   return -std::ilogb(max_abs); // exact, subnormals included
 }
 
+double identity(Op op) noexcept {
+  if (op == Op::Min)
+    return std::numeric_limits<double>::infinity();
+  if (op == Op::Max)
+    return -std::numeric_limits<double>::infinity();
+  return 0.0;
+}
+
+double combine(Op op, double a, double b) noexcept {
+  if (is_sum_family(op))
+    return a + b;
+  if (op == Op::Min)
+    return (a < b || a != a) ? a : b;
+  return (a > b || a != a) ? a : b; // Max and NormInf
+}
+
+double finalize(Op op, double v, double count) noexcept {
+  if (op == Op::Mean)
+    return v / count;
+  if (op == Op::Norm2)
+    return std::sqrt(v);
+  return v;
+}
+
+void finalize_all(Op op, std::vector<double>& v, double count) noexcept {
+  const auto n = static_cast<std::int64_t>(v.size());
+  double* x = v.data();
+  if (op == Op::Mean) {
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (std::int64_t i = 0; i < n; ++i)
+      x[i] /= count;
+  } else if (op == Op::Norm2) {
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (std::int64_t i = 0; i < n; ++i)
+      x[i] = std::sqrt(x[i]);
+  }
+}
+
 double norm2_unscale(double scaled_norm, int e) noexcept {
   return std::ldexp(scaled_norm, -e);
 }

@@ -60,6 +60,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <tessera/reduction.hpp>
 
@@ -74,6 +75,19 @@ inline constexpr std::int64_t kReduceSuperBlocks = 256;
 constexpr bool is_sum_family(Op op) noexcept {
   return op == Op::Sum || op == Op::Mean || op == Op::Norm1 || op == Op::Norm2 || op == Op::Count;
 }
+
+// The combine rule of the canonical order, for every backend and for the plans that combine
+// their partials across ranks. The identity of op's ⊕: 0.0, +inf for Min, -inf for Max, 0.0 for
+// NormInf.
+double identity(Op op) noexcept;
+// a ⊕ b for op: + for the Sum family, min and max (NaN propagates, so any order gives the same
+// answer).
+double combine(Op op, double a, double b) noexcept;
+// Turns a combined value into the result: Mean divides by `count`, Norm2 takes sqrt.
+double finalize(Op op, double v, double count) noexcept;
+// finalize over every value of v, in parallel (along Rows these are millions: for 9000001 × 3
+// f32 a serial pass over them took longer than the read of the matrix).
+void finalize_all(Op op, std::vector<double>& v, double count) noexcept;
 
 // The Norm2 rescue (above): norms r of the ordinary pass below this, or +inf, are recomputed.
 inline constexpr double kNorm2RescueBelow = 0x1p-480;

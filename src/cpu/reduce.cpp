@@ -64,36 +64,6 @@ const detail::ReduceKernels& kernels() noexcept {
 
 } // namespace
 
-double identity(Op op) noexcept {
-  return detail::dispatch_op(op, [](auto p) { return decltype(p)::id; });
-}
-
-double combine(Op op, double a, double b) noexcept {
-  return detail::dispatch_op(op, [&](auto p) { return decltype(p)::combine(a, b); });
-}
-
-double finalize(Op op, double v, double count) noexcept {
-  if (op == Op::Mean)
-    return v / count;
-  if (op == Op::Norm2)
-    return std::sqrt(v);
-  return v;
-}
-
-void finalize_all(Op op, std::vector<double>& v, double count) noexcept {
-  const auto n = static_cast<std::int64_t>(v.size());
-  double* x = v.data();
-  if (op == Op::Mean) {
-#pragma omp parallel for schedule(static) if (n > 65536)
-    for (std::int64_t i = 0; i < n; ++i)
-      x[i] /= count;
-  } else if (op == Op::Norm2) {
-#pragma omp parallel for schedule(static) if (n > 65536)
-    for (std::int64_t i = 0; i < n; ++i)
-      x[i] = std::sqrt(x[i]);
-  }
-}
-
 template <class T>
 void reduce_rows(Op op, const T* a, std::int64_t rows, std::int64_t cols, double* out) {
   detail::require_shape("reduce_rows", rows, cols);

@@ -1,4 +1,5 @@
-// OpenMP reduction kernels: the local pieces of the canonical order in core/reduction.hpp.
+// OpenMP reduction kernels: the local pieces of the canonical order in core/reduction.hpp (whose
+// combine rule, identity/combine/finalize, they follow).
 // The distributed plan (mpi/reduce_plan.cpp) combines them across ranks.
 #pragma once
 
@@ -90,15 +91,5 @@ inline double halving_tree(double* lane) noexcept {
       lane[c] += lane[c + off];
   return lane[0];
 }
-
-// The identity of op's combine (0.0, +inf for Min, -inf for Max, 0.0 for NormInf).
-double identity(Op op) noexcept;
-// a ⊕ b for op (+ for the Sum family, min, max).
-double combine(Op op, double a, double b) noexcept;
-// Turns a combined value into the result: Mean divides by `count`, Norm2 takes sqrt.
-double finalize(Op op, double v, double count) noexcept;
-// finalize over every value of v, in parallel (along Rows these are millions: for 9000001 × 3
-// f32 a serial pass over them took longer than the read of the matrix).
-void finalize_all(Op op, std::vector<double>& v, double count) noexcept;
 
 } // namespace tessera::cpu

@@ -183,62 +183,16 @@ void cyclic_batched(const double* a, const double* b, const double* c, double* d
   });
 }
 
-ConstTridiag::ConstTridiag(double a, double b, double c, std::int64_t n, bool periodic)
-    : n_(n), periodic_(periodic), cyclic_(periodic && n >= 3) {
-  TESSERA_REQUIRE(n >= 1, InputError, "tridiagonal system size must be at least 1, got {}", n);
-  const auto un = static_cast<std::size_t>(n);
-  upper_.assign(un, 0.0);
-  inv_.assign(un, 0.0);
-  std::vector<double> bb(un, b);
-  double super = c;
-  lower_ = a;
-  if (periodic && n == 1) {
-    bb[0] = a + b + c;
-    lower_ = super = 0.0;
-  } else if (periodic && n == 2) {
-    lower_ = super = a + c;
-  }
-  const double gamma = -b;
-  if (cyclic_) {
-    bb[0] = b - gamma;
-    bb[un - 1] = b - c * a / gamma;
-  }
-  inv_[0] = 1.0 / bb[0];
-  upper_[0] = super * inv_[0];
-  for (std::size_t i = 1; i < un; ++i) {
-    inv_[i] = 1.0 / (bb[i] - lower_ * upper_[i - 1]);
-    upper_[i] = super * inv_[i];
-  }
-  const bool finite =
-      std::all_of(inv_.begin(), inv_.end(), [](double v) { return std::isfinite(v); });
-  TESSERA_REQUIRE(finite, InputError,
-                  "tridiagonal matrix (sub {}, diagonal {}, super {}, n = {}{}) is singular for "
-                  "elimination without pivoting",
-                  a, b, c, n, periodic ? ", periodic" : "");
-  if (cyclic_) {
-    z_.assign(un, 0.0);
-    z_[0] = gamma;
-    z_[un - 1] = c;
-    const_sweep<1>(*this, z_.data(), 0, 1, false);
-    corner_ = a / gamma;
-    inv_correction_ = 1.0 / (1.0 + z_[0] + corner_ * z_[un - 1]);
-    TESSERA_REQUIRE(std::isfinite(inv_correction_), InputError,
-                    "periodic tridiagonal matrix (sub {}, diagonal {}, super {}, n = {}) is "
-                    "singular",
-                    a, b, c, n);
-  }
-}
-
 void ConstTridiag::solve_range(double* x, const BatchLayout& L, std::int64_t first,
                                std::int64_t count) const {
-  TESSERA_REQUIRE(L.n == n_, InputError,
-                  "tridiagonal batch has systems of {} unknowns, the factorization {}", L.n, n_);
+  TESSERA_REQUIRE(L.n == n(), InputError,
+                  "tridiagonal batch has systems of {} unknowns, the factorization {}", L.n, n());
   const std::int64_t ss = L.system_stride, es = L.element_stride;
   std::int64_t s = first;
   for (; s + kGroup <= first + count; s += kGroup)
-    const_sweep<kGroup>(*this, x + s * ss, ss, es, cyclic_);
+    const_sweep<kGroup>(*this, x + s * ss, ss, es, cyclic());
   for (; s < first + count; ++s)
-    const_sweep<1>(*this, x + s * ss, ss, es, cyclic_);
+    solve_line(x + s * ss, es);
 }
 
 void ConstTridiag::solve_columns_streaming(
@@ -251,35 +205,35 @@ void ConstTridiag::solve_columns_streaming(
     return;
   // Each loop below is one line of the operation sequence, applied to a whole row of systems;
   // the values of a row are independent, so vectorising them changes no rounding.
-  const std::int64_t n = n_;
+  const std::int64_t n = this->n();
   double* const base = x + first;
   auto row = [&](std::int64_t i) { return base + i * row_stride; };
   {
     double* __restrict r = row(0);
-    const double m = inv_[0];
+    const double m = inv()[0];
     for (std::int64_t s = 0; s < count; ++s)
       r[s] = r[s] * m;
   }
   for (std::int64_t i = 1; i < n; ++i) {
     double* __restrict r = row(i);
     const double* __restrict p = row(i - 1);
-    const double m = inv_[static_cast<std::size_t>(i)];
+    const double m = inv()[static_cast<std::size_t>(i)];
     for (std::int64_t s = 0; s < count; ++s)
-      r[s] = (r[s] - lower_ * p[s]) * m;
+      r[s] = (r[s] - lower() * p[s]) * m;
   }
   const bool report = static_cast<bool>(row_final);
-  if (report && !cyclic_)
+  if (report && !cyclic())
     row_final(n - 1);
   for (std::int64_t i = n - 2; i >= 0; --i) {
     double* __restrict r = row(i);
     const double* __restrict q = row(i + 1);
-    const double u = upper_[static_cast<std::size_t>(i)];
+    const double u = upper()[static_cast<std::size_t>(i)];
     for (std::int64_t s = 0; s < count; ++s)
       r[s] = r[s] - u * q[s];
-    if (report && !cyclic_)
+    if (report && !cyclic())
       row_final(i);
   }
-  if (!cyclic_)
+  if (!cyclic())
     return;
   std::vector<double> fac_store(static_cast<std::size_t>(count));
   double* __restrict fac = fac_store.data();
@@ -287,11 +241,11 @@ void ConstTridiag::solve_columns_streaming(
     const double* r0 = row(0);
     const double* rl = row(n - 1);
     for (std::int64_t s = 0; s < count; ++s)
-      fac[s] = (r0[s] + corner_ * rl[s]) * inv_correction_;
+      fac[s] = (r0[s] + corner() * rl[s]) * inv_correction();
   }
   for (std::int64_t i = 0; i < n; ++i) {
     double* __restrict r = row(i);
-    const double zi = z_[static_cast<std::size_t>(i)];
+    const double zi = z()[static_cast<std::size_t>(i)];
     for (std::int64_t s = 0; s < count; ++s)
       r[s] = r[s] - fac[s] * zi;
     if (report)
@@ -301,8 +255,8 @@ void ConstTridiag::solve_columns_streaming(
 
 void ConstTridiag::solve(double* x, const BatchLayout& L) const {
   check_layout(L);
-  TESSERA_REQUIRE(L.n == n_, InputError,
-                  "tridiagonal batch has systems of {} unknowns, the factorization {}", L.n, n_);
+  TESSERA_REQUIRE(L.n == n(), InputError,
+                  "tridiagonal batch has systems of {} unknowns, the factorization {}", L.n, n());
   const std::int64_t groups = (L.count + kGroup - 1) / kGroup;
 #pragma omp parallel for schedule(static)
   for (std::int64_t g = 0; g < groups; ++g) {

@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "core/batch_layout.hpp"
+#include "core/tridiag_factors.hpp"
 
 namespace tessera::cpu {
 
@@ -57,12 +58,14 @@ void cyclic_batched(const double* a, const double* b, const double* c, double* d
                     const BatchLayout& layout);
 
 // One constant-coefficient matrix (sub-diagonal a, diagonal b, super-diagonal c, of size n,
-// cyclic or not) factorized once, then applied to many right-hand sides.
-class ConstTridiag {
+// cyclic or not) factorized once (core/tridiag_factors.hpp), then applied to many right-hand
+// sides.
+class ConstTridiag : public TridiagFactors {
 public:
   ConstTridiag() = default;
   // Throws InputError when n < 1 or when a pivot is zero or not finite.
-  ConstTridiag(double a, double b, double c, std::int64_t n, bool periodic);
+  ConstTridiag(double a, double b, double c, std::int64_t n, bool periodic)
+      : TridiagFactors(a, b, c, n, periodic) {}
 
   // Solves every system of `layout` (layout.n must equal n()) in place. Opens an OpenMP
   // parallel region over systems; call it outside one.
@@ -86,27 +89,6 @@ public:
   void solve_columns_streaming(double* x, std::int64_t row_stride, std::int64_t first,
                                std::int64_t count,
                                const std::function<void(std::int64_t)>& row_final = nullptr) const;
-
-  std::int64_t n() const noexcept { return n_; }
-  bool periodic() const noexcept { return periodic_; }
-  // True when the Sherman–Morrison correction runs (periodic with n >= 3).
-  bool cyclic() const noexcept { return cyclic_; }
-
-  // The factorization, for backends that replay the operation sequence above.
-  double lower() const noexcept { return lower_; }
-  const std::vector<double>& upper() const noexcept { return upper_; }
-  const std::vector<double>& inv() const noexcept { return inv_; }
-  const std::vector<double>& z() const noexcept { return z_; } // empty unless cyclic()
-  double corner() const noexcept { return corner_; }
-  double inv_correction() const noexcept { return inv_correction_; }
-
-private:
-  std::int64_t n_ = 0;
-  bool periodic_ = false;
-  bool cyclic_ = false;
-  double lower_ = 0.0;
-  std::vector<double> upper_, inv_, z_;
-  double corner_ = 0.0, inv_correction_ = 0.0;
 };
 
 } // namespace tessera::cpu

@@ -29,7 +29,7 @@ using std::size_t;
 
 // Row k: a[k] x_{k-1} + b[k] x_k + c[k] x_{k+1} (cyclic: a[0] multiplies x_{K-1} and c[K-1] x_0,
 // otherwise both are 0), strictly diagonally dominant, and its factorisation in the tables of
-// cpu::PartitionedTridiag (Thomas without pivoting, Sherman–Morrison for the corners).
+// PartitionedTridiag (Thomas without pivoting, Sherman–Morrison for the corners).
 struct System {
   int K = 0;
   bool periodic = false;

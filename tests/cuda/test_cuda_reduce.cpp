@@ -205,7 +205,7 @@ TYPED_TEST(CudaReduce, PlanPiecesMatchTheCpuBackend) {
       ASSERT_EQ(test::first_difference(got, want), -1) << "reduce_col_groups";
 
       // fold_rows continues an accumulator.
-      want.assign(static_cast<std::size_t>(c.cols), cpu::identity(op));
+      want.assign(static_cast<std::size_t>(c.cols), identity(op));
       cpu::fold_rows(op, a.data(), c.rows, c.cols, want.data());
       cuda::fill_identity(s, op, dacc.as<double>(), c.cols);
       cuda::fold_rows(s, op, dtype_of<T>, dev.data(), c.rows, c.cols, c.cols, dacc.as<double>());
@@ -338,12 +338,12 @@ TYPED_TEST(CudaReduce, LargePrimeShapeSumFamily) {
         const std::int64_t groups = (rows + kReduceBlockRows - 1) / kReduceBlockRows;
         std::vector<double> parts(static_cast<std::size_t>(groups * cols));
         cpu::reduce_col_groups(op, a.data(), rows, cols, parts.data());
-        want.assign(static_cast<std::size_t>(cols), cpu::identity(op));
+        want.assign(static_cast<std::size_t>(cols), identity(op));
         for (std::int64_t g = 0; g < groups; ++g)
           for (std::int64_t j = 0; j < cols; ++j)
-            want[j] = cpu::combine(op, want[j], parts[g * cols + j]);
+            want[j] = combine(op, want[j], parts[g * cols + j]);
         for (auto& v : want)
-          v = cpu::finalize(op, v, static_cast<double>(rows));
+          v = finalize(op, v, static_cast<double>(rows));
       } else {
         want = reference::reduce(op, axis, a.data(), rows, cols);
       }

@@ -106,7 +106,7 @@ TYPED_TEST(CpuReduce, FoldRowsContinuesAColumnFoldAcrossAnySplit) {
     std::vector<double> groups(static_cast<std::size_t>(4 * cols));
     cpu::reduce_col_groups(op, a.data(), rows, cols, groups.data());
     // A rank boundary at row 100 cuts group 1 (rows 64..127): fold it in two pieces.
-    std::vector<double> acc(static_cast<std::size_t>(cols), cpu::identity(op));
+    std::vector<double> acc(static_cast<std::size_t>(cols), identity(op));
     cpu::fold_rows(op, a.data() + 64 * cols, 36, cols, acc.data());
     cpu::fold_rows(op, a.data() + 100 * cols, 28, cols, acc.data());
     EXPECT_EQ(bits(acc), bits({groups.begin() + cols, groups.begin() + 2 * cols}))
@@ -207,8 +207,8 @@ TYPED_TEST(CpuReduce, EveryInstructionSetGivesThePortableBits) {
         portable.reduce_col_groups(op, a.data(), s.rows, s.cols, want.data());
         built.reduce_col_groups(op, a.data(), s.rows, s.cols, got.data());
         EXPECT_EQ(bits(got), bits(want)) << "column groups of " << op_name(op) << where;
-        want.assign(cols, cpu::identity(op));
-        got.assign(cols, cpu::identity(op));
+        want.assign(cols, identity(op));
+        got.assign(cols, identity(op));
         portable.fold_rows(op, a.data(), s.rows, s.cols, want.data());
         built.fold_rows(op, a.data(), s.rows, s.cols, got.data());
         EXPECT_EQ(bits(got), bits(want)) << "column fold of " << op_name(op) << where;
@@ -269,7 +269,7 @@ TYPED_TEST(CpuReduce, RowsOfEveryShortLengthKeepTheReferenceBits) {
       cpu::reduce_rows(op, a.data(), rows, cols, got.data());
       for (auto* v : {&got, &several[k]})
         for (auto& x : *v)
-          x = cpu::finalize(op, x, static_cast<double>(cols));
+          x = finalize(op, x, static_cast<double>(cols));
       // NaN compares as NaN: +inf + -inf gives the processor's default NaN, whose sign differs
       // from a NaN of the data, and which of them a sum carries depends on the operand order.
       for (auto* v : {&got, &several[k], &want})
@@ -295,16 +295,16 @@ TEST(CpuReduceFold, PartialsInPiecesMatchTheTwoLevelOrder) {
   for (Op op : kOps) {
     std::vector<double> want(static_cast<std::size_t>(cols));
     for (std::int64_t j = 0; j < cols; ++j) {
-      double total = cpu::identity(op);
+      double total = identity(op);
       for (std::int64_t s0 = 0; s0 < groups; s0 += kReduceSuperBlocks) {
-        double q = cpu::identity(op);
+        double q = identity(op);
         for (std::int64_t g = s0; g < std::min(groups, s0 + kReduceSuperBlocks); ++g)
-          q = cpu::combine(op, q, p[g * cols + j]);
-        total = cpu::combine(op, total, q);
+          q = combine(op, q, p[g * cols + j]);
+        total = combine(op, total, q);
       }
       want[j] = total;
     }
-    std::vector<double> total(static_cast<std::size_t>(cols), cpu::identity(op)), open = total;
+    std::vector<double> total(static_cast<std::size_t>(cols), identity(op)), open = total;
     std::int64_t g = 0;
     for (std::int64_t n : pieces) {
       cpu::fold_partials(op, total.data(), open.data(), g, p.data() + g * cols, n, cols);
@@ -328,7 +328,7 @@ TYPED_TEST(CpuReduce, FoldRowsInPiecesOfAnyLengthMatchesTheWholeGroup) {
   for (Op op : kOps) {
     std::vector<double> group(static_cast<std::size_t>(cols));
     cpu::reduce_col_groups(op, a.data(), rows, cols, group.data());
-    std::vector<double> acc(static_cast<std::size_t>(cols), cpu::identity(op));
+    std::vector<double> acc(static_cast<std::size_t>(cols), identity(op));
     std::int64_t i = 0;
     for (std::int64_t n : pieces) {
       cpu::fold_rows(op, a.data() + i * cols, n, cols, acc.data());
@@ -340,18 +340,18 @@ TYPED_TEST(CpuReduce, FoldRowsInPiecesOfAnyLengthMatchesTheWholeGroup) {
 }
 
 TEST(CpuReduceScalars, IdentityCombineAndFinalize) {
-  EXPECT_EQ(cpu::identity(Op::Sum), 0.0);
-  EXPECT_EQ(cpu::identity(Op::Min), INFINITY);
-  EXPECT_EQ(cpu::identity(Op::Max), -INFINITY);
-  EXPECT_EQ(cpu::identity(Op::NormInf), 0.0);
-  EXPECT_EQ(cpu::combine(Op::Norm2, 1.5, 2.0), 3.5);
-  EXPECT_EQ(cpu::combine(Op::Min, 1.5, -2.0), -2.0);
-  EXPECT_EQ(cpu::combine(Op::Max, 1.5, -2.0), 1.5);
-  EXPECT_TRUE(std::isnan(cpu::combine(Op::Min, NAN, 1.0)));
-  EXPECT_TRUE(std::isnan(cpu::combine(Op::Max, 1.0, NAN)));
-  EXPECT_EQ(cpu::finalize(Op::Mean, 6.0, 4.0), 1.5);
-  EXPECT_EQ(cpu::finalize(Op::Norm2, 9.0, 4.0), 3.0);
-  EXPECT_EQ(cpu::finalize(Op::Sum, 9.0, 4.0), 9.0);
+  EXPECT_EQ(identity(Op::Sum), 0.0);
+  EXPECT_EQ(identity(Op::Min), INFINITY);
+  EXPECT_EQ(identity(Op::Max), -INFINITY);
+  EXPECT_EQ(identity(Op::NormInf), 0.0);
+  EXPECT_EQ(combine(Op::Norm2, 1.5, 2.0), 3.5);
+  EXPECT_EQ(combine(Op::Min, 1.5, -2.0), -2.0);
+  EXPECT_EQ(combine(Op::Max, 1.5, -2.0), 1.5);
+  EXPECT_TRUE(std::isnan(combine(Op::Min, NAN, 1.0)));
+  EXPECT_TRUE(std::isnan(combine(Op::Max, 1.0, NAN)));
+  EXPECT_EQ(finalize(Op::Mean, 6.0, 4.0), 1.5);
+  EXPECT_EQ(finalize(Op::Norm2, 9.0, 4.0), 3.0);
+  EXPECT_EQ(finalize(Op::Sum, 9.0, 4.0), 9.0);
 }
 
 TEST(CpuReduceNaN, MinAndMaxPropagateNaNWhereverItIs) {

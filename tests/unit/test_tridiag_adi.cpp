@@ -1,4 +1,4 @@
-// The partition method (cpu/tridiag_partition.hpp) against plain Thomas (ConstTridiag), the
+// The partition method (core/tridiag_partition.hpp) against plain Thomas (ConstTridiag), the
 // ADI line work of the CPU backend (AdiLine) against plain formulas, and the one-GPU tile step
 // (cuda/heat2d_tiles_math.hpp, with the reduced systems by warps: heat2d_tiles_reduced.hpp)
 // replayed lane by lane on the host against the ADI step of AdiLine.
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/tridiag_partition.hpp"
 #include "cpu/tridiag.hpp"
-#include "cpu/tridiag_partition.hpp"
 #include "cuda/heat2d_tiles_math.hpp"
 #include "cuda/heat2d_tiles_reduced.hpp"
 #include "solver/adi_line.hpp"
@@ -37,7 +37,7 @@ TEST(PartitionedTridiag, MatchesThomasOnAwkwardSizes) {
         if (n <= 2 * tile)
           continue;
         const double h = std::pow(10.0, 2.3 * u(rng)); // 0.005 … 200
-        const tessera::cpu::PartitionedTridiag p(h, n, tile, periodic);
+        const tessera::PartitionedTridiag p(h, n, tile, periodic);
         const ConstTridiag ref(-h, 1.0 + 2.0 * h, -h, n, periodic);
         std::vector<double> d(static_cast<std::size_t>(n));
         for (double& v : d)
@@ -48,13 +48,13 @@ TEST(PartitionedTridiag, MatchesThomasOnAwkwardSizes) {
         EXPECT_LT(max_rel(got, want), 1e-13) << "seed " << seed << " n " << n << " tile " << tile
                                              << " h " << h << (periodic ? " periodic" : "");
       }
-  EXPECT_THROW(tessera::cpu::PartitionedTridiag(1.0, 64, 32, false), tessera::InputError);
-  EXPECT_THROW(tessera::cpu::PartitionedTridiag(1.0, 10, 1, false), tessera::InputError);
+  EXPECT_THROW(tessera::PartitionedTridiag(1.0, 64, 32, false), tessera::InputError);
+  EXPECT_THROW(tessera::PartitionedTridiag(1.0, 10, 1, false), tessera::InputError);
 }
 
 namespace tiles = tessera::cuda::tiles;
 
-tiles::Piece host_piece(const tessera::cpu::PartitionPiece& q) {
+tiles::Piece host_piece(const tessera::PartitionPiece& q) {
   tiles::Piece p;
   p.inv_p = q.inv.data();
   p.upper_p = q.upper.data();
@@ -68,8 +68,8 @@ tiles::Piece host_piece(const tessera::cpu::PartitionPiece& q) {
   return p;
 }
 
-void host_axis(const tessera::cpu::PartitionedTridiag& p, std::int64_t lines, double g,
-               tiles::Axis& a, tiles::Reduced& r) {
+void host_axis(const tessera::PartitionedTridiag& p, std::int64_t lines, double g, tiles::Axis& a,
+               tiles::Reduced& r) {
   tiles::set_axis_values(p, g, a);
   a.last = host_piece(p.last());
   r = {a.tiles,        lines,         p.h(),        p.periodic(), p.sub().data(),
@@ -78,7 +78,7 @@ void host_axis(const tessera::cpu::PartitionedTridiag& p, std::int64_t lines, do
 
 // cuda::TiledHeat2d's kernels, one lane after the other.
 struct HostTiles {
-  tessera::cpu::PartitionedTridiag px, py;
+  tessera::PartitionedTridiag px, py;
   tiles::Step base;
   tiles::Reduced rx, ry;
   std::vector<double> sx, fx[2], pxv[2], sy, pyv, fyv, smem;

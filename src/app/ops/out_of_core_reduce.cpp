@@ -158,13 +158,13 @@ void reduce_chunk(const Geometry& g, std::int64_t c, int rank, const T* data, Re
       const auto close_block = [&](std::int64_t last) {
         cpu::fold_partials(a.op, a.values.data(), a.supers.data(), (last - 1) / kReduceBlockRows,
                            a.open.data(), 1, w);
-        std::fill(a.open.begin(), a.open.end(), cpu::identity(a.op));
+        std::fill(a.open.begin(), a.open.end(), identity(a.op));
       };
       // One row at a time: f of each element, combined into the open fold in row order.
       for (std::int64_t i = row0; i < head_end; ++i) {
         engine.reduce_col_groups(a.op, data + (i - row0) * w, 1, w, parts.data());
         for (std::int64_t j = 0; j < w; ++j)
-          a.open[j] = cpu::combine(a.op, a.open[j], parts[j]);
+          a.open[j] = combine(a.op, a.open[j], parts[j]);
       }
       if (head_end > row0 && (head_end % kReduceBlockRows == 0 || head_end == g.shape.rows))
         close_block(head_end);
@@ -203,11 +203,11 @@ void reduce_chunk(const Geometry& g, std::int64_t c, int rank, const T* data, Re
     } else {
       std::int64_t row = g.row0(c);
       for (double r : all) {
-        a.block = cpu::combine(a.op, a.block, r);
+        a.block = combine(a.op, a.block, r);
         if (++row % kReduceBlockRows == 0 || row == g.shape.rows) {
           cpu::fold_partials(a.op, &a.total, &a.super, (row - 1) / kReduceBlockRows, &a.block, 1,
                              1);
-          a.block = cpu::identity(a.op);
+          a.block = identity(a.op);
         }
       }
     }
@@ -276,9 +276,9 @@ ReduceResult compute_side(Shared& s, const std::vector<Op>& ops, Axis axis, OutO
 
   std::vector<Accumulator> acc;
   for (Op op : all_ops) {
-    Accumulator a{op, cpu::identity(op), cpu::identity(op), cpu::identity(op), {}, {}, {}};
+    Accumulator a{op, identity(op), identity(op), identity(op), {}, {}, {}};
     if (axis == Axis::Cols) {
-      a.values.assign(static_cast<std::size_t>(g.stripes().rows(rank)), cpu::identity(op));
+      a.values.assign(static_cast<std::size_t>(g.stripes().rows(rank)), identity(op));
       a.open = a.values;
       a.supers = a.values;
     } else if (axis == Axis::Rows)

@@ -1,12 +1,12 @@
 // The partition method's tables and its reference solve (see tridiag_partition.hpp).
-#include "cpu/tridiag_partition.hpp"
+#include "core/tridiag_partition.hpp"
 
 #include <cmath>
 
 #include "core/throw.hpp"
-#include "cpu/tridiag.hpp"
+#include "core/tridiag_factors.hpp"
 
-namespace tessera::cpu {
+namespace tessera {
 
 namespace {
 
@@ -15,7 +15,7 @@ PartitionPiece make_piece(double h, std::int64_t q) {
   p.q = q;
   if (q == 0)
     return p;
-  const ConstTridiag a(-h, 1.0 + 2.0 * h, -h, q, false);
+  const TridiagFactors a(-h, 1.0 + 2.0 * h, -h, q, false);
   p.inv = a.inv();
   p.upper = a.upper();
   const auto uq = static_cast<std::size_t>(q);
@@ -23,8 +23,8 @@ PartitionPiece make_piece(double h, std::int64_t q) {
   p.w_last.assign(uq, 0.0);
   p.w_first[0] = 1.0;
   p.w_last[uq - 1] = 1.0;
-  a.solve(p.w_first.data(), BatchLayout::rows(q, 1));
-  a.solve(p.w_last.data(), BatchLayout::rows(q, 1));
+  a.solve_line(p.w_first.data(), 1);
+  a.solve_line(p.w_last.data(), 1);
   p.phi_l.resize(uq);
   p.phi_r.resize(uq);
   for (std::size_t j = 0; j < uq; ++j) {
@@ -64,7 +64,7 @@ PartitionedTridiag::PartitionedTridiag(double h, std::int64_t n, std::int64_t ti
   }
   if (!periodic)
     sub_[0] = 0.0;
-  // Sherman–Morrison around Thomas (as cpu::ConstTridiag): A = B + u v^T with u = (gamma, 0, …,
+  // Sherman–Morrison around Thomas (as TridiagFactors): A = B + u v^T with u = (gamma, 0, …,
   // alpha), v = (1, 0, …, beta / gamma), beta = A[0][K-1], alpha = A[K-1][0].
   const double beta = sub_[0], alpha = sup[K - 1], gamma = -diag[0];
   std::vector<double> bb = diag;
@@ -115,8 +115,8 @@ void PartitionedTridiag::solve(double* x, std::int64_t stride) const {
     for (std::int64_t j = 0; j < p.q; ++j)
       yk[j] = at(c0 + j);
     if (p.q > 0) {
-      const ConstTridiag a(-h_, 1.0 + 2.0 * h_, -h_, p.q, false);
-      a.solve(yk, BatchLayout::rows(p.q, 1));
+      const TridiagFactors a(-h_, 1.0 + 2.0 * h_, -h_, p.q, false);
+      a.solve_line(yk, 1);
     }
     const double last = p.q > 0 ? yk[p.q - 1] : 0.0;
     P[static_cast<std::size_t>(k)] = at(c0 + p.q) + h_ * last;
@@ -151,4 +151,4 @@ void PartitionedTridiag::solve(double* x, std::int64_t stride) const {
   }
 }
 
-} // namespace tessera::cpu
+} // namespace tessera

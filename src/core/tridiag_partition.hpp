@@ -28,12 +28,12 @@
 #include <cstdint>
 #include <vector>
 
-namespace tessera::cpu {
+namespace tessera {
 
 // The interior of a tile: q unknowns (0 <= q < tile).
 struct PartitionPiece {
   std::int64_t q = 0;
-  std::vector<double> inv, upper;      // A_q's Thomas factors (ConstTridiag: lower = -h)
+  std::vector<double> inv, upper;      // A_q's Thomas factors (TridiagFactors: lower = -h)
   std::vector<double> phi_l, phi_r;    // h A_q^{-1} e_1, h A_q^{-1} e_q
   std::vector<double> w_first, w_last; // rows 0 and q - 1 of A_q^{-1}
   // x at the first and last interior position in terms of the neighbouring separators (first:
@@ -82,4 +82,4 @@ private:
   double corner_ = 0.0, invc_ = 0.0;
 };
 
-} // namespace tessera::cpu
+} // namespace tessera

@@ -20,7 +20,9 @@ struct MissingTest {
   bool skip_nan;
   bool nan_listed = false;
   std::vector<double> values;
-  explicit MissingTest(const MissingValues& m) : skip_nan(m.skip_nan) {
+  double lo, hi;
+  explicit MissingTest(const MissingValues& m)
+      : skip_nan(m.skip_nan), lo(m.valid_min), hi(m.valid_max) {
     for (double v : m.values)
       if (std::isnan(v))
         nan_listed = true;
@@ -30,7 +32,7 @@ struct MissingTest {
   bool operator()(double x) const noexcept {
     if (x != x)
       return skip_nan || nan_listed;
-    return std::find(values.begin(), values.end(), x) != values.end();
+    return x < lo || x > hi || std::find(values.begin(), values.end(), x) != values.end();
   }
 };
 

@@ -3,6 +3,7 @@
 // the bits of a result do not change with the number of ranks, threads or the backend.
 #pragma once
 
+#include <limits>
 #include <string_view>
 #include <vector>
 
@@ -32,6 +33,10 @@ TESSERA_API Axis parse_axis(std::string_view s);
 struct TESSERA_API MissingValues {
   bool skip_nan = false;      // NaN elements are missing
   std::vector<double> values; // elements equal to one of these are missing (a NaN here: any NaN)
+  // Elements outside [valid_min, valid_max] are missing (the CF attributes valid_min, valid_max
+  // and valid_range; compared with the stored x).
+  double valid_min = -std::numeric_limits<double>::infinity();
+  double valid_max = std::numeric_limits<double>::infinity();
   // Stored x stands for x * scale_factor + add_offset (computed in double); missing values are
   // compared with the stored x.
   double scale_factor = 1.0;
@@ -39,7 +44,11 @@ struct TESSERA_API MissingValues {
 
   bool packed() const noexcept { return scale_factor != 1.0 || add_offset != 0.0; }
   // True when some element may be skipped or transformed.
-  bool any() const noexcept { return skip_nan || !values.empty() || packed(); }
+  bool any() const noexcept { return skip_nan || !values.empty() || packed() || ranged(); }
+  bool ranged() const noexcept {
+    return valid_min != -std::numeric_limits<double>::infinity() ||
+           valid_max != std::numeric_limits<double>::infinity();
+  }
 };
 
 // One reduction's result: one value (All), one per global row (Rows) or per column (Cols).

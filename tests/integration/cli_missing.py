@@ -102,7 +102,8 @@ def write_h5py(path, rng, rows, cols):
 def write_netcdf(path, rng, rows, cols):
     """A netCDF4 file as netCDF users write one: an unlimited time dimension, a float32 variable
     with _FillValue (masked elements written as the fill), compressed; a packed int16 variable
-    (scale_factor, add_offset, _FillValue) in a group, filled by netCDF4's automatic packing."""
+    (scale_factor, add_offset, _FillValue, valid_range) in a group, filled by netCDF4's automatic
+    packing; valid_min and valid_max on the first."""
     temp = np.ma.masked_array(rng.normal(280, 10, (rows, cols)).astype(np.float32),
                               mask=rng.random((rows, cols)) < 0.2)
     rain = np.ma.masked_array(rng.uniform(0, 50, (rows, cols)),
@@ -117,18 +118,22 @@ def write_netcdf(path, rng, rows, cols):
         t[:] = np.arange(rows, dtype=np.int32)
         v = nc.createVariable("temp", "f4", ("time", "station"), zlib=True, fill_value=-999.0)
         v.units = "K"
+        v.valid_min = np.float32(265.0)  # CF: elements outside are missing as well
+        v.valid_max = np.float32(300.0)
         v[:] = temp
         g = nc.createGroup("obs")
         p = g.createVariable("rain", "i2", ("time", "station"), fill_value=np.int16(-32767))
         p.scale_factor = np.float64(0.002)
         p.add_offset = np.float64(25.0)
+        p.valid_range = np.array([-10000, 10000], dtype=np.int16)  # of the stored values
         p[:] = rain
     with netCDF4.Dataset(path) as nc:  # what netCDF4 users see: masked, unpacked
         return nc["temp"][:], nc["obs"]["rain"][:]
 
 
 def missing_values(r, rng):
-    """Reductions skip _FillValue, missing_value and NaN elements and unpack packed data, as
+    """Reductions skip _FillValue, missing_value, out-of-range and NaN elements and unpack packed
+    data, as
     numpy.ma does with what netCDF4 reads; --keep-nan keeps IEEE NaN; the same bits in memory,
     streamed in small chunks and at another rank count."""
     seed = rng.randrange(2 ** 32)

@@ -62,6 +62,8 @@ std::vector<T> data(Shape s, unsigned seed) {
 bool missing(double x, const MissingValues& m) {
   if (x != x)
     return m.skip_nan;
+  if (x < m.valid_min || x > m.valid_max)
+    return true;
   for (double v : m.values)
     if (x == v)
       return true;
@@ -154,6 +156,18 @@ TEST(ReduceMissing, PackedDataIsDecoded) {
       .skip_nan = true, .values = {-999.0}, .scale_factor = 0.01, .add_offset = 273.15};
   for (Shape s : kShapes)
     check<double>(s, m, seed());
+}
+
+TEST(ReduceMissing, ValuesOutsideTheValidRangeAreMissing) {
+  // Elements are ldexp(u, e) with |u| < 1 and e in [-20, 20]: a range of [-8, 16] cuts some.
+  const MissingValues m{.skip_nan = true, .values = {-999.0}, .valid_min = -8.0, .valid_max = 16.0};
+  for (Shape s : kShapes) {
+    check<double>(s, m, seed());
+    check<float>(s, m, seed());
+  }
+  const MissingValues above{.skip_nan = true, .values = {}, .valid_min = 0.5};
+  for (Shape s : kShapes)
+    check<double>(s, above, seed());
 }
 
 TEST(ReduceMissing, CountWithoutMissingValuesIsTheSize) {

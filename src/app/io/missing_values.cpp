@@ -51,6 +51,18 @@ MissingValues read_missing_values(const H5File& f, const std::string& path, bool
     for (const char* name : {"_FillValue", "missing_value"})
       for (double v : numbers(dset.get(), name, where))
         m.values.push_back(v);
+    // CF: valid_range (two values) or valid_min and valid_max; the range is of stored values.
+    if (const auto r = numbers(dset.get(), "valid_range", where); r.size() == 2) {
+      m.valid_min = r[0];
+      m.valid_max = r[1];
+    } else {
+      if (!r.empty())
+        log::warn("{}: valid_range holds {} values, not 2; ignored", where, r.size());
+      if (const auto lo = numbers(dset.get(), "valid_min", where); !lo.empty())
+        m.valid_min = lo[0];
+      if (const auto hi = numbers(dset.get(), "valid_max", where); !hi.empty())
+        m.valid_max = hi[0];
+    }
     if (const auto s = numbers(dset.get(), "scale_factor", where); !s.empty())
       m.scale_factor = s[0];
     if (const auto o = numbers(dset.get(), "add_offset", where); !o.empty())

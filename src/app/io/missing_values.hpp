@@ -1,8 +1,9 @@
 // The missing-value and packing attributes of a dataset, as netCDF and the CF conventions write
 // them: `_FillValue` and `missing_value` (a number or a list: elements equal to one are
-// missing), `scale_factor` and `add_offset` (stored x stands for x * scale_factor + add_offset).
-// Attributes of any numeric type are read as doubles (exact for the floats and the integers up
-// to 32 bits that these attributes hold); a string or empty one is ignored with a warning.
+// missing), `valid_range` or `valid_min`/`valid_max` (elements outside are missing), `scale_factor`
+// and `add_offset` (stored x stands for x * scale_factor + add_offset). Attributes of any numeric
+// type are read as doubles (exact for the floats and the integers up to 32 bits that these
+// attributes hold); a string or empty one is ignored with a warning.
 #pragma once
 
 #include <hdf5.h>

@@ -20,6 +20,9 @@
 // so every value is computed by the same operations whatever the number of ranks or threads: the
 // fields are bit-identical on any rank count.
 //
+// The step runs in a StepEngine chosen once, by the backend: CpuStep (solver_cpu.cpp) or
+// CudaStep (solver_cuda.cpp), over the SolverState both share.
+//
 // With Config::backend == Cuda the state lives on the rank's GPU (solver_cuda.cpp): the same
 // operations on every line, with the lines stored as columns so that the line kernels are
 // coalesced, queued on one stream; the same bits as the CPU (with Distributed too: the x-lines'
@@ -43,8 +46,6 @@
 #include "solver/adi_line.hpp"
 #include "solver/heat2d_config.hpp"
 
-struct CUstream_st; // cudaStream_t, without the CUDA headers
-
 namespace tessera::heat2d {
 
 // The phase names of one step in the timers: the two transposes, and the line work.
@@ -53,6 +54,51 @@ inline constexpr const char* kXLinesPhase = "step: x-lines";
 inline constexpr const char* kYLinesPhase = "step: y-lines";
 // LineSolve::Distributed: the allgather of the x-lines' reduced systems.
 inline constexpr const char* kReducedPhase = "step: reduced exchange";
+
+// What a step engine works on, owned by the Solver: the configuration, the two layouts, the
+// line operators, the transpose plans and the state in layout Y (the host copy on a GPU).
+struct SolverState {
+  // Collective over comm. Validates the configuration (InputError naming the key) and builds
+  // the two transpose plans.
+  SolverState(const Config& config, MPI_Comm comm, PhaseTimers* timers);
+
+  Config config;
+  MPI_Comm comm;
+  int rank = 0;
+  bool one_rank = true; // no layout changes inside a step on the CPU
+  PhaseTimers* timers;
+  PhaseTimers own_timers;
+  BlockDistribution dist_x, dist_y;
+  std::size_t local_x = 0, local_y = 0;
+  AdiLine line_x, line_y;
+  TransposePlan to_x, to_y;                  // layout Y → X and X → Y
+  std::unique_ptr<DistributedTridiag> xdist; // LineSolve::Distributed on several ranks
+  std::vector<double> u;                     // the state, layout Y (CUDA: the host copy)
+  std::int64_t steps = 0;
+
+  // Runs `plan` on in → out, timed as `phase`.
+  void transpose(TransposePlan& plan, const double* in, double* out, const char* phase);
+
+private:
+  TransposeOptions plan_options() const;
+};
+
+// One backend's step and the state's way in and out, chosen once by the Solver (the CPU's in
+// solver_cpu.cpp, the GPU's in solver_cuda.cpp); the Solver's methods of the same names.
+class StepEngine {
+public:
+  virtual ~StepEngine() = default;
+  virtual std::span<const double> field_y() = 0;
+  virtual std::span<double> mutable_field_y() = 0;
+  virtual const double* device_field_y() { return nullptr; }
+  virtual void set_field_x(const double* block_x) = 0;
+  virtual void get_field_x(double* block_x) = 0;
+  virtual void step() = 0;
+  virtual double bytes_per_step() const noexcept = 0;
+};
+
+std::unique_ptr<StepEngine> make_cpu_step(SolverState& state);
+std::unique_ptr<StepEngine> make_cuda_step(SolverState& state);
 
 class Solver {
 public:
@@ -63,84 +109,41 @@ public:
   Solver(const Solver&) = delete;
   Solver& operator=(const Solver&) = delete;
 
-  const Config& config() const noexcept { return config_; }
-  MPI_Comm comm() const noexcept { return comm_; }
-  int rank() const noexcept { return rank_; }
-  const BlockDistribution& layout_x() const noexcept { return dist_x_; }
-  const BlockDistribution& layout_y() const noexcept { return dist_y_; }
+  const Config& config() const noexcept { return state_.config; }
+  MPI_Comm comm() const noexcept { return state_.comm; }
+  int rank() const noexcept { return state_.rank; }
+  const BlockDistribution& layout_x() const noexcept { return state_.dist_x; }
+  const BlockDistribution& layout_y() const noexcept { return state_.dist_y; }
 
   // The state in layout Y: layout_y().rows(rank()) lines of ny values (host memory; with the
   // CUDA backend a copy of the device state, refreshed when stale).
-  std::span<const double> field_y() const;
+  std::span<const double> field_y() const { return engine_->field_y(); }
   // Writable view; writing the state invalidates work cached for the next step (and, with the
   // CUDA backend, is copied to the device before the next step).
-  std::span<double> mutable_field_y();
+  std::span<double> mutable_field_y() { return engine_->mutable_field_y(); }
   // CUDA backend: the state in layout Y on the device (as field_y(), device memory, valid until
   // the next step), with the work queued so far done. nullptr with the CPU backend.
-  const double* device_field_y() const;
+  const double* device_field_y() const { return engine_->device_field_y(); }
   // Collective: the state from / into layout X (layout_x().rows(rank()) × nx values).
-  void set_field_x(const double* block_x);
-  void get_field_x(double* block_x);
+  void set_field_x(const double* block_x) { engine_->set_field_x(block_x); }
+  void get_field_x(double* block_x) { engine_->get_field_x(block_x); }
 
   // Collective: advances by one step.
-  void step();
-  std::int64_t steps_done() const noexcept { return steps_; }
+  void step() { engine_->step(); }
+  std::int64_t steps_done() const noexcept { return state_.steps; }
   // steps_done() * dt: computed, never accumulated, so a restarted run has the same clock.
-  double time() const noexcept { return static_cast<double>(steps_) * config_.dt; }
-  void set_steps_done(std::int64_t steps) noexcept { steps_ = steps; }
+  double time() const noexcept { return static_cast<double>(state_.steps) * state_.config.dt; }
+  void set_steps_done(std::int64_t steps) noexcept { state_.steps = steps; }
 
   // Bytes of field data one step reads and writes on this rank (stencils, solves, transposes as
   // the plans count them), for the memory-bandwidth figure.
-  double bytes_per_step() const noexcept;
+  double bytes_per_step() const noexcept { return engine_->bytes_per_step(); }
 
-  Backend backend() const noexcept { return config_.backend; }
+  Backend backend() const noexcept { return state_.config.backend; }
 
 private:
-  struct Device; // solver_device.hpp
-  // One rank: no layout changes inside a step (the CPU solves x-lines as columns of layout Y).
-  bool single_rank() const noexcept { return one_rank_; }
-  // Several ranks with LineSolve::Distributed: the x-lines solved in layout Y.
-  bool distributed_x() const noexcept { return xdist_ != nullptr; }
-  void distributed_x_half();
-  void device_distributed_x_half(); // the same on the GPU (solver_cuda.cpp)
-  void transpose(TransposePlan& plan, const double* in, double* out, const char* phase);
-  TransposeOptions plan_options() const;
-  // The CUDA backend (solver_cuda.cpp).
-  void device_init();
-  void device_step();
-  void tiled_step();
-  void finish_device_step(CUstream_st* s);
-  void device_set_field_x(const double* block_x);
-  void device_get_field_x(double* block_x);
-  void device_upload();                           // u_ → device state (after mutable_field_y)
-  void device_download() const;                   // device state → u_
-  void device_to_x(const double* yt, double* xt); // layout changes of the line blocks
-  void device_to_y(const double* xt, double* yt);
-  void device_relayout(TransposePlan& plan, const double* in, double* out, std::int64_t n_from,
-                       std::int64_t n_to, std::int64_t from_cells);
-  // Adds the phase times the device has finished to the timers (all of them when `wait`).
-  void device_collect_times(bool wait) const;
-  double device_bytes_per_step() const noexcept;
-
-  Config config_;
-  MPI_Comm comm_;
-  int rank_ = 0;
-  bool one_rank_ = true;
-  PhaseTimers* timers_;
-  PhaseTimers own_timers_;
-  BlockDistribution dist_x_, dist_y_;
-  std::size_t local_x_ = 0, local_y_ = 0;
-  AdiLine line_x_, line_y_;
-  TransposePlan to_x_, to_y_;                 // layout Y → X and X → Y
-  std::unique_ptr<DistributedTridiag> xdist_; // LineSolve::Distributed on several ranks
-  mutable std::vector<double> u_;             // the state, layout Y (CUDA: the host copy)
-  std::vector<double> work_;                  // the explicit half of the next transpose's input
-  std::vector<double> lines_x_;               // layout X lines being solved
-  bool explicit_ready_ = false;               // work_ holds (I + A_y D_y) u_
-  std::int64_t steps_ = 0;
-  std::unique_ptr<Device> dev_;     // CUDA backend only
-  mutable bool host_stale_ = false; // CUDA: u_ is older than the device state
-  mutable bool host_newer_ = false; // CUDA: u_ was written through mutable_field_y()
+  SolverState state_;
+  std::unique_ptr<StepEngine> engine_;
 };
 
 } // namespace tessera::heat2d

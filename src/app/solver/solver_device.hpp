@@ -1,7 +1,6 @@
-// The device state of the heat2d solver's CUDA backend (Solver::Device; solver_cuda.cpp uses
-// it): the state and the line blocks on the rank's GPU, the factorised line matrices, the stream
-// the step is queued on and the timing events of the phases not yet read back. Plain C++: no CUDA
-// headers.
+// The device state of the heat2d solver's CUDA step engine (solver_cuda.cpp): the state and the
+// line blocks on the rank's GPU, the factorised line matrices, the stream the step is queued on
+// and the timing events of the phases not yet read back. Plain C++: no CUDA headers.
 //
 // The line blocks are kept with the lines of the direction at hand as columns (the coalesced
 // layout of the line kernels): the state is layout Y transposed, ny × rows_y.
@@ -28,7 +27,7 @@ struct DeviceTimed {
   double bytes;
 };
 
-struct Solver::Device {
+struct CudaDevice {
   cuda::unique_stream stream;
   cuda::DeviceBuffer u;      // the state: ny × rows_y, y-lines as columns
   cuda::DeviceBuffer work;   // an explicit half (lines as columns), input of the next layout change

@@ -9,12 +9,12 @@ namespace tessera::app {
 
 namespace {
 
-std::int64_t block_begin(std::int64_t n, int rank, int nranks) {
+std::int64_t pieces_block_begin(std::int64_t n, int rank, int nranks) {
   const std::int64_t base = n / nranks, extra = n % nranks;
   return base * rank + std::min<std::int64_t>(rank, extra);
 }
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+std::int64_t pieces_ceil_div(std::int64_t a, std::int64_t b) {
   return (a + b - 1) / b;
 }
 
@@ -26,9 +26,9 @@ PermutePieces::PermutePieces(std::span<const std::int64_t> shape, std::span<cons
       element_size_(element_size) {
   const std::vector<std::int64_t> out = cpu::permuted_shape(shape, axes);
   const std::int64_t n = out[0];
-  begin_ = block_begin(n, rank, nranks);
-  rows_ = block_begin(n, rank + 1, nranks) - begin_;
-  const std::int64_t largest_block = ceil_div(n, nranks);
+  begin_ = pieces_block_begin(n, rank, nranks);
+  rows_ = pieces_block_begin(n, rank + 1, nranks) - begin_;
+  const std::int64_t largest_block = pieces_ceil_div(n, nranks);
   std::int64_t row_elements = 1;
   for (std::size_t k = 1; k < out.size(); ++k)
     row_elements *= out[k];
@@ -40,10 +40,10 @@ PermutePieces::PermutePieces(std::span<const std::int64_t> shape, std::span<cons
     const std::int64_t sub = row_elements / out[1]; // elements per step of dimension 1
     const std::int64_t per_split =
         std::max<std::int64_t>(1, budget / std::max<std::int64_t>(1, sub));
-    splits_ = ceil_div(out[1], per_split);
+    splits_ = pieces_ceil_div(out[1], per_split);
     rows_per_piece_ = 1;
   }
-  count_ = ceil_div(largest_block, rows_per_piece_) * splits_;
+  count_ = pieces_ceil_div(largest_block, rows_per_piece_) * splits_;
 }
 
 std::int64_t PermutePieces::largest_elements() const noexcept {
@@ -54,7 +54,7 @@ std::int64_t PermutePieces::largest_elements() const noexcept {
   if (rows_ == 0)
     return 0;
   if (splits_ > 1)
-    return row / out[1] * ceil_div(out[1], splits_);
+    return row / out[1] * pieces_ceil_div(out[1], splits_);
   return row * std::min(rows_per_piece_, rows_);
 }
 
@@ -71,7 +71,7 @@ PermutePieces::Piece PermutePieces::piece(std::int64_t p) const {
   r0 = begin_ + row_piece * rows_per_piece_;
   nr = std::clamp<std::int64_t>(begin_ + rows_ - r0, 0, rows_per_piece_);
   if (splits_ > 1) {
-    const std::int64_t per_split = ceil_div(out[1], splits_);
+    const std::int64_t per_split = pieces_ceil_div(out[1], splits_);
     c0 = std::min(out[1], split * per_split);
     nc = std::min(out[1], c0 + per_split) - c0;
   }

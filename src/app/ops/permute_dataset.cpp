@@ -17,7 +17,7 @@ namespace tessera::app {
 
 namespace {
 
-constexpr std::size_t default_permute_limit = std::size_t{1} << 30;
+constexpr std::size_t default_permute_limit = std::size_t{256} << 20;
 
 std::string permute_extent_str(const io::Dims& dims) {
   std::string s;

@@ -36,7 +36,7 @@ struct ArrayInput {
 
 struct PermuteOptions {
   std::vector<int> axes;        // output dimension k is input dimension axes[k]
-  std::size_t memory_limit = 0; // per rank, for the two buffers; 0: a default of 1 GiB
+  std::size_t memory_limit = 0; // per rank, for the two buffers; 0: 256 MiB, as streaming
   io::H5File::Mode mode = io::H5File::Mode::Replace;
   const io::Provenance* provenance = nullptr;
   PhaseTimers* timers = nullptr; // phases "read", "permute", "write"

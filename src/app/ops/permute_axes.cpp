@@ -79,4 +79,20 @@ std::vector<int> resolve_axes(const std::string& spec, const std::vector<std::st
   return axes;
 }
 
+std::vector<int> resolve_dims(const std::string& spec, const std::vector<std::string>& names,
+                              const std::string& what) {
+  std::vector<int> dims;
+  for (const std::string& part : split_axes(spec)) {
+    const int d = axis_of(part, names);
+    TESSERA_REQUIRE(d >= 0, InputError,
+                    "--dims {}: '{}' is neither a dimension of {} {} nor an index 0..{}", spec,
+                    part, what, describe_dimensions(names), names.size() - 1);
+    TESSERA_REQUIRE(std::find(dims.begin(), dims.end(), d) == dims.end(), InputError,
+                    "--dims {}: dimension '{}' of {} is named twice", spec, part, what);
+    dims.push_back(d);
+  }
+  std::sort(dims.begin(), dims.end());
+  return dims;
+}
+
 } // namespace tessera::app

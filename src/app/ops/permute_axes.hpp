@@ -15,6 +15,11 @@ namespace tessera::app {
 std::vector<int> resolve_axes(const std::string& spec, const std::vector<std::string>& names,
                               const std::string& what);
 
+// The dimensions `spec` names (--dims of a reduction: "lat,lon" or "1,2"), each once, in the
+// input's order; InputError naming `what` and its dimensions for an unknown or repeated one.
+std::vector<int> resolve_dims(const std::string& spec, const std::vector<std::string>& names,
+                              const std::string& what);
+
 // "(time, lat, lon)", with "dim2" for a dimension without a name: for messages and logs.
 std::string describe_dimensions(const std::vector<std::string>& names);
 

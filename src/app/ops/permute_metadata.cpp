@@ -48,16 +48,20 @@ void PermuteMetadata::write_to(H5File& f, const DatasetRef& out, const DatasetRe
   globals.write(f, "/");
   attributes.write(f, out.path);
   write_attribute(f, out.path, "transpose_of", in.str());
+  write_scales(f, out.path);
+}
+
+void PermuteMetadata::write_scales(H5File& f, const std::string& out) const {
   std::set<std::string> written;
   for (unsigned k = 0; k < scales.size(); ++k) {
     const Scale& s = scales[k];
-    if (s.scale.path.empty() || s.scale.path == out.path)
+    if (s.scale.path.empty() || s.scale.path == out)
       continue;
     if (written.insert(s.scale.path).second && !has_dataset(f, s.scale.path)) {
       write_vector_values(f, s.scale.path, s.values);
       s.attributes.write(f, s.scale.path);
     }
-    attach_dimension_scale(f, out.path, k, s.scale.path,
+    attach_dimension_scale(f, out, k, s.scale.path,
                            s.scale.name.empty() ? s.scale.path : s.scale.name);
   }
 }

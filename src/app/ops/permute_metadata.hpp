@@ -39,6 +39,9 @@ struct PermuteMetadata {
   // "IN:/var", the scales in the output's order (each coordinate copied to the path it had in
   // the input unless the output has it already); on the root the input's global attributes.
   void write_to(H5File& f, const DatasetRef& out, const DatasetRef& in) const;
+  // Collective. The scales alone (each coordinate copied unless the output has it already),
+  // for outputs that are not the input's values (reductions over some dimensions).
+  void write_scales(H5File& f, const std::string& out) const;
 };
 
 } // namespace tessera::io

@@ -115,3 +115,61 @@ def permute(r, rng):
     r.run(["transpose", "c.h5:/c", "c_out.h5:/c", "--axes", "4,2,0,3,1"])
     with h5py.File(r.path("c_out.h5"), "r") as f:
         same_bits(f["c"][()], cube.transpose(4, 2, 0, 3, 1), "rank-5 /c")
+
+
+def reduce_dims(r, rng):
+    """`tessera reduce --dims`: sum, mean, min, max and count over some dimensions of a netCDF-4
+    f32 variable with missing values and of a packed int16 one, against numpy.ma; the same bits
+    at one rank, at this test's rank count and in pieces of a tiny memory limit."""
+    import netCDF4
+    from cli_common import Runner
+    nt, nlat, nlon = rng.randint(2, 5), rng.choice([5, 7]), rng.choice([11, 13])
+    temp, packed, _ = make_netcdf(r.path("in.nc"), nt, nlat, nlon, rng)
+    with netCDF4.Dataset(r.path("in.nc"), "a") as nc:
+        v = nc["temp"]
+        v.missing_value = np.float32(-999.0)
+        v[0, 1, :3] = -999.0
+    with netCDF4.Dataset(r.path("in.nc")) as nc:
+        data = nc["temp"][:].astype(np.float64)      # masked where missing
+    ops = ["sum", "mean", "min", "max", "count"]
+    r.run(["reduce", "in.nc:/temp", "--dims", "lat,lon", "--op", ",".join(ops), "--output",
+           "r.h5"])
+    with h5py.File(r.path("r.h5"), "r") as f:
+        got = {op: f[f"temp_{op}"][()] for op in ops}
+        expect(f["temp_mean"].attrs["reduced_dims"] in (b"lat,lon", "lat,lon"), "reduced_dims")
+    want = {"sum": data.sum(axis=(1, 2)), "mean": data.mean(axis=(1, 2)),
+            "min": data.min(axis=(1, 2)), "max": data.max(axis=(1, 2)),
+            "count": data.count(axis=(1, 2)).astype(np.float64)}
+    for op in ops:
+        expect(got[op].shape == (nt,), f"temp_{op} has shape {got[op].shape}")
+        if op in ("min", "max", "count"):
+            expect(np.array_equal(got[op], np.ma.getdata(want[op])), f"temp_{op} differs")
+        else:
+            expect(np.allclose(got[op], want[op], rtol=1e-12, atol=0), f"temp_{op} differs")
+    expect(netcdf_dims(r.path("r.h5"), "/temp_mean") == ("time",), "dims of /temp_mean")
+
+    # Over time (the outermost): a field over (lat, lon); and the same bits in pieces and at 1 rank.
+    r.run(["reduce", "in.nc:/temp", "--dims", "time", "--op", "mean,max", "--output", "m.h5"])
+    r.run(["reduce", "in.nc:/temp", "--dims", "0", "--op", "mean,max", "--output", "m2.h5",
+           "--memory-limit", "64B"])
+    one = Runner(r.tessera, 1, r.mpirun, r.dir)
+    one.run(["reduce", "in.nc:/temp", "--dims", "time", "--op", "mean,max", "--output", "m1.h5"])
+    with h5py.File(r.path("m.h5"), "r") as a, h5py.File(r.path("m2.h5"), "r") as b, \
+            h5py.File(r.path("m1.h5"), "r") as c:
+        for op in ("mean", "max"):
+            x = a[f"temp_{op}"][()]
+            expect(x.shape == (nlat, nlon), f"temp_{op} over time has shape {x.shape}")
+            expect(x.tobytes() == b[f"temp_{op}"][()].tobytes(), f"{op}: pieces change bits")
+            expect(x.tobytes() == c[f"temp_{op}"][()].tobytes(), f"{op}: 1 rank changes bits")
+        expect(np.allclose(a["temp_mean"][()], data.mean(axis=0), rtol=1e-12), "mean over time")
+    expect(netcdf_dims(r.path("m.h5"), "/temp_mean") == ("lat", "lon"), "dims of the field")
+
+    # Packed int16 in a group, decoded and its _FillValue skipped.
+    r.run(["reduce", "in.nc:/grp/packed", "--dims", "lev,lat", "--op", "mean", "--output",
+           "p.h5"])
+    with h5py.File(r.path("p.h5"), "r") as f:
+        got = f["grp/packed_mean"][()]
+    # Decoded in f64 with the stored (f32) scale_factor and add_offset, as tessera decodes.
+    raw = np.ma.masked_equal(packed, FILL).astype(np.float64)
+    unpacked = raw * np.float64(np.float32(0.01)) + np.float64(np.float32(280.0))
+    expect(np.allclose(got, unpacked.mean(axis=(1, 2)), rtol=1e-12), "packed mean differs")

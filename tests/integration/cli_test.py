@@ -38,6 +38,8 @@ cli_bad_cases.py, what they share in cli_common.py. Scenarios:
   memory_room     a dataset larger than a rank's memory streams; generate refuses one
   permute         --axes: netCDF-4 variables of rank 1 to 5 and of several types permuted,
                   against numpy and read back by netCDF4
+  reduce_dims     reduce --dims: netCDF-4 variables reduced over some dimensions, against
+                  numpy.ma, the same bits at any rank count and memory limit
   bad CASE        bad input: a clear message, non-zero exit, no hang, no output file left
 """
 import argparse
@@ -72,7 +74,7 @@ SCENARIOS = {"end_to_end": cli_runs.end_to_end, "transpose_1000": cli_runs.trans
              "checkpoint_keep": cli_heat2d.checkpoint_keep,
              "initial_snapshot": cli_heat2d.initial_snapshot,
              "check_files": cli_heat2d.check_files, "memory_room": cli_jobs.memory_room,
-             "permute": cli_permute.permute}
+             "permute": cli_permute.permute, "reduce_dims": cli_permute.reduce_dims}
 
 
 def main():

@@ -79,13 +79,17 @@ Command add_reduce(CLI::App& app, const Context& ctx) {
   Command c;
   c.sub = app.add_subcommand("reduce", "Reductions of a dataset (f32 or f64)");
   c.sub
-      ->add_option("inputs", args->ins,
-                   "Input datasets FILE.h5:/path (2-D; FILE.h5:/a,/b for several of a file)")
+      ->add_option(
+          "inputs", args->ins,
+          "Input datasets FILE.h5:/path (2-D, or rank 2 to 8 with --dims; FILE.h5:/a,/b for "
+          "several of a file)")
       ->required();
-  c.sub
-      ->add_option("--op", args->ops,
-                   "Comma-separated: sum, min, max, mean, norm1, norm2, norminf, count")
-      ->capture_default_str();
+  CLI::Option* op_option =
+      c.sub
+          ->add_option("--op", args->ops,
+                       "Comma-separated: sum, min, max, mean, norm1, norm2, norminf, count "
+                       "(with --dims: sum, mean, min, max, count; default sum,mean,min,max)")
+          ->capture_default_str();
   c.sub->add_option("--axis", args->axis, "all (one value), rows (one per row) or cols")
       ->capture_default_str();
   c.sub->add_option("--backend", args->backend, "auto, cpu or cuda")->capture_default_str();
@@ -100,7 +104,9 @@ Command add_reduce(CLI::App& app, const Context& ctx) {
   c.sub->add_option("--output", args->output,
                     "The file --dims writes: IN_PATH_op for each op (e.g. /temp_mean)");
   args->staging.add_to(c.sub, "reduction", false);
-  c.run = [args, &ctx]() -> int {
+  c.run = [args, op_option, &ctx]() -> int {
+    if (!args->dims.empty() && op_option->count() == 0)
+      args->ops = "sum,mean,min,max";
     std::vector<io::DatasetRef> refs;
     mpi::collectively(ctx.comm, [&] {
       for (const std::string& spec : args->ins)

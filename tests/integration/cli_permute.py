@@ -137,6 +137,9 @@ def reduce_dims(r, rng):
     with h5py.File(r.path("r.h5"), "r") as f:
         got = {op: f[f"temp_{op}"][()] for op in ops}
         expect(f["temp_mean"].attrs["reduced_dims"] in (b"lat,lon", "lat,lon"), "reduced_dims")
+        expect(f["temp_mean"].attrs["units"] in (b"K", "K"), "units not carried to the mean")
+        expect("missing_value" not in f["temp_mean"].attrs, "missing_value on a result")
+        expect("units" not in f["temp_count"].attrs, "units on a count")
     want = {"sum": data.sum(axis=(1, 2)), "mean": data.mean(axis=(1, 2)),
             "min": data.min(axis=(1, 2)), "max": data.max(axis=(1, 2)),
             "count": data.count(axis=(1, 2)).astype(np.float64)}
@@ -169,6 +172,8 @@ def reduce_dims(r, rng):
            "p.h5"])
     with h5py.File(r.path("p.h5"), "r") as f:
         got = f["grp/packed_mean"][()]
+        for packing in ("scale_factor", "add_offset", "_FillValue"):
+            expect(packing not in f["grp/packed_mean"].attrs, f"{packing} on a decoded result")
     # Decoded in f64 with the stored (f32) scale_factor and add_offset, as tessera decodes.
     raw = np.ma.masked_equal(packed, FILL).astype(np.float64)
     unpacked = raw * np.float64(np.float32(0.01)) + np.float64(np.float32(280.0))

@@ -155,7 +155,17 @@ ReduceDimsReport reduce_dims(ArrayInput& in, const ReduceDimsOptions& o, MPI_Com
         (reduced_names.empty() ? "" : ",") + (in.dim_names[static_cast<std::size_t>(d)].empty()
                                                   ? std::to_string(d)
                                                   : in.dim_names[static_cast<std::size_t>(d)]);
+  // The variable's description (units, long_name, …) goes along; what described its stored
+  // numbers (missing values, packing, valid ranges) does not fit the f64 results. Count has no
+  // units.
+  std::vector<std::string> undescriptive{"_FillValue",  "missing_value", "scale_factor",
+                                         "add_offset",  "valid_min",     "valid_max",
+                                         "valid_range", "_Unsigned",     "transpose_of"};
   for (std::size_t k = 0; k < o.ops.size(); ++k) {
+    std::vector<std::string> except = undescriptive;
+    if (o.ops[k] == Op::Count)
+      except.push_back("units");
+    carried->attributes.write(f, report.outputs[k], except);
     io::write_attribute(f, report.outputs[k], "reduction_of", what);
     io::write_attribute(f, report.outputs[k], "reduction_op", std::string(op_name(o.ops[k])));
     io::write_attribute(f, report.outputs[k], "reduced_dims", reduced_names);

@@ -168,6 +168,8 @@ void Geam::transpose(DType t, const void* in, void* out, std::int64_t rows, std:
         static_cast<cuDoubleComplex*>(out), m, static_cast<cuDoubleComplex*>(out), m));
     return;
   }
+  default:
+    throw InputError("cuBLAS geam baseline: f32, f64, c64 or c128 only", __FILE__, __LINE__);
   }
 }
 

@@ -52,6 +52,22 @@ py::dtype numpy_dtype(DType t) {
     return py::dtype::of<std::complex<float>>();
   case DType::c128:
     break;
+  case DType::i8:
+    return py::dtype::of<std::int8_t>();
+  case DType::i16:
+    return py::dtype::of<std::int16_t>();
+  case DType::i32:
+    return py::dtype::of<std::int32_t>();
+  case DType::i64:
+    return py::dtype::of<std::int64_t>();
+  case DType::u8:
+    return py::dtype::of<std::uint8_t>();
+  case DType::u16:
+    return py::dtype::of<std::uint16_t>();
+  case DType::u32:
+    return py::dtype::of<std::uint32_t>();
+  case DType::u64:
+    return py::dtype::of<std::uint64_t>();
   }
   return py::dtype::of<std::complex<double>>();
 }
@@ -109,6 +125,22 @@ const char* typestr_of(DType t) {
     return "<c8";
   case DType::c128:
     break;
+  case DType::i8:
+    return "|i1";
+  case DType::i16:
+    return "<i2";
+  case DType::i32:
+    return "<i4";
+  case DType::i64:
+    return "<i8";
+  case DType::u8:
+    return "|u1";
+  case DType::u16:
+    return "<u2";
+  case DType::u32:
+    return "<u4";
+  case DType::u64:
+    return "<u8";
   }
   return "<c16";
 }

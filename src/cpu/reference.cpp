@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstring>
 #include <limits>
 
 #include "core/throw.hpp"
@@ -17,6 +18,31 @@ void transpose(const T* in, T* out, std::int64_t rows, std::int64_t cols) {
   for (std::int64_t i = 0; i < rows; ++i)
     for (std::int64_t j = 0; j < cols; ++j)
       out[j * rows + i] = in[i * cols + j];
+}
+
+void permute(const void* in, void* out, std::size_t element_size,
+             std::span<const std::int64_t> shape, std::span<const int> axes) {
+  const std::size_t rank = shape.size();
+  std::vector<std::int64_t> in_stride(rank, 1), out_len(rank);
+  for (std::size_t d = rank; d-- > 1;)
+    in_stride[d - 1] = in_stride[d] * shape[d];
+  std::int64_t total = 1;
+  for (std::size_t k = 0; k < rank; ++k) {
+    out_len[k] = shape[static_cast<std::size_t>(axes[k])];
+    total *= out_len[k];
+  }
+  const auto* src = static_cast<const unsigned char*>(in);
+  auto* dst = static_cast<unsigned char*>(out);
+  for (std::int64_t o = 0; o < total; ++o) {
+    // The output index of o, innermost first, and the input offset it names.
+    std::int64_t rest = o, i = 0;
+    for (std::size_t k = rank; k-- > 0;) {
+      i += (rest % out_len[k]) * in_stride[static_cast<std::size_t>(axes[k])];
+      rest /= out_len[k];
+    }
+    std::memcpy(dst + static_cast<std::size_t>(o) * element_size,
+                src + static_cast<std::size_t>(i) * element_size, element_size);
+  }
 }
 
 namespace {

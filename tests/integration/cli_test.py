@@ -36,6 +36,10 @@ cli_bad_cases.py, what they share in cli_common.py. Scenarios:
   initial_snapshot  initial.kind = FILE.h5:/fields/u[k]: a run from another's snapshot
   check_files     `tessera check` opens the files a deck reads, every problem at once
   memory_room     a dataset larger than a rank's memory streams; generate refuses one
+  permute         --axes: netCDF-4 variables of rank 1 to 5 and of several types permuted,
+                  against numpy and read back by netCDF4
+  reduce_dims     reduce --dims: netCDF-4 variables reduced over some dimensions, against
+                  numpy.ma, the same bits at any rank count and memory limit
   bad CASE        bad input: a clear message, non-zero exit, no hang, no output file left
 """
 import argparse
@@ -48,6 +52,7 @@ import cli_grow  # noqa: E402
 import cli_heat2d  # noqa: E402
 import cli_jobs  # noqa: E402
 import cli_missing  # noqa: E402
+import cli_permute  # noqa: E402
 import cli_runs  # noqa: E402
 import cli_views  # noqa: E402
 from cli_bad_cases import BAD, bad  # noqa: E402
@@ -68,7 +73,8 @@ SCENARIOS = {"end_to_end": cli_runs.end_to_end, "transpose_1000": cli_runs.trans
              "files_that_grow": cli_grow.files_that_grow, "extend_run": cli_heat2d.extend_run,
              "checkpoint_keep": cli_heat2d.checkpoint_keep,
              "initial_snapshot": cli_heat2d.initial_snapshot,
-             "check_files": cli_heat2d.check_files, "memory_room": cli_jobs.memory_room}
+             "check_files": cli_heat2d.check_files, "memory_room": cli_jobs.memory_room,
+             "permute": cli_permute.permute, "reduce_dims": cli_permute.reduce_dims}
 
 
 def main():

@@ -12,7 +12,33 @@ TEST(DType, RoundTripsNamesAndSizes) {
     const std::size_t sz = dispatch_dtype(t, [](auto tag) { return sizeof(tag); });
     EXPECT_EQ(dtype_size(t), sz);
   }
-  EXPECT_THROW(parse_dtype("i32"), InputError);
+  EXPECT_THROW(parse_dtype("i24"), InputError);
+  EXPECT_THROW(parse_dtype("uint"), InputError);
+}
+
+TEST(DType, IntegerTypesHaveNamesSizesAndNoMatrixDispatch) {
+  const struct {
+    DType t;
+    const char* name;
+    const char* long_name;
+    std::size_t size;
+  } ints[] = {{DType::i8, "i8", "int8", 1},     {DType::i16, "i16", "int16", 2},
+              {DType::i32, "i32", "int32", 4},  {DType::i64, "i64", "int64", 8},
+              {DType::u8, "u8", "uint8", 1},    {DType::u16, "u16", "uint16", 2},
+              {DType::u32, "u32", "uint32", 4}, {DType::u64, "u64", "uint64", 8}};
+  for (const auto& i : ints) {
+    EXPECT_EQ(dtype_name(i.t), i.name);
+    EXPECT_EQ(parse_dtype(i.name), i.t);
+    EXPECT_EQ(parse_dtype(i.long_name), i.t);
+    EXPECT_EQ(dtype_size(i.t), i.size);
+    EXPECT_TRUE(dtype_is_integer(i.t));
+    EXPECT_FALSE(dtype_is_real(i.t));
+    EXPECT_THROW(dispatch_dtype(i.t, [](auto tag) { return sizeof(tag); }), InputError);
+    EXPECT_THROW(dispatch_real_dtype(i.t, [](auto tag) { return sizeof(tag); }), InputError);
+  }
+  EXPECT_EQ(dtype_of<std::int16_t>, DType::i16);
+  EXPECT_EQ(dtype_of<const std::uint64_t>, DType::u64);
+  EXPECT_FALSE(dtype_is_integer(DType::c64));
 }
 
 TEST(DType, OnlyRealTypesReduce) {

@@ -82,13 +82,16 @@ DatasetAttributes DatasetAttributes::read(const H5File& f, const std::string& da
   return out;
 }
 
-void DatasetAttributes::write(H5File& f, const std::string& dataset) const {
+void DatasetAttributes::write(H5File& f, const std::string& dataset,
+                              const std::vector<std::string>& except) const {
   if (attrs_.empty())
     return;
   f.reserve_space();
   detail::change_metadata(f, [&](hid_t file) {
     const unique_hid d = open_holder(file, f.path(), dataset);
     for (const Attribute& a : attrs_) {
+      if (std::find(except.begin(), except.end(), a.name) != except.end())
+        continue;
       const htri_t exists = H5Aexists(d.get(), a.name.c_str());
       CHECK_HDF5(exists);
       if (exists > 0)

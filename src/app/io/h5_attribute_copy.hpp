@@ -28,8 +28,10 @@ public:
   // object references or variable-length sequences other than strings; `skipped` names what was
   // left out.
   static DatasetAttributes read(const H5File& f, const std::string& dataset);
-  // Writes them onto `dataset` of `f` (an attribute of the same name is replaced).
-  void write(H5File& f, const std::string& dataset) const;
+  // Writes them onto `dataset` of `f` (an attribute of the same name is replaced), but for
+  // those named in `except`.
+  void write(H5File& f, const std::string& dataset,
+             const std::vector<std::string>& except = {}) const;
 
   std::vector<std::string> names() const;
   const std::vector<std::string>& skipped() const noexcept { return skipped_; }

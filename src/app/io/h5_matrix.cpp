@@ -39,12 +39,16 @@ DatasetInfo describe(hid_t dset, const std::string& file_name, const std::string
   CHECK_HDF5(H5Sget_simple_extent_dims(space.get(), dims, nullptr));
   const unique_hid type = checked_hid(H5Dget_type(dset), "H5Dget_type");
   auto dtype = dtype_of_h5_type(type.get());
+  // Integers are N-D arrays' business (permutations move them raw); a matrix holds none.
+  if (dtype && dtype_is_integer(*dtype))
+    dtype.reset();
   if (!dtype && packed_as_f64 && H5Tget_class(type.get()) == H5T_INTEGER && is_packed(dset))
     dtype = DType::f64;
   if (!dtype)
     TESSERA_THROW(InputError,
-                  "dataset {} in '{}' holds {} values; tessera handles f32, f64, c64 and c128 "
-                  "(complex as the compound {{r, i}} of two f32 or two f64, as h5py writes them)",
+                  "dataset {} in '{}' holds {} values; matrix operations handle f32, f64, c64 and "
+                  "c128 (complex as the compound {{r, i}} of two f32 or two f64, as h5py writes "
+                  "them); `tessera transpose` also moves integer arrays as they are",
                   path, file_name, describe_h5_type(type.get()));
   return {{static_cast<std::int64_t>(dims[0]), static_cast<std::int64_t>(dims[1])}, *dtype};
 }

@@ -40,9 +40,53 @@ std::optional<DType> real_dtype(hid_t type) {
   }
 }
 
+// The predefined HDF5 integer types of t in memory and in files (nothing to close).
+struct IntegerTypes {
+  hid_t memory, file;
+};
+IntegerTypes integer_types(DType t) {
+  switch (t) {
+  case DType::i8:
+    return {H5T_NATIVE_INT8, H5T_STD_I8LE};
+  case DType::i16:
+    return {H5T_NATIVE_INT16, H5T_STD_I16LE};
+  case DType::i32:
+    return {H5T_NATIVE_INT32, H5T_STD_I32LE};
+  case DType::i64:
+    return {H5T_NATIVE_INT64, H5T_STD_I64LE};
+  case DType::u8:
+    return {H5T_NATIVE_UINT8, H5T_STD_U8LE};
+  case DType::u16:
+    return {H5T_NATIVE_UINT16, H5T_STD_U16LE};
+  case DType::u32:
+    return {H5T_NATIVE_UINT32, H5T_STD_U32LE};
+  default:
+    return {H5T_NATIVE_UINT64, H5T_STD_U64LE};
+  }
+}
+
+// i8 … u64 for an integer of 1, 2, 4 or 8 bytes (any byte order: HDF5 converts).
+std::optional<DType> integer_dtype(hid_t type) {
+  const bool is_signed = H5Tget_sign(type) != H5T_SGN_NONE;
+  switch (H5Tget_size(type)) {
+  case 1:
+    return is_signed ? DType::i8 : DType::u8;
+  case 2:
+    return is_signed ? DType::i16 : DType::u16;
+  case 4:
+    return is_signed ? DType::i32 : DType::u32;
+  case 8:
+    return is_signed ? DType::i64 : DType::u64;
+  default:
+    return std::nullopt;
+  }
+}
+
 } // namespace
 
 unique_hid h5_memory_type(DType t) {
+  if (dtype_is_integer(t))
+    return checked_hid(H5Tcopy(integer_types(t).memory), "H5Tcopy(native integer)");
   switch (t) {
   case DType::f32:
     return checked_hid(H5Tcopy(H5T_NATIVE_FLOAT), "H5Tcopy(H5T_NATIVE_FLOAT)");
@@ -50,13 +94,15 @@ unique_hid h5_memory_type(DType t) {
     return checked_hid(H5Tcopy(H5T_NATIVE_DOUBLE), "H5Tcopy(H5T_NATIVE_DOUBLE)");
   case DType::c64:
     return complex_type(H5T_NATIVE_FLOAT, sizeof(float));
-  case DType::c128:
+  default:
     break;
   }
   return complex_type(H5T_NATIVE_DOUBLE, sizeof(double));
 }
 
 unique_hid h5_file_type(DType t) {
+  if (dtype_is_integer(t))
+    return checked_hid(H5Tcopy(integer_types(t).file), "H5Tcopy(little-endian integer)");
   switch (t) {
   case DType::f32:
     return checked_hid(H5Tcopy(H5T_IEEE_F32LE), "H5Tcopy(H5T_IEEE_F32LE)");
@@ -64,7 +110,7 @@ unique_hid h5_file_type(DType t) {
     return checked_hid(H5Tcopy(H5T_IEEE_F64LE), "H5Tcopy(H5T_IEEE_F64LE)");
   case DType::c64:
     return complex_type(H5T_IEEE_F32LE, 4);
-  case DType::c128:
+  default:
     break;
   }
   return complex_type(H5T_IEEE_F64LE, 8);
@@ -74,6 +120,8 @@ std::optional<DType> dtype_of_h5_type(hid_t type) {
   const H5T_class_t cls = H5Tget_class(type);
   if (cls == H5T_FLOAT)
     return real_dtype(type);
+  if (cls == H5T_INTEGER)
+    return integer_dtype(type);
   if (cls != H5T_COMPOUND || H5Tget_nmembers(type) != 2)
     return std::nullopt;
   if (member_name(type, 0) != "r" || member_name(type, 1) != "i")
@@ -89,7 +137,9 @@ std::optional<DType> dtype_of_h5_type(hid_t type) {
 }
 
 std::string describe_h5_type(hid_t type) {
-  if (const auto d = dtype_of_h5_type(type))
+  // Integers keep their long description ("16-bit signed integer"): the messages that name them
+  // are mostly refusals, where the words say more than "i16".
+  if (const auto d = dtype_of_h5_type(type); d && !dtype_is_integer(*d))
     return std::string(dtype_name(*d));
   const std::size_t bits = 8 * H5Tget_size(type);
   switch (H5Tget_class(type)) {

@@ -3,7 +3,8 @@
 // f32 / f64 are IEEE floats (little-endian in files). Complex numbers are the compound {r, i}
 // of two floats — the layout h5py writes by default for numpy's complex64 / complex128 — so
 // numpy, h5py and tessera read each other's files. std::complex<T> has exactly that layout
-// in memory (two T, real first).
+// in memory (two T, real first). Integers (i8 … u64) are stored little-endian, as their width
+// and sign say.
 #pragma once
 
 #include <hdf5.h>

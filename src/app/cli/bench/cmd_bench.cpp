@@ -15,6 +15,7 @@
 #include "cli/bench/bench_format.hpp"
 #include "cli/commands.hpp"
 #include "cli/commands/byte_size.hpp"
+#include "core/dtype.hpp"
 #include "core/throw.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/backend_select.hpp"
@@ -190,7 +191,7 @@ Command add_bench(CLI::App& app, const Context& ctx) {
       if (shape_list.empty())
         shape_list.emplace_back(opt->rows, opt->cols);
       for (const auto& d : split_list(dtypes)) {
-        dtype_list.push_back(parse_dtype(d));
+        dtype_list.push_back(parse_matrix_dtype(d));
         if (a.kind == BenchKind::Reduce)
           TESSERA_REQUIRE(dtype_is_real(dtype_list.back()), InputError,
                           "bench reduce: --dtype must be f32 or f64, got {}", d);

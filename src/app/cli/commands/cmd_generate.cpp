@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/commands/byte_size.hpp"
 #include "cli/jobs/run_info.hpp"
+#include "core/dtype.hpp"
 #include "core/format_bytes.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
@@ -45,7 +46,7 @@ Command add_generate(CLI::App& app, const Context& ctx) {
     DType dtype{};
     mpi::collectively(ctx.comm, [&] {
       ref = io::DatasetRef::parse(args->out);
-      dtype = parse_dtype(args->dtype);
+      dtype = parse_matrix_dtype(args->dtype);
       if (args->rows <= 0 || args->cols <= 0)
         TESSERA_THROW(InputError,
                       "zero-size matrix: --rows {} --cols {}; rows and columns must be positive",

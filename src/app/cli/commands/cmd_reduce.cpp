@@ -4,6 +4,8 @@
 // values bit for bit. Missing values (_FillValue, missing_value, NaN) are skipped and packed
 // data decoded (io/missing_values.hpp, mpi/reduce_masked.hpp). Several datasets are reduced
 // one after the other, each printed as it is done (--json: one object per line).
+// With --dims NAMES --output OUT.h5 an N-D dataset is reduced over those dimensions into one
+// variable per op over the others (ops/reduce_dims.hpp).
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
@@ -14,11 +16,14 @@
 #include "cli/jobs/run_info.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
+#include "io/missing_values.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/backend_select.hpp"
 #include "ops/host_matrix.hpp"
 #include "ops/out_of_core.hpp"
 #include "ops/out_of_core_choice.hpp"
+#include "ops/permute_axes.hpp"
+#include "ops/reduce_dims.hpp"
 
 namespace tessera::app {
 
@@ -59,10 +64,13 @@ struct ReduceArgs {
   std::string backend = "auto";
   bool json = false;
   bool keep_nan = false;
+  std::string dims;   // --dims: reduce over these dimensions of an N-D dataset
+  std::string output; // --output: where --dims writes its variables
   StagingArgs staging;
 };
 
 void reduce_one(const Context& ctx, ReduceArgs& args, const io::DatasetRef& in);
+void reduce_over_dims(const Context& ctx, ReduceArgs& args, const io::DatasetRef& in);
 
 } // namespace
 
@@ -71,13 +79,17 @@ Command add_reduce(CLI::App& app, const Context& ctx) {
   Command c;
   c.sub = app.add_subcommand("reduce", "Reductions of a dataset (f32 or f64)");
   c.sub
-      ->add_option("inputs", args->ins,
-                   "Input datasets FILE.h5:/path (2-D; FILE.h5:/a,/b for several of a file)")
+      ->add_option(
+          "inputs", args->ins,
+          "Input datasets FILE.h5:/path (2-D, or rank 2 to 8 with --dims; FILE.h5:/a,/b for "
+          "several of a file)")
       ->required();
-  c.sub
-      ->add_option("--op", args->ops,
-                   "Comma-separated: sum, min, max, mean, norm1, norm2, norminf, count")
-      ->capture_default_str();
+  CLI::Option* op_option =
+      c.sub
+          ->add_option("--op", args->ops,
+                       "Comma-separated: sum, min, max, mean, norm1, norm2, norminf, count "
+                       "(with --dims: sum, mean, min, max, count; default sum,mean,min,max)")
+          ->capture_default_str();
   c.sub->add_option("--axis", args->axis, "all (one value), rows (one per row) or cols")
       ->capture_default_str();
   c.sub->add_option("--backend", args->backend, "auto, cpu or cuda")->capture_default_str();
@@ -85,14 +97,32 @@ Command add_reduce(CLI::App& app, const Context& ctx) {
   c.sub->add_flag("--keep-nan", args->keep_nan,
                   "IEEE semantics: a NaN makes its results NaN (default: NaN is skipped, like "
                   "_FillValue and missing_value elements)");
+  c.sub->add_option("--dims", args->dims,
+                    "Reduce an N-D dataset over these dimensions (names or indices: lat,lon), "
+                    "writing one variable per op over the others to --output (sum, mean, min, "
+                    "max, count)");
+  c.sub->add_option("--output", args->output,
+                    "The file --dims writes: IN_PATH_op for each op (e.g. /temp_mean)");
   args->staging.add_to(c.sub, "reduction", false);
-  c.run = [args, &ctx]() -> int {
+  c.run = [args, op_option, &ctx]() -> int {
+    if (!args->dims.empty() && op_option->count() == 0)
+      args->ops = "sum,mean,min,max";
     std::vector<io::DatasetRef> refs;
     mpi::collectively(ctx.comm, [&] {
       for (const std::string& spec : args->ins)
         for (io::DatasetRef& r : io::DatasetRef::parse_list(spec))
           refs.push_back(std::move(r));
+      if (!args->dims.empty()) {
+        TESSERA_REQUIRE(!args->output.empty(), InputError,
+                        "--dims writes one variable per op: name the file with --output OUT.h5");
+        TESSERA_REQUIRE(refs.size() == 1, InputError, "--dims reduces one dataset per call, not {}",
+                        refs.size());
+      }
     });
+    if (!args->dims.empty()) {
+      reduce_over_dims(ctx, *args, refs.front());
+      return 0;
+    }
     for (const io::DatasetRef& in : refs)
       reduce_one(ctx, *args, in);
     return 0;
@@ -101,6 +131,32 @@ Command add_reduce(CLI::App& app, const Context& ctx) {
 }
 
 namespace {
+
+// One N-D dataset over --dims, written to --output. Collective.
+void reduce_over_dims(const Context& ctx, ReduceArgs& args, const io::DatasetRef& in) {
+  ReduceDimsOptions o;
+  mpi::collectively(ctx.comm, [&] {
+    args.staging.parse();
+    o.memory_limit = args.staging.limit();
+    o.ops = parse_ops(args.ops);
+    TESSERA_REQUIRE(!same_file(in.file, args.output), InputError,
+                    "the output file {} is also the input file; write to another file",
+                    args.output);
+  });
+  PhaseTimers timers;
+  ArrayInput array = ArrayInput::open(in, ctx.comm);
+  mpi::collectively(ctx.comm,
+                    [&] { o.reduced = resolve_dims(args.dims, array.dim_names, in.str()); });
+  o.missing = io::read_missing_values(*array.file, in.path, !args.keep_nan);
+  o.output = args.output;
+  const io::Provenance provenance = make_provenance(ctx, "", Backend::Cpu);
+  o.provenance = &provenance;
+  o.timers = &timers;
+  const ReduceDimsReport r = reduce_dims(array, o, ctx.comm);
+  log::info("wrote {} in {}: {} over {} of {} ({:.3f} s)", fmt::join(r.outputs, ", "), o.output,
+            fmt::join(r.shape, "x"), args.dims, in.str(), r.seconds);
+  print_timing_table(timers, ctx);
+}
 
 // One dataset: reduced, printed. Collective.
 void reduce_one(const Context& ctx, ReduceArgs& args, const io::DatasetRef& in) {

@@ -1,5 +1,8 @@
-// tessera transpose IN.h5:/A[,/B…] [IN2.h5:/C…] OUT.h5[:/AT[,/BT…]] [--mode append] [--backend …]
-// [--exchange …] [--memory-limit SIZE]
+// tessera transpose IN.h5:/A[,/B…] [IN2.h5:/C…] OUT.h5[:/AT[,/BT…]] [--axes …] [--mode append]
+// [--backend …] [--exchange …] [--memory-limit SIZE]
+// A 2-D dataset of a floating or complex type is a matrix transpose; any other rank, an integer
+// type or an order of dimensions from --axes is a permutation of dimensions
+// (ops/permute_dataset.hpp).
 // Streams through bounded, reused buffers (ops/out_of_core.hpp) unless --in-memory or --repeat
 // asks for the whole matrix in memory and it fits --memory-limit.
 // The output keeps the input's metadata: its attributes and fill value, its dimension scales
@@ -27,6 +30,8 @@
 #include "ops/host_matrix.hpp"
 #include "ops/out_of_core.hpp"
 #include "ops/out_of_core_choice.hpp"
+#include "ops/permute_axes.hpp"
+#include "ops/permute_dataset.hpp"
 #include "ops/transpose_metadata.hpp"
 
 namespace tessera::app {
@@ -38,6 +43,7 @@ struct TransposeArgs {
   std::string mode = "create";
   std::string backend = "auto";
   std::string exchange = "auto";
+  std::string axes; // empty: the 2-D transpose
   int repeat = 1;
   std::int64_t chunk_rows = 0;
   int deflate = 0;
@@ -46,10 +52,54 @@ struct TransposeArgs {
   StagingArgs staging;
 };
 
+// A permutation of dimensions of one input into one output dataset. Collective.
+void permute_one(const Context& ctx, const TransposeArgs& args, ArrayInput& in,
+                 const io::DatasetRef& out, io::H5File::Mode mode, Backend backend,
+                 std::size_t limit, const std::vector<int>& axes) {
+  mpi::collectively(ctx.comm, [&] {
+    TESSERA_REQUIRE(backend != Backend::Cuda, InputError,
+                    "--backend cuda: permutations of dimensions ({}) run on the CPU backend",
+                    in.ref.str());
+  });
+  if (ctx.rank == 0 &&
+      (args.repeat > 1 || args.chunk_rows || args.deflate || args.shuffle || args.like_input))
+    log::warn("--repeat, --chunk-rows, --deflate, --shuffle and --like-input apply to matrix "
+              "transposes; {} is written once, contiguous",
+              out.str());
+  PhaseTimers timers;
+  const io::Provenance provenance = make_provenance(ctx, "", Backend::Cpu);
+  std::vector<std::string> names;
+  for (const int a : axes) {
+    const std::string& name = in.dim_names[static_cast<std::size_t>(a)];
+    names.push_back(name.empty() ? fmt::format("dim{}", a) : name);
+  }
+  const DType dtype = in.info.dtype;
+  const PermuteReport r =
+      permute_dataset(in, out, {axes, limit, mode, &provenance, &timers}, ctx.comm);
+  log::info("wrote {}: {} {} {} = {} permuted by axes {} (pieces: {}, {} of buffers per rank, "
+            "{:.3f} s)",
+            out.str(), fmt::join(r.shape, "x"), dtype_name(dtype), describe_dimensions(names),
+            in.ref.str(), fmt::join(axes, ","), r.pieces, format_bytes(double(r.buffer_bytes)),
+            r.seconds);
+  print_timing_table(timers, ctx);
+}
+
 // One input to one output dataset. Collective.
 void transpose_one(const Context& ctx, TransposeArgs& args, const io::DatasetRef& in,
                    const io::DatasetRef& out, io::H5File::Mode mode, Backend backend,
                    Exchange exchange, std::size_t limit) {
+  {
+    // The matrix transpose (exchanges between ranks, streaming, GPUs) takes 2-D floating and
+    // complex data in the order (1, 0); a permutation of dimensions takes everything else.
+    ArrayInput array = ArrayInput::open(in, ctx.comm);
+    std::vector<int> axes;
+    mpi::collectively(ctx.comm, [&] { axes = resolve_axes(args.axes, array.dim_names, in.str()); });
+    if (array.info.dims.size() != 2 || axes != std::vector<int>{1, 0} ||
+        dtype_is_integer(array.info.dtype)) {
+      permute_one(ctx, args, array, out, mode, backend, limit, axes);
+      return;
+    }
+  } // closes the input: the matrix transpose opens it its own way
   PhaseTimers timers;
   // Open the input before creating the output: a missing input leaves no output behind.
   MatrixInput input = MatrixInput::open(in, ctx.comm);
@@ -152,9 +202,10 @@ Command add_transpose(CLI::App& app, const Context& ctx) {
   Command c;
   c.sub = app.add_subcommand("transpose", "Transpose datasets into a new file, or add them to one");
   c.sub
-      ->add_option("datasets", args->specs,
-                   "Input datasets FILE.h5:/path (2-D; FILE.h5:/a,/b for several), then the "
-                   "output OUT.h5:/path (OUT.h5:/x,/y for several; OUT.h5 alone: the input paths)")
+      ->add_option(
+          "datasets", args->specs,
+          "Input datasets FILE.h5:/path (rank 1 to 8; FILE.h5:/a,/b for several), then the "
+          "output OUT.h5:/path (OUT.h5:/x,/y for several; OUT.h5 alone: the input paths)")
       ->required()
       ->expected(2, CLI::detail::expected_max_vector_size);
   c.sub
@@ -162,6 +213,11 @@ Command add_transpose(CLI::App& app, const Context& ctx) {
                    "create (w): replace the output file; append (a): add to it, keeping its "
                    "datasets (a copy is written and renamed over it when complete)")
       ->capture_default_str();
+  c.sub->add_option("--axes", args->axes,
+                    "The output's order of the input's dimensions, by name (time,lon,lat: netCDF "
+                    "dimensions or HDF5 dimension scales) or by index (0,2,1); needed for arrays "
+                    "of rank other than 2, whose dimensions are permuted (any element type, "
+                    "integers included)");
   c.sub->add_option("--backend", args->backend, "auto, cpu or cuda")->capture_default_str();
   c.sub
       ->add_option("--exchange", args->exchange,

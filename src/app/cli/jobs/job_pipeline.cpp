@@ -5,6 +5,7 @@
 #include "cli/commands/byte_size.hpp"
 #include "cli/jobs/jobs.hpp"
 #include "cli/jobs/run_info.hpp"
+#include "core/dtype.hpp"
 #include "core/log.hpp"
 #include "core/throw.hpp"
 #include "io/provenance.hpp"
@@ -135,7 +136,7 @@ PipelineSettings read_settings(const Deck& deck) {
   // Keys whose value the schema refused keep their parse for the run that never comes.
   const auto ok = [&](const char* key) { return !deck.has_problem(key); };
   if (ok("matrix.dtype"))
-    s.dtype = parse_dtype(deck.get<std::string>("matrix.dtype"));
+    s.dtype = parse_matrix_dtype(deck.get<std::string>("matrix.dtype"));
   s.seed = static_cast<std::uint64_t>(deck.get<std::int64_t>("matrix.seed"));
   s.transpose = deck.get<bool>("transpose.enabled");
   if (ok("transpose.exchange"))

@@ -1,0 +1,69 @@
+// Carrying a permutation's metadata from input to output (ops/permute_metadata.hpp).
+#include "ops/permute_metadata.hpp"
+
+#include <set>
+
+#include "core/log.hpp"
+#include "io/h5_attribute.hpp"
+#include "io/h5_matrix.hpp"
+
+namespace tessera::io {
+
+std::vector<std::string> dimension_names(const H5File& f, const std::string& dataset) {
+  std::vector<std::string> names;
+  for (const DimensionScale& s : dimension_scales(f, dataset)) {
+    // netCDF-4 names a dimension by its scale dataset; the scale's own NAME of a dimension
+    // without a coordinate variable is a sentence ("This is a netCDF dimension but not …").
+    if (!s.path.empty())
+      names.push_back(s.path.substr(s.path.rfind('/') + 1));
+    else
+      names.push_back(s.name);
+  }
+  return names;
+}
+
+std::shared_ptr<const PermuteMetadata> PermuteMetadata::read(const H5File& in,
+                                                             const DatasetRef& ref,
+                                                             std::span<const int> axes, int rank) {
+  auto m = std::make_shared<PermuteMetadata>();
+  m->attributes = DatasetAttributes::read(in, ref.path);
+  m->globals = DatasetAttributes::read(in, "/");
+  if (!m->attributes.skipped().empty() && rank == 0)
+    log::warn("attributes {} of {} are not copied: they hold object references or "
+              "variable-length sequences",
+              fmt::join(m->attributes.skipped(), ", "), ref.str());
+  const std::vector<DimensionScale> scales = dimension_scales(in, ref.path);
+  for (const int a : axes) {
+    Scale s{scales.at(static_cast<std::size_t>(a)), {}, {}};
+    if (!s.scale.path.empty()) {
+      s.values = read_vector_values(in, s.scale.path);
+      s.attributes = DatasetAttributes::read(in, s.scale.path);
+    }
+    m->scales.push_back(std::move(s));
+  }
+  return m;
+}
+
+void PermuteMetadata::write_to(H5File& f, const DatasetRef& out, const DatasetRef& in) const {
+  globals.write(f, "/");
+  attributes.write(f, out.path);
+  write_attribute(f, out.path, "transpose_of", in.str());
+  write_scales(f, out.path);
+}
+
+void PermuteMetadata::write_scales(H5File& f, const std::string& out) const {
+  std::set<std::string> written;
+  for (unsigned k = 0; k < scales.size(); ++k) {
+    const Scale& s = scales[k];
+    if (s.scale.path.empty() || s.scale.path == out)
+      continue;
+    if (written.insert(s.scale.path).second && !has_dataset(f, s.scale.path)) {
+      write_vector_values(f, s.scale.path, s.values);
+      s.attributes.write(f, s.scale.path);
+    }
+    attach_dimension_scale(f, out, k, s.scale.path,
+                           s.scale.name.empty() ? s.scale.path : s.scale.name);
+  }
+}
+
+} // namespace tessera::io

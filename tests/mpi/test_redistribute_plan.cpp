@@ -139,7 +139,8 @@ void check_case(const Layout& a, const Layout& b, RedistributeOptions o) {
   for (int repeat = 0; repeat < 2; ++repeat) {
     auto got = b_start;
     plan.execute(a_local.empty() ? nullptr : a_local.data(), got.empty() ? nullptr : got.data());
-    ASSERT_EQ(got, expected) << "repeat " << repeat;
+    EXPECT_EQ(got, expected) << "repeat "
+                             << repeat; // not ASSERT: every rank goes on to the collectives
   }
   // Every element sent is one this rank holds of op(A) and does not hold in B.
   const auto& t = plan.traffic();

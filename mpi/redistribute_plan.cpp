@@ -93,6 +93,18 @@ RedistributePlan::RedistributePlan(const Layout& a, const Layout& b, DType dtype
   TESSERA_REQUIRE(a.nranks() == size && b.nranks() == size, InputError,
                   "redistribute: layouts over {} and {} ranks on a communicator of {}", a.nranks(),
                   b.nranks(), size);
+  // A leading dimension shorter than a local line would make blocks overlap; caught on every
+  // rank together (each knows only its own).
+  mpi::collectively(impl_->comm.get(), [&] {
+    for (const Layout* l : {&a, &b}) {
+      const Shape s = l->local_shape(impl_->rank);
+      const std::int64_t line = l->storage() == StorageOrder::RowMajor ? s.cols : s.rows;
+      TESSERA_REQUIRE(s.empty() || l->leading_dimension(impl_->rank) >= line, InputError,
+                      "redistribute: leading dimension {} on rank {} is shorter than its local "
+                      "{} block",
+                      l->leading_dimension(impl_->rank), impl_->rank, s.str());
+    }
+  });
   const bool transpose = options.op != MatrixOp::None;
   if (options.rows < 0 || options.cols < 0) {
     options.rows = b.global().rows - options.b_row;

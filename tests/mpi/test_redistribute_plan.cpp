@@ -236,6 +236,9 @@ TEST(RedistributePlan, RejectsMismatchedArguments) {
   o.rows = 5;
   o.cols = 4;
   EXPECT_THROW(RedistributePlan(a, a, DType::f64, MPI_COMM_WORLD, o), tessera::InputError);
+  // Rank 0 holds whole 4-element rows: a leading dimension of 2 is too short.
+  const Layout short_ld = Layout::grid({0, 4}, {0, 4}, {0}, p, StorageOrder::RowMajor, 2);
+  EXPECT_THROW(RedistributePlan(short_ld, a, DType::f64, MPI_COMM_WORLD), tessera::InputError);
   RedistributePlan plan(a, a, DType::f64, MPI_COMM_WORLD);
   std::vector<float> x(16);
   EXPECT_THROW(plan.execute(x.data(), x.data()), tessera::InputError);

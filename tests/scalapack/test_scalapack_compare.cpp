@@ -29,6 +29,10 @@ void pdtran_(const int* m, const int* n, const double* alpha, const double* a, c
 void pstran_(const int* m, const int* n, const float* alpha, const float* a, const int* ia,
              const int* ja, const int* desca, const float* beta, float* c, const int* ic,
              const int* jc, const int* descc);
+void pztranu_(const int* m, const int* n, const std::complex<double>* alpha,
+              const std::complex<double>* a, const int* ia, const int* ja, const int* desca,
+              const std::complex<double>* beta, std::complex<double>* c, const int* ic,
+              const int* jc, const int* descc);
 void pztranc_(const int* m, const int* n, const std::complex<double>* alpha,
               const std::complex<double>* a, const int* ia, const int* ja, const int* desca,
               const std::complex<double>* beta, std::complex<double>* c, const int* ic,
@@ -209,6 +213,7 @@ TEST(ScalapackCompare, TranMatchesScalapack) {
   tran_cases<double>(31, 30, MatrixOp::Transpose, pdtran_);
   tran_cases<float>(32, 10, MatrixOp::Transpose, pstran_);
   tran_cases<c128>(33, 15, MatrixOp::ConjTranspose, pztranc_);
+  tran_cases<c128>(34, 10, MatrixOp::Transpose, pztranu_);
 }
 
 } // namespace

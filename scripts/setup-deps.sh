@@ -21,6 +21,7 @@ build_packages=(
   openmpi-bin libopenmpi-dev libhdf5-openmpi-dev
   libgtest-dev libcli11-dev libtomlplusplus-dev libspdlog-dev libfmt-dev
   libfftw3-dev libfftw3-mpi-dev
+  libscalapack-openmpi-dev # libtessera_scalapack and its comparison with ScaLAPACK
   gfortran pybind11-dev
   python3 python3-h5py python3-numpy # the configure step lists the CLI test cases with them
 )

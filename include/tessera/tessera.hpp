@@ -3,6 +3,8 @@
 //   Backend, Memory                           tessera/backend.hpp
 //   TransposePlan, TransposeOptions, Exchange tessera/transpose_plan.hpp, exchange.hpp
 //   ReducePlan, Op, Axis, ReduceResult        tessera/reduce_plan.hpp, reduction.hpp
+//   Layout, BlockCyclicSpec                   tessera/layout.hpp
+//   RedistributePlan, RedistributeOptions     tessera/redistribute_plan.hpp
 //   h5::read_rows, h5::write_rows, h5::Writer tessera/hdf5.hpp
 //   transpose_out_of_core, reduce_out_of_core tessera/out_of_core.hpp
 //   Heat2dSolver, Heat2dSettings              tessera/heat2d.hpp
@@ -21,8 +23,10 @@
 #include <tessera/error.hpp>
 #include <tessera/hdf5.hpp>
 #include <tessera/heat2d.hpp>
+#include <tessera/layout.hpp>
 #include <tessera/log.hpp>
 #include <tessera/out_of_core.hpp>
+#include <tessera/redistribute_plan.hpp>
 #include <tessera/reduce_plan.hpp>
 #include <tessera/reduction.hpp>
 #include <tessera/shape.hpp>

@@ -51,6 +51,9 @@ BAD = {
         r"bench: --chunk-size takes a positive size and applies to the host-staged transpose only"),
     "bench_bad_shape": (lambda r: ["bench", "transpose", "--shapes", "64x64,16x"],
                         r"bench: --shapes takes ROWSxCOLS entries with positive sizes, got '16x'"),
+    "bench_redistribute_bad_layout": (
+        lambda r: ["bench", "redistribute", "--rows", "8", "--cols", "8", "--to", "bc:4x4:9x9"],
+        r"bench redistribute: layout 'bc:4x4:9x9' is not rows, cols, 2d:PRxPC or bc:MBxNB:PRxPC"),
     "bench_reduce_complex_in_list": (lambda r: ["bench", "reduce", "--dtype", "f32,c64"],
                                      r"bench reduce: --dtype must be f32 or f64, got c64"),
     "missing_deck": (lambda r: ["run", "no-such-deck.toml"],

@@ -30,9 +30,10 @@
 namespace tessera::app {
 
 enum class BenchKind {
-  Transpose, // one rank: the local kernel; several ranks: the distributed TransposePlan
-  Reduce,    // one rank: the local kernels; several ranks: the distributed ReducePlan
-  Exchange   // the distributed TransposePlan at any rank count, time split by phase
+  Transpose,   // one rank: the local kernel; several ranks: the distributed TransposePlan
+  Reduce,      // one rank: the local kernels; several ranks: the distributed ReducePlan
+  Exchange,    // the distributed TransposePlan at any rank count, time split by phase
+  Redistribute // RedistributePlan between two layouts (BenchArgs::from, to), CPU backend
 };
 
 struct BenchArgs {
@@ -50,6 +51,8 @@ struct BenchArgs {
   Memory memory = Memory::Host;   // where the data lives (CUDA backend; Cpu: always Host)
   bool variants = false;          // CUDA local transpose: also time every compiled kernel variant
   std::size_t chunk_bytes = 0;    // host-staged CUDA transpose: bytes per chunk (0: its default)
+  std::string from = "rows", to = "cols"; // redistribute: the layouts (bench_redistribute.cpp)
+  bool transpose = false;                 // redistribute: B = Aᵀ
   MPI_Comm comm = MPI_COMM_WORLD;
 };
 

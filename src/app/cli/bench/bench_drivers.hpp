@@ -18,5 +18,7 @@ BenchReport local_reduce_device(const BenchArgs& args);
 // Several ranks (or `exchange`), either backend: the distributed TransposePlan and ReducePlan.
 BenchReport distributed_transpose(const BenchArgs& args);
 BenchReport distributed_reduce(const BenchArgs& args);
+// Any rank count, CPU backend: RedistributePlan between args.from and args.to.
+BenchReport distributed_redistribute(const BenchArgs& args);
 
 } // namespace tessera::app::bench

@@ -15,6 +15,8 @@ BenchReport run_cpu_bench(const BenchArgs& args) {
     return nranks == 1 ? bench::local_transpose_cpu(args) : bench::distributed_transpose(args);
   case BenchKind::Exchange:
     return bench::distributed_transpose(args);
+  case BenchKind::Redistribute:
+    return bench::distributed_redistribute(args);
   case BenchKind::Reduce:
     break;
   }
@@ -35,6 +37,8 @@ BenchReport run_cuda_bench(const BenchArgs& args) {
                                          : bench::local_transpose_staged(args);
   case BenchKind::Exchange:
     return bench::distributed_transpose(args);
+  case BenchKind::Redistribute:
+    return bench::distributed_redistribute(args); // refuses the CUDA backend
   case BenchKind::Reduce:
     break;
   }

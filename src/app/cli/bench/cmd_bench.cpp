@@ -38,6 +38,8 @@ struct Options {
   bool json = false;
   bool no_check = false;
   bool shared_input = false;
+  std::string from = "rows", to = "cols";
+  bool transpose = false;
   std::string memory; // "" = the backend's default
   std::string chunk;  // host-staged transpose: bytes per chunk ("" = the default)
   std::string shapes; // "16384x16384,17x1000003"
@@ -106,9 +108,10 @@ Command add_bench(CLI::App& app, const Context& ctx) {
                "memcpy bandwidth measured in the same run)");
   auto* sub = c.sub;
   sub->add_option("what", opt->kind,
-                  "transpose (local kernel on 1 rank, distributed plan on more), reduce, or "
-                  "exchange (distributed transpose with its time split by phase)")
-      ->check(CLI::IsMember({"transpose", "reduce", "exchange"}))
+                  "transpose (local kernel on 1 rank, distributed plan on more), reduce, "
+                  "exchange (distributed transpose with its time split by phase), or "
+                  "redistribute (between the layouts --from and --to)")
+      ->check(CLI::IsMember({"transpose", "reduce", "exchange", "redistribute"}))
       ->required();
   sub->add_option("--backend", opt->backend, "cpu, cuda or auto")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
@@ -146,6 +149,13 @@ Command add_bench(CLI::App& app, const Context& ctx) {
       ->check(CLI::IsMember({"classes", "quick"}));
   sub->add_flag("--variants", opt->variants,
                 "With --backend cuda, transpose: also time every compiled kernel variant");
+  sub->add_option("--from", opt->from,
+                  "redistribute: the layout of A: rows, cols, 2d:PRxPC or bc:MBxNB:PRxPC "
+                  "(block-cyclic, as ScaLAPACK's)")
+      ->capture_default_str();
+  sub->add_option("--to", opt->to, "redistribute: the layout of B (as --from)")
+      ->capture_default_str();
+  sub->add_flag("--transpose", opt->transpose, "redistribute: B = A transposed");
   sub->add_flag("--json", opt->json,
                 "Print one JSON object (one line per run) instead of the "
                 "table");
@@ -163,9 +173,10 @@ Command add_bench(CLI::App& app, const Context& ctx) {
     std::vector<Axis> axis_list;
     // Every rank validates the same arguments; they fail together, with one message.
     mpi::collectively(ctx.comm, [&] {
-      a.kind = opt->kind == "reduce"     ? BenchKind::Reduce
-               : opt->kind == "exchange" ? BenchKind::Exchange
-                                         : BenchKind::Transpose;
+      a.kind = opt->kind == "reduce"         ? BenchKind::Reduce
+               : opt->kind == "exchange"     ? BenchKind::Exchange
+               : opt->kind == "redistribute" ? BenchKind::Redistribute
+                                             : BenchKind::Transpose;
       TESSERA_REQUIRE(opt->rows > 0 && opt->cols > 0, InputError,
                       "bench: --rows and --cols must be positive, got {} x {}", opt->rows,
                       opt->cols);
@@ -209,6 +220,9 @@ Command add_bench(CLI::App& app, const Context& ctx) {
       parse_exchange(a.algorithm); // reject a bad name before any work
       a.check = !opt->no_check;
       a.shared_input = opt->shared_input;
+      a.from = opt->from;
+      a.to = opt->to;
+      a.transpose = opt->transpose;
       a.variants = opt->variants;
       if (!opt->chunk.empty())
         a.chunk_bytes = parse_byte_size(opt->chunk, "bench --chunk-size");

@@ -1,0 +1,79 @@
+// Redistribution between any two layouts: B = beta·B + alpha·op(A), op = none, transpose or
+// conjugate transpose, on sub-matrices as ScaLAPACK's pdgemr2d/pdtran take them. Build once
+// (collectively), execute many times.
+//
+//   RedistributePlan plan(Layout::row_blocks({M, N}, P), Layout::block_cyclic(spec), DType::f64,
+//                         comm, {.op = MatrixOp::Transpose});
+//   plan.execute(a_local, b_local);  // host pointers, each rank's local blocks
+//
+// The plan intersects the two layouts' block boundaries once: for every pair of ranks, the
+// rectangles one holds of op(A) and the other of B. Each execute packs the rectangles per
+// destination (OpenMP), exchanges them in one all-to-all and unpacks them, applying the
+// transpose, conjugation and scaling while unpacking; the rectangles a rank keeps are copied
+// straight from A to B. Each rank sends exactly the elements of op(A) it holds that another
+// rank holds in B. Ranks keep their numbers (no relabelling that would move less).
+#pragma once
+
+#include <mpi.h>
+
+#include <complex>
+#include <cstdint>
+#include <memory>
+
+#include <tessera/dtype.hpp>
+#include <tessera/export.h>
+#include <tessera/layout.hpp>
+
+namespace tessera {
+
+enum class MatrixOp { None, Transpose, ConjTranspose };
+
+struct RedistributeOptions {
+  MatrixOp op = MatrixOp::None;
+  // Real element types use the real parts. beta = 0 never reads B (it may hold NaN).
+  std::complex<double> alpha = 1.0;
+  std::complex<double> beta = 0.0;
+  // The sub-matrices (0-based corners): B(b_row : b_row + rows, b_col : b_col + cols) and the
+  // matching corner of A, whose extent is rows × cols, or cols × rows under a transpose.
+  // rows, cols < 0: the whole of B from its corner.
+  std::int64_t a_row = 0, a_col = 0, b_row = 0, b_col = 0;
+  std::int64_t rows = -1, cols = -1;
+};
+
+// What one execute moves on this rank, in bytes.
+struct RedistributeTraffic {
+  std::int64_t sent = 0;     // to other ranks
+  std::int64_t received = 0; // from other ranks
+  std::int64_t kept = 0;     // copied locally
+  // The least this rank must send: the elements of op(A)'s window it holds that it does not
+  // hold in B's window (sent equals it: no element travels twice or to a rank that has it).
+  std::int64_t sent_lower_bound = 0;
+};
+
+class TESSERA_API RedistributePlan {
+public:
+  // Collective over comm; a.nranks() and b.nranks() must be comm's size.
+  RedistributePlan(const Layout& a, const Layout& b, DType dtype, MPI_Comm comm,
+                   RedistributeOptions options = {});
+  ~RedistributePlan();
+  RedistributePlan(RedistributePlan&&) noexcept;
+  RedistributePlan& operator=(RedistributePlan&&) noexcept;
+
+  // Collective. a: this rank's local block of A, b: of B (either may be null where the rank
+  // holds nothing of it); they must not overlap.
+  void execute(const void* a, void* b);
+  template <class T>
+  void execute(const T* a, T* b) {
+    execute_as(dtype_of<T>, static_cast<const void*>(a), static_cast<void*>(b));
+  }
+
+  DType dtype() const noexcept;
+  const RedistributeTraffic& traffic() const noexcept;
+
+private:
+  void execute_as(DType t, const void* a, void* b);
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace tessera

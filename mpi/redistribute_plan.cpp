@@ -1,0 +1,169 @@
+// RedistributePlan: the pieces from intersect_layouts, a MessageExchange over them, and the CPU
+// copy loops (cpu/redistribute_copy.hpp) run by OpenMP threads over the pieces.
+#include <tessera/redistribute_plan.hpp>
+
+#include <utility>
+#include <vector>
+
+#include "core/aligned_buffer.hpp"
+#include "core/check.hpp"
+#include "core/dtype.hpp"
+#include "core/throw.hpp"
+#include "cpu/redistribute_copy.hpp"
+#include "mpi/agreement.hpp"
+#include "mpi/communicator.hpp"
+#include "mpi/message_exchange.hpp"
+#include "mpi/mpi_type.hpp"
+#include "mpi/redistribute_pieces.hpp"
+
+namespace tessera {
+
+namespace {
+
+cpu::BlockStrides redistribute_strides(const Layout& l, int rank) {
+  const std::int64_t ld = l.leading_dimension(rank);
+  if (l.storage() == StorageOrder::RowMajor)
+    return {ld, 1, true};
+  return {1, ld, false};
+}
+
+template <class T>
+T redistribute_scalar(std::complex<double> v) {
+  if constexpr (cpu::is_complex_element<T>::value)
+    return T(static_cast<typename T::value_type>(v.real()),
+             static_cast<typename T::value_type>(v.imag()));
+  else
+    return static_cast<T>(v.real());
+}
+
+} // namespace
+
+struct RedistributePlan::Impl {
+  explicit Impl(MPI_Comm c) : comm(c) {}
+
+  DType dtype = DType::f64;
+  RedistributeOptions options;
+  Layout from;            // op(A)'s window, read through A's memory
+  Layout to;              // B's window
+  mpi::Communicator comm; // a duplicate: the plan's messages never mix with the caller's
+  int rank = 0;
+  RedistributePieces pieces;
+  mpi::MessageExchange exchange;
+  AlignedBuffer send_buffer, recv_buffer;
+  RedistributeTraffic traffic;
+
+  template <class T>
+  void run(const T* a, T* b) {
+    const cpu::BlockStrides src = redistribute_strides(from, rank);
+    const cpu::BlockStrides dst = redistribute_strides(to, rank);
+    const cpu::ScaleUpdate<T> update{redistribute_scalar<T>(options.alpha),
+                                     redistribute_scalar<T>(options.beta),
+                                     options.op == MatrixOp::ConjTranspose};
+    T* send = send_buffer.as<T>();
+    T* recv = recv_buffer.as<T>();
+    const auto nsend = static_cast<std::int64_t>(pieces.sends.size());
+    const auto nlocal = static_cast<std::int64_t>(pieces.local.size());
+    const auto nrecv = static_cast<std::int64_t>(pieces.recvs.size());
+#pragma omp parallel for schedule(dynamic)
+    for (std::int64_t k = 0; k < nsend; ++k) {
+      const RedistributePiece& p = pieces.sends[static_cast<std::size_t>(k)];
+      cpu::pack_rectangle(a + p.src_offset, src, p.rows, p.cols, send + p.buffer_offset);
+    }
+    exchange.alltoallv(send, recv);
+    // The kept pieces and the received ones write disjoint parts of B: one parallel loop.
+#pragma omp parallel for schedule(dynamic)
+    for (std::int64_t k = 0; k < nlocal + nrecv; ++k) {
+      if (k < nlocal) {
+        const RedistributePiece& p = pieces.local[static_cast<std::size_t>(k)];
+        cpu::copy_rectangle(a + p.src_offset, src, p.rows, p.cols, b + p.dst_offset, dst, update);
+      } else {
+        const RedistributePiece& p = pieces.recvs[static_cast<std::size_t>(k - nlocal)];
+        cpu::unpack_rectangle(recv + p.buffer_offset, src.row_major, p.rows, p.cols,
+                              b + p.dst_offset, dst, update);
+      }
+    }
+  }
+};
+
+RedistributePlan::RedistributePlan(const Layout& a, const Layout& b, DType dtype, MPI_Comm comm,
+                                   RedistributeOptions options)
+    : impl_(std::make_unique<Impl>(comm)) {
+  const int size = impl_->comm.size();
+  impl_->rank = impl_->comm.rank();
+  TESSERA_REQUIRE(a.nranks() == size && b.nranks() == size, InputError,
+                  "redistribute: layouts over {} and {} ranks on a communicator of {}", a.nranks(),
+                  b.nranks(), size);
+  // A leading dimension shorter than a local line would make blocks overlap; caught on every
+  // rank together (each knows only its own).
+  mpi::collectively(impl_->comm.get(), [&] {
+    for (const Layout* l : {&a, &b}) {
+      const Shape s = l->local_shape(impl_->rank);
+      const std::int64_t line = l->storage() == StorageOrder::RowMajor ? s.cols : s.rows;
+      TESSERA_REQUIRE(s.empty() || l->leading_dimension(impl_->rank) >= line, InputError,
+                      "redistribute: leading dimension {} on rank {} is shorter than its local "
+                      "{} block",
+                      l->leading_dimension(impl_->rank), impl_->rank, s.str());
+    }
+  });
+  const bool transpose = options.op != MatrixOp::None;
+  if (options.rows < 0 || options.cols < 0) {
+    options.rows = b.global().rows - options.b_row;
+    options.cols = b.global().cols - options.b_col;
+  }
+  const std::int64_t a_rows = transpose ? options.cols : options.rows;
+  const std::int64_t a_cols = transpose ? options.rows : options.cols;
+  impl_->dtype = dtype;
+  impl_->options = options;
+  const Layout a_window = a.window(options.a_row, options.a_col, a_rows, a_cols);
+  impl_->from = transpose ? a_window.transposed() : a_window;
+  impl_->to = b.window(options.b_row, options.b_col, options.rows, options.cols);
+  impl_->pieces = intersect_layouts(impl_->from, impl_->to, impl_->rank);
+
+  const RedistributePieces& p = impl_->pieces;
+  const std::size_t element = dtype_size(dtype);
+  impl_->exchange =
+      mpi::MessageExchange(impl_->comm.get(), mpi::mpi_type(dtype), element, p.send_counts,
+                           p.send_offsets, p.recv_counts, p.recv_offsets);
+  impl_->send_buffer =
+      AlignedBuffer(static_cast<std::size_t>(p.send_total) * element, "redistribute send");
+  impl_->recv_buffer =
+      AlignedBuffer(static_cast<std::size_t>(p.recv_total) * element, "redistribute receive");
+  const auto bytes = [element](std::int64_t n) { return n * static_cast<std::int64_t>(element); };
+  impl_->traffic = {bytes(p.send_total), bytes(p.recv_total), bytes(p.local_total),
+                    bytes(p.send_total)};
+}
+
+RedistributePlan::~RedistributePlan() = default;
+RedistributePlan::RedistributePlan(RedistributePlan&&) noexcept = default;
+RedistributePlan& RedistributePlan::operator=(RedistributePlan&&) noexcept = default;
+
+void RedistributePlan::execute(const void* a, void* b) {
+  execute_as(impl_->dtype, a, b);
+}
+
+void RedistributePlan::execute_as(DType t, const void* a, void* b) {
+  // Checked on every rank before the exchange, so that a bad argument on one rank raises the
+  // error everywhere instead of leaving the others waiting.
+  mpi::collectively(impl_->comm.get(), [&] {
+    TESSERA_REQUIRE(t == impl_->dtype, InputError, "redistribute: {} data for a {} plan",
+                    dtype_name(t), dtype_name(impl_->dtype));
+    const RedistributePieces& p = impl_->pieces;
+    TESSERA_REQUIRE(a != nullptr || (p.send_total == 0 && p.local_total == 0), InputError,
+                    "redistribute: no A block on rank {}, which holds part of A", impl_->rank);
+    TESSERA_REQUIRE(b != nullptr || (p.recv_total == 0 && p.local_total == 0), InputError,
+                    "redistribute: no B block on rank {}, which holds part of B", impl_->rank);
+  });
+  dispatch_dtype(t, [&](auto tag) {
+    using T = decltype(tag);
+    impl_->run(static_cast<const T*>(a), static_cast<T*>(b));
+  });
+}
+
+DType RedistributePlan::dtype() const noexcept {
+  return impl_->dtype;
+}
+const RedistributeTraffic& RedistributePlan::traffic() const noexcept {
+  return impl_->traffic;
+}
+
+} // namespace tessera

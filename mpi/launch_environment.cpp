@@ -62,6 +62,11 @@ void prefer_node_local_transports() noexcept {
   // a small job's time on a GPU host (docs/performance.md, "Whole jobs"). MPI binds to cores
   // only; tessera finds its GPUs itself.
   set_default("HWLOC_COMPONENTS", "-cuda,-nvml,-opencl,-rsmi,-levelzero");
+  // MPI-IO's shared file pointers, which neither tessera nor HDF5 uses: the sm component maps a
+  // file in the session directory for every file opened, and singletons share that directory
+  // (Open MPI names it by a job family that is 0 for all of them), so two started at once
+  // removed it under each other ("mca_sharedfp_sm_component_file_query: Error").
+  set_default("OMPI_MCA_sharedfp", "^sm");
   if (started_without_launcher())
     set_default("OMPI_MCA_ess_singleton_isolated", "1");
   if (!all_ranks_on_this_node())

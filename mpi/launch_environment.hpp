@@ -16,7 +16,8 @@ bool started_without_launcher() noexcept;
 // self,vader) and a singleton starts without a support daemon: probing for network hardware
 // and forking `orted` were most of a one-node job's start (docs/performance.md "Whole jobs").
 // Everywhere, hwloc leaves out its GPU plugins (HWLOC_COMPONENTS), which load the GPU drivers
-// during MPI_Init. Variables the user set are left as they are.
+// during MPI_Init, and MPI-IO leaves out the shared-file-pointer component that maps a file in
+// the session directory (OMPI_MCA_sharedfp). Variables the user set are left as they are.
 void prefer_node_local_transports() noexcept;
 
 } // namespace tessera::mpi

@@ -29,7 +29,8 @@ protected:
                                            "OMPI_MCA_mtl",
                                            "OMPI_MCA_btl",
                                            "OMPI_MCA_ess_singleton_isolated",
-                                           "HWLOC_COMPONENTS"};
+                                           "HWLOC_COMPONENTS",
+                                           "OMPI_MCA_sharedfp"};
   void SetUp() override {
     for (const char* n : kNames) {
       if (const char* v = std::getenv(n))
@@ -124,6 +125,15 @@ TEST_F(LaunchEnvironment, HwlocLeavesOutItsGpuPluginsUnlessTheUserChose) {
   ::setenv("HWLOC_COMPONENTS", "linux", 1);
   tessera::mpi::prefer_node_local_transports();
   EXPECT_EQ(get("HWLOC_COMPONENTS"), "linux");
+}
+
+TEST_F(LaunchEnvironment, SharedFilePointersLeaveOutTheSessionDirectoryUnlessTheUserChose) {
+  ASSERT_FALSE(get("OMPI_MCA_sharedfp").has_value());
+  tessera::mpi::prefer_node_local_transports(); // a singleton: no launcher variables
+  EXPECT_EQ(get("OMPI_MCA_sharedfp"), "^sm");
+  ::setenv("OMPI_MCA_sharedfp", "sm", 1);
+  tessera::mpi::prefer_node_local_transports();
+  EXPECT_EQ(get("OMPI_MCA_sharedfp"), "sm");
 }
 
 TEST_F(LaunchEnvironment, ABatchScriptsOwnShellIsNoLaunchedRank) {

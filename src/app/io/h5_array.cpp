@@ -18,25 +18,6 @@ hid_t file_type(Elem e) {
   return e == Elem::f64 ? H5T_IEEE_F64LE : H5T_STD_I64LE;
 }
 
-// Checked by every rank before a transfer, so the transfer cannot fail on one rank only.
-void check_box(hid_t dset, const Box& b, const void* buf, const std::string& file_name,
-               const std::string& path) {
-  const Dims d = detail::extent(dset);
-  bool ok = b.start.size() == d.size() && b.count.size() == d.size();
-  for (std::size_t k = 0; ok && k < d.size(); ++k)
-    ok = b.start[k] + b.count[k] <= d[k];
-  if (!ok)
-    TESSERA_THROW(InputError, "a box of rank {} does not fit dataset {} in '{}' of rank {}",
-                  b.count.size(), path, file_name, d.size());
-  if (b.size() > 0 && buf == nullptr)
-    TESSERA_THROW(InternalError, "null buffer for a transfer of {}", path);
-}
-
-detail::BoxCheck checks(const std::string& file_name, const std::string& path, const Box& b,
-                        const void* buf) {
-  return [&file_name, &path, &b, buf](hid_t dset) { check_box(dset, b, buf, file_name, path); };
-}
-
 Box whole_on_root(const H5File& f, std::size_t n) {
   const bool root = mpi::comm_rank(f.comm()) == 0;
   return {{0}, {root ? static_cast<hsize_t>(n) : 0}};
@@ -92,11 +73,12 @@ bool exists(const H5File& f, const std::string& path) {
 }
 
 void write(H5File& f, const std::string& path, Elem e, const Box& mine, const void* buf) {
-  detail::write_box(f, path, mine, memory_type(e), buf, checks(f.path(), path, mine, buf));
+  detail::write_box(f, path, mine, memory_type(e), buf,
+                    detail::box_fits(f.path(), path, mine, buf));
 }
 
 void read(const H5File& f, const std::string& path, Elem e, const Box& mine, void* buf) {
-  detail::read_box(f, path, mine, memory_type(e), buf, checks(f.path(), path, mine, buf));
+  detail::read_box(f, path, mine, memory_type(e), buf, detail::box_fits(f.path(), path, mine, buf));
 }
 
 void write_vector(H5File& f, const std::string& path, const std::vector<double>& v) {

@@ -223,6 +223,21 @@ bool write_box(H5File& f, const std::string& path, const Box& box, hid_t mem_typ
               [&] { f.reserve_space(); });
 }
 
+BoxCheck box_fits(const std::string& file_name, const std::string& path, const Box& box,
+                  const void* buf) {
+  return [&file_name, &path, &box, buf](hid_t dset) {
+    const Dims d = extent(dset);
+    bool ok = box.start.size() == d.size() && box.count.size() == d.size();
+    for (std::size_t k = 0; ok && k < d.size(); ++k)
+      ok = box.start[k] + box.count[k] <= d[k];
+    if (!ok)
+      TESSERA_THROW(InputError, "a box of rank {} does not fit dataset {} in '{}' of rank {}",
+                    box.count.size(), path, file_name, d.size());
+    if (box.size() > 0 && buf == nullptr)
+      TESSERA_THROW(InternalError, "null buffer for a transfer of {}", path);
+  };
+}
+
 } // namespace detail
 
 } // namespace tessera::io

@@ -48,6 +48,11 @@ void create_dataset_object(hid_t file, const std::string& file_name, const std::
 // Run on every rank on the open dataset before any data moves, so that a transfer cannot fail
 // on one rank only (a rank failing inside a collective H5Dread leaves the others waiting).
 using BoxCheck = std::function<void(hid_t dset)>;
+// The check every transfer needs: `box` has the dataset's rank and lies inside it (InputError),
+// and `buf` is there when the box is not empty (InternalError). The arguments must outlive the
+// transfer.
+BoxCheck box_fits(const std::string& file_name, const std::string& path, const Box& box,
+                  const void* buf);
 
 // Moves this rank's `box` of dataset `path` between the file and `buf` (elements of `mem_type`,
 // converted where HDF5 can). Collective over the file's communicator; every rank throws when it

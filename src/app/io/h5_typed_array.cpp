@@ -12,22 +12,6 @@ namespace {
 
 constexpr int typed_array_max_rank = 8;
 
-// Checked by every rank before a transfer, so the transfer cannot fail on one rank only.
-detail::BoxCheck typed_box_check(const H5File& f, const std::string& path, const Box& b,
-                                 const void* buf) {
-  return [&f, &path, &b, buf](hid_t dset) {
-    const Dims d = detail::extent(dset);
-    bool ok = b.start.size() == d.size() && b.count.size() == d.size();
-    for (std::size_t k = 0; ok && k < d.size(); ++k)
-      ok = b.start[k] + b.count[k] <= d[k];
-    if (!ok)
-      TESSERA_THROW(InputError, "a box of rank {} does not fit dataset {} in '{}' of rank {}",
-                    b.count.size(), path, f.path(), d.size());
-    if (b.size() > 0 && buf == nullptr)
-      TESSERA_THROW(InternalError, "null buffer for a transfer of {}", path);
-  };
-}
-
 } // namespace
 
 ArrayInfo inspect_array(const H5File& f, const std::string& path) {
@@ -65,12 +49,12 @@ void create_array(H5File& f, const std::string& path, DType dtype, const Dims& d
 
 void read_array(const H5File& f, const std::string& path, DType dtype, const Box& box, void* buf) {
   const unique_hid mem = h5_memory_type(dtype);
-  detail::read_box(f, path, box, mem.get(), buf, typed_box_check(f, path, box, buf));
+  detail::read_box(f, path, box, mem.get(), buf, detail::box_fits(f.path(), path, box, buf));
 }
 
 void write_array(H5File& f, const std::string& path, DType dtype, const Box& box, const void* buf) {
   const unique_hid mem = h5_memory_type(dtype);
-  detail::write_box(f, path, box, mem.get(), buf, typed_box_check(f, path, box, buf));
+  detail::write_box(f, path, box, mem.get(), buf, detail::box_fits(f.path(), path, box, buf));
 }
 
 } // namespace tessera::io::nd

@@ -90,6 +90,40 @@ const void* MaskedReduceEngine::view(Kind kind, const void* a, std::int64_t n) {
   });
 }
 
+bool MaskedReduceEngine::has_missing(const void* a, std::int64_t n) const {
+  if (missing_.packed())
+    return true;
+  const MissingTest missing(missing_);
+  return dispatch_real_dtype(dtype_, [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = static_cast<const T*>(a);
+    bool any = false;
+#pragma omp parallel for reduction(|| : any) schedule(static) if (n > 65536)
+    for (std::int64_t i = 0; i < n; ++i)
+      any = any || missing(static_cast<double>(x[i]));
+    return any;
+  });
+}
+
+template <class Inner, class Fill>
+bool MaskedReduceEngine::all_valid(const std::vector<Op>& ops, const void* a, std::int64_t n,
+                                   double* const* out, Inner&& inner, Fill&& fill_count) {
+  if (has_missing(a, n))
+    return false;
+  std::vector<Op> sub;
+  std::vector<double*> sub_out;
+  for (std::size_t k = 0; k < ops.size(); ++k)
+    if (ops[k] == Op::Count) {
+      fill_count(out[k]);
+    } else {
+      sub.push_back(ops[k]);
+      sub_out.push_back(out[k]);
+    }
+  if (!sub.empty())
+    inner(sub, sub_out.data());
+  return true;
+}
+
 template <class Fn>
 void MaskedReduceEngine::by_kind(const std::vector<Op>& ops, double* const* out, Fn&& fn) {
   std::vector<bool> done(ops.size(), false);
@@ -116,6 +150,14 @@ void MaskedReduceEngine::reduce_rows(Op op, const void* a, std::int64_t rows, st
 void MaskedReduceEngine::reduce_rows_multi(const std::vector<Op>& ops, const void* a,
                                            std::int64_t rows, std::int64_t cols,
                                            double* const* out) {
+  // A row of cols valid elements counts cols (a sum of ones, exact).
+  if (all_valid(
+          ops, a, rows * cols, out,
+          [&](const std::vector<Op>& sub, double* const* o) {
+            inner_->reduce_rows_multi(sub, a, rows, cols, o);
+          },
+          [&](double* o) { std::fill_n(o, rows, static_cast<double>(cols)); }))
+    return;
   by_kind(ops, out, [&](Kind kind, const std::vector<Op>& sub, double* const* o) {
     inner_->reduce_rows_multi(sub, view(kind, a, rows * cols), rows, cols, o);
   });
@@ -129,6 +171,20 @@ void MaskedReduceEngine::reduce_col_groups(Op op, const void* a, std::int64_t ro
 void MaskedReduceEngine::reduce_col_groups_multi(const std::vector<Op>& ops, const void* a,
                                                  std::int64_t rows, std::int64_t cols,
                                                  double* const* out) {
+  // A group's column partial counts its rows (kReduceBlockRows, the last group fewer).
+  if (all_valid(
+          ops, a, rows * cols, out,
+          [&](const std::vector<Op>& sub, double* const* o) {
+            inner_->reduce_col_groups_multi(sub, a, rows, cols, o);
+          },
+          [&](double* o) {
+            const std::int64_t groups = (rows + kReduceBlockRows - 1) / kReduceBlockRows;
+            for (std::int64_t g = 0; g < groups; ++g)
+              std::fill_n(
+                  o + g * cols, cols,
+                  static_cast<double>(std::min(kReduceBlockRows, rows - g * kReduceBlockRows)));
+          }))
+    return;
   by_kind(ops, out, [&](Kind kind, const std::vector<Op>& sub, double* const* o) {
     inner_->reduce_col_groups_multi(sub, view(kind, a, rows * cols), rows, cols, o);
   });

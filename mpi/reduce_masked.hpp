@@ -45,10 +45,18 @@ private:
   static Kind kind_of(Op op) noexcept;
   // The piece as ops of `kind` see it: `a` itself, or scratch_.
   const void* view(Kind kind, const void* a, std::int64_t n);
+  // Whether some element of the piece is missing (packed data: always, as it must be decoded).
+  bool has_missing(const void* a, std::int64_t n) const;
   // Calls fn(kind, sub_ops, sub_out) once per kind present in ops, in the order of first use:
   // sub_out holds the entries of `out` that belong to sub_ops.
   template <class Fn>
   void by_kind(const std::vector<Op>& ops, double* const* out, Fn&& fn);
+  // A piece without missing elements: every op but Count in one inner call on `a` itself (one
+  // read of the piece, as without masking), Count's values by `fill_count`; false when some
+  // element is missing and the ops must go by kind.
+  template <class Inner, class Fill>
+  bool all_valid(const std::vector<Op>& ops, const void* a, std::int64_t n, double* const* out,
+                 Inner&& inner, Fill&& fill_count);
 
   std::unique_ptr<ReduceEngine> inner_;
   DType dtype_;

@@ -187,15 +187,28 @@ void reduce_chunk(const Geometry& g, std::int64_t c, int rank, const T* data, Re
   }
   const BlockDistribution d = g.slab(c);
   const std::vector<int> counts = counts_of(d);
-  std::vector<double> mine(static_cast<std::size_t>(d.rows(rank))), all;
-  for (Accumulator& a : acc) {
-    double t0 = wall_seconds();
+  // Every op's row values from one pass over the chunk (the engines' multi-op contract: the
+  // same bits as op by op), then each op's exchange and fold.
+  std::vector<std::vector<double>> mine(
+      acc.size(), std::vector<double>(static_cast<std::size_t>(d.rows(rank))));
+  {
+    const double t0 = wall_seconds();
     if (scaled) // per-row exponents are indexed by global row
       scaled->set_first_row(g.row0(c) + d.begin(rank));
-    engine.reduce_rows(a.op, data, d.rows(rank), g.shape.cols, mine.data());
+    std::vector<Op> ops;
+    std::vector<double*> outs;
+    for (std::size_t k = 0; k < acc.size(); ++k) {
+      ops.push_back(acc[k].op);
+      outs.push_back(mine[k].data());
+    }
+    engine.reduce_rows_multi(ops, data, d.rows(rank), g.shape.cols, outs.data());
     timers.add("compute", wall_seconds() - t0);
-    t0 = wall_seconds();
-    all = mpi::allgatherv(comm, mine, counts);
+  }
+  std::vector<double> all;
+  for (std::size_t k = 0; k < acc.size(); ++k) {
+    Accumulator& a = acc[k];
+    double t0 = wall_seconds();
+    all = mpi::allgatherv(comm, mine[k], counts);
     timers.add("exchange", wall_seconds() - t0, static_cast<double>(all.size() * sizeof(double)));
     t0 = wall_seconds();
     if (g.axis == Axis::Rows) {

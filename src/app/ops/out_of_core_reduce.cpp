@@ -153,7 +153,22 @@ void reduce_chunk(const Geometry& g, std::int64_t c, int rank, const T* data, Re
     const std::int64_t body_end = head_end + (end - head_end) / kReduceBlockRows * kReduceBlockRows;
     const std::int64_t blocks = (body_end - head_end) / kReduceBlockRows;
     std::vector<double> parts(static_cast<std::size_t>(std::max<std::int64_t>(blocks, 1) * w));
-    for (Accumulator& a : acc) {
+    // The whole blocks' column partials of every op from one pass over them (the same bits as
+    // op by op); the rows before and after them are fewer than a block.
+    std::vector<std::vector<double>> body(acc.size());
+    if (blocks > 0) {
+      std::vector<Op> ops;
+      std::vector<double*> outs;
+      for (std::size_t k = 0; k < acc.size(); ++k) {
+        body[k].resize(static_cast<std::size_t>(blocks * w));
+        ops.push_back(acc[k].op);
+        outs.push_back(body[k].data());
+      }
+      engine.reduce_col_groups_multi(ops, data + (head_end - row0) * w, body_end - head_end, w,
+                                     outs.data());
+    }
+    for (std::size_t k = 0; k < acc.size(); ++k) {
+      Accumulator& a = acc[k];
       // Folds the open block, which ends at row `last` (exclusive), into the running folds.
       const auto close_block = [&](std::int64_t last) {
         cpu::fold_partials(a.op, a.values.data(), a.supers.data(), (last - 1) / kReduceBlockRows,
@@ -168,12 +183,9 @@ void reduce_chunk(const Geometry& g, std::int64_t c, int rank, const T* data, Re
       }
       if (head_end > row0 && (head_end % kReduceBlockRows == 0 || head_end == g.shape.rows))
         close_block(head_end);
-      if (blocks > 0) {
-        engine.reduce_col_groups(a.op, data + (head_end - row0) * w, body_end - head_end, w,
-                                 parts.data());
+      if (blocks > 0)
         cpu::fold_partials(a.op, a.values.data(), a.supers.data(), head_end / kReduceBlockRows,
-                           parts.data(), blocks, w);
-      }
+                           body[k].data(), blocks, w);
       if (end > body_end) {
         // The block is open (identity): its fold from the start is a group of its own.
         engine.reduce_col_groups(a.op, data + (body_end - row0) * w, end - body_end, w,

@@ -56,8 +56,7 @@ TESSERA_CUDA_FN_OR(
 TESSERA_CUDA_FN_OR(::tessera::cuda::detail::counted(std::vector<DeviceInfo>{}),
                    std::vector<DeviceInfo> devices());
 // devices() for a listing: from NVML when it can tell (then without starting the CUDA runtime,
-// whose first call takes about 0.18 s on an H100 host; `multiprocessors` is then 0), else from
-// devices().
+// see nvml::visible_devices; `multiprocessors` is then 0), else from devices().
 TESSERA_CUDA_FN_OR(::tessera::cuda::detail::counted(std::vector<DeviceInfo>{}),
                    std::vector<DeviceInfo> list_devices());
 // CUDA driver version as "13.0", or "" when there is no driver.

@@ -36,8 +36,8 @@ struct Memory {
 // For the CUDA device index `cuda_device` (mapped to NVML by PCI bus id, so
 // CUDA_VISIBLE_DEVICES is honoured). Empty when NVML or the device is unavailable.
 TESSERA_CUDA_FN_OR(std::nullopt, std::optional<Memory> memory(int cuda_device));
-// What `tessera info` shows of one GPU, read without starting the CUDA runtime (NVML answers
-// in about 0.02 s where the runtime's first call takes 0.18 s on an H100 host).
+// What `tessera info` shows of one GPU, read without starting the CUDA runtime, whose first
+// call is most of a listing's time (docs/performance.md, "GPU drivers at start-up").
 struct Listed {
   std::string name;
   int cc_major = 0, cc_minor = 0;

@@ -65,14 +65,8 @@ const void* MaskedReduceEngine::view(Kind kind, const void* a, std::int64_t n) {
   return dispatch_real_dtype(dtype_, [&](auto tag) -> const void* {
     using T = decltype(tag);
     const T* x = static_cast<const T*>(a);
-    if (kind != Kind::Count && !packed) {
-      bool any = false;
-#pragma omp parallel for reduction(|| : any) schedule(static) if (n > 65536)
-      for (std::int64_t i = 0; i < n; ++i)
-        any = any || missing(static_cast<double>(x[i]));
-      if (!any)
-        return a;
-    }
+    if (kind != Kind::Count && !has_missing(a, n))
+      return a;
     const double sub = kind == Kind::PlusInf ? kInf : kind == Kind::MinusInf ? -kInf : 0.0;
     scratch_.resize(static_cast<std::size_t>(n) * sizeof(T));
     T* y = reinterpret_cast<T*>(scratch_.data());

@@ -66,8 +66,7 @@ inline void for_each_in_order(std::int64_t rows, std::int64_t cols, bool row_maj
 // columns (a transpose), a tile reads and writes whole cache lines (kTile elements of 64 bytes)
 // on both sides, and the caller runs the inner loop along the destination's contiguous side.
 // Larger tiles thrash the L1 cache where the strided side's stride is a multiple of 4 KiB (all
-// its lines in one set). 8192² f64 by 64 × 64 blocks between 2 ranks: 475 ms element by element
-// in storage order, 106 ms so (bench/RESULTS.md).
+// its lines in one set); the measured gain is in bench/RESULTS.md (Layouts).
 template <std::int64_t kTile, class F>
 inline void for_each_in_tiles(std::int64_t rows, std::int64_t cols, bool columns_inside, F&& f) {
   for (std::int64_t r0 = 0; r0 < rows; r0 += kTile)

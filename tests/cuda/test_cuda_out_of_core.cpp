@@ -19,25 +19,25 @@
 #include "io/h5_matrix.hpp"
 #include "ops/out_of_core.hpp"
 
-namespace tessera::io {
+namespace tessera::ops {
 namespace {
 
 template <class T>
-void write_matrix(const DatasetRef& ref, Shape shape, std::uint64_t seed) {
+void write_matrix(const io::DatasetRef& ref, Shape shape, std::uint64_t seed) {
   const int rank = test::rank_of();
   const BlockDistribution dist(shape, test::size_of());
   auto mine = test::random_block<T>(seed, dist.begin(rank), dist.rows(rank), 0, shape.cols);
-  H5File f = H5File::create(ref.file, MPI_COMM_WORLD);
+  io::H5File f = io::H5File::create(ref.file, MPI_COMM_WORLD);
   write_rows(f, ref.path, dist, rank, dtype_of<T>, mine.data());
   f.commit();
 }
 
 template <class T>
-std::vector<T> read_block(const DatasetRef& ref, Shape shape) {
+std::vector<T> read_block(const io::DatasetRef& ref, Shape shape) {
   const int rank = test::rank_of();
   const BlockDistribution dist(shape, test::size_of());
   std::vector<T> v(static_cast<std::size_t>(dist.rows(rank) * shape.cols));
-  H5File f = H5File::open_read(ref.file, MPI_COMM_WORLD);
+  io::H5File f = io::H5File::open_read(ref.file, MPI_COMM_WORLD);
   read_rows(f, ref.path, dist, rank, dtype_of<T>, v.data());
   return v;
 }
@@ -56,12 +56,12 @@ template <class T>
 void check_transpose(Shape shape) {
   test::TempDir dir;
   const std::uint64_t seed = test::shared_seed();
-  const DatasetRef in{dir.file("a.h5"), "/A"};
+  const io::DatasetRef in{dir.file("a.h5"), "/A"};
   write_matrix<T>(in, shape, seed);
   for (ChunkShape chunks : {ChunkShape::ColumnPanels, ChunkShape::RowSlabs}) {
     SCOPED_TRACE(testing::Message() << dtype_name(dtype_of<T>) << " " << shape.str() << " seed "
                                     << seed << ", chunks of " << chunk_shape_name(chunks));
-    const DatasetRef cpu{dir.file("cpu.h5"), "/AT"}, gpu{dir.file("gpu.h5"), "/AT"};
+    const io::DatasetRef cpu{dir.file("cpu.h5"), "/AT"}, gpu{dir.file("gpu.h5"), "/AT"};
     OutOfCoreOptions oc = small_chunks(Backend::Cpu), og = small_chunks(Backend::Cuda);
     oc.chunk_shape = og.chunk_shape = chunks;
     const OutOfCoreReport rc = transpose_out_of_core(in, cpu, oc, MPI_COMM_WORLD);
@@ -84,7 +84,7 @@ void check_reduce(Shape shape, Axis axis) {
   const std::uint64_t seed = test::shared_seed();
   SCOPED_TRACE(testing::Message() << dtype_name(dtype_of<T>) << " " << shape.str() << " "
                                   << axis_name(axis) << " seed " << seed);
-  const DatasetRef in{dir.file("a.h5"), "/A"};
+  const io::DatasetRef in{dir.file("a.h5"), "/A"};
   write_matrix<T>(in, shape, seed);
   const std::vector<Op> ops = {Op::Sum,   Op::Min,   Op::Max,    Op::Mean,
                                Op::Norm1, Op::Norm2, Op::NormInf};
@@ -117,10 +117,10 @@ TEST(CudaOutOfCore, RescuedNormsMatchCpuBackend) {
         c.name != "a tiny column and a huge column among normal ones")
       continue;
     test::TempDir dir;
-    const DatasetRef in{dir.file("a.h5"), "/A"};
+    const io::DatasetRef in{dir.file("a.h5"), "/A"};
     const auto a = test::extreme_matrix(c, shape.rows, shape.cols);
     {
-      H5File f = H5File::create(in.file, MPI_COMM_WORLD);
+      io::H5File f = io::H5File::create(in.file, MPI_COMM_WORLD);
       write_rows(f, in.path, dist, rank, DType::f64, a.data() + dist.begin(rank) * shape.cols);
       f.commit();
     }
@@ -163,4 +163,4 @@ TEST(CudaOutOfCore, ReductionsMatchCpuBackend) {
 }
 
 } // namespace
-} // namespace tessera::io
+} // namespace tessera::ops

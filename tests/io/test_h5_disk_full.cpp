@@ -24,7 +24,7 @@
 #include "ops/out_of_core.hpp"
 #include "solver/run.hpp"
 
-namespace tessera::io {
+namespace tessera::ops {
 namespace {
 
 using test::expect_error;
@@ -111,7 +111,7 @@ TEST_P(DiskFull, WritingAMatrix) {
     FileSizeLimit limit(0, kLimit);
     expect_error<IoError>(
         [&] {
-          H5File f = H5File::create(name, MPI_COMM_WORLD);
+          io::H5File f = io::H5File::create(name, MPI_COMM_WORLD);
           write_rows(f, "/A", dist, rank, DType::f64, mine.data());
           f.commit();
         },
@@ -123,12 +123,12 @@ TEST_P(DiskFull, WritingAMatrix) {
 }
 
 TEST_P(DiskFull, OutOfCoreTranspose) {
-  const DatasetRef in = DatasetRef::parse(dir_.file("in.h5") + ":/A");
-  const DatasetRef out = DatasetRef::parse(dir_.file("out.h5") + ":/AT");
+  const io::DatasetRef in = io::DatasetRef::parse(dir_.file("in.h5") + ":/A");
+  const io::DatasetRef out = io::DatasetRef::parse(dir_.file("out.h5") + ":/AT");
   const BlockDistribution dist({256, 1024}, test::size_of()); // 2 MiB of f64
   const int rank = test::rank_of();
   {
-    H5File f = H5File::create(in.file, MPI_COMM_WORLD);
+    io::H5File f = io::H5File::create(in.file, MPI_COMM_WORLD);
     const std::vector<double> mine(static_cast<std::size_t>(dist.local_size(rank)), 2.5);
     write_rows(f, in.path, dist, rank, DType::f64, mine.data());
     f.commit();
@@ -164,7 +164,7 @@ TEST_P(DiskFull, Heat2dSnapshots) {
     expect_error<IoError>([&] { (void)heat2d::run(s, MPI_COMM_WORLD); },
                           {s.output_file, "File too large"});
   }
-  EXPECT_TRUE(close_abandoned_files());
+  EXPECT_TRUE(io::close_abandoned_files());
   MPI_Barrier(MPI_COMM_WORLD);
   EXPECT_FALSE(test::exists(s.output_file));
   EXPECT_EQ(leftovers_of(s.output_file), kNothing);
@@ -173,4 +173,4 @@ TEST_P(DiskFull, Heat2dSnapshots) {
 INSTANTIATE_TEST_SUITE_P(IoModes, DiskFull, testing::Values("", "serial"), test::mode_name);
 
 } // namespace
-} // namespace tessera::io
+} // namespace tessera::ops

@@ -16,7 +16,7 @@
 #include "io_test_support.hpp"
 #include "ops/out_of_core.hpp"
 
-namespace tessera::io {
+namespace tessera::ops {
 namespace {
 
 using test::IoModeScope;
@@ -74,7 +74,7 @@ void write_partly(const std::string& file) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
-void expect_block(const std::vector<double>& v, const Hyperslab& h, const std::string& what) {
+void expect_block(const std::vector<double>& v, const io::Hyperslab& h, const std::string& what) {
   for (std::int64_t i = 0; i < h.rows; ++i)
     for (std::int64_t j = 0; j < h.cols; ++j)
       ASSERT_EQ(v[static_cast<std::size_t>(i * h.cols + j)], expected(h.row0 + i, h.col0 + j))
@@ -92,21 +92,21 @@ protected:
 
 TEST_P(UnwrittenChunks, ReadRowsAndBlocksGiveTheFillValueWhereNothingWasWritten) {
   const int rank = test::rank_of(), nranks = test::size_of();
-  H5File f = H5File::open_read(file_, MPI_COMM_WORLD);
+  io::H5File f = io::H5File::open_read(file_, MPI_COMM_WORLD);
   for (const char* path : {"/A", "/Z"}) {
     const BlockDistribution dist(kShape, nranks);
-    const Hyperslab mine = Hyperslab::rows_of(dist, rank);
+    const io::Hyperslab mine = io::Hyperslab::rows_of(dist, rank);
     std::vector<double> v(static_cast<std::size_t>(mine.size()));
     read_rows(f, path, dist, rank, DType::f64, v.data());
     expect_block(v, mine, std::string(path) + " read_rows");
     // Rank r alone reads one of: all written, all unwritten, mixed, nothing; the others
     // read other rectangles in the same call.
-    const Hyperslab shapes[] = {{0, 10, 3, 20}, {30, 8, 0, 16}, {25, 30, 5, 30}, {0, 0, 0, 0}};
+    const io::Hyperslab shapes[] = {{0, 10, 3, 20}, {30, 8, 0, 16}, {25, 30, 5, 30}, {0, 0, 0, 0}};
     for (int k = 0; k < 4; ++k) {
-      const Hyperslab h = shapes[(k + rank) % 4];
+      const io::Hyperslab h = shapes[(k + rank) % 4];
       std::vector<double> b(static_cast<std::size_t>(h.size()));
-      read_block(f, path, h, DType::f64, b.data());
-      expect_block(b, h, std::string(path) + " read_block");
+      io::read_block(f, path, h, DType::f64, b.data());
+      expect_block(b, h, std::string(path) + " io::read_block");
     }
   }
 }
@@ -118,10 +118,10 @@ TEST_P(UnwrittenChunks, OutOfCoreTransposeAndReduceSeeTheFillValue) {
   o.chunk_rows = 9;
   o.progress = false;
   for (const char* path : {"/A", "/Z"}) {
-    const DatasetRef in{file_, path}, out{dir_.file("t.h5"), "/T"};
+    const io::DatasetRef in{file_, path}, out{dir_.file("t.h5"), "/T"};
     transpose_out_of_core(in, out, o, MPI_COMM_WORLD);
     {
-      H5File t = H5File::open_read(out.file, MPI_COMM_WORLD);
+      io::H5File t = io::H5File::open_read(out.file, MPI_COMM_WORLD);
       const BlockDistribution dist(kShape.transposed(), nranks);
       std::vector<double> v(static_cast<std::size_t>(dist.local_size(rank)));
       read_rows(t, "/T", dist, rank, DType::f64, v.data());
@@ -149,4 +149,4 @@ TEST_P(UnwrittenChunks, OutOfCoreTransposeAndReduceSeeTheFillValue) {
 INSTANTIATE_TEST_SUITE_P(IoModes, UnwrittenChunks, testing::Values("", "serial"), test::mode_name);
 
 } // namespace
-} // namespace tessera::io
+} // namespace tessera::ops

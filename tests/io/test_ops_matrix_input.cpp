@@ -13,7 +13,7 @@
 #include "ops/matrix_input.hpp"
 #include "ops/out_of_core_choice.hpp"
 
-namespace tessera::app {
+namespace tessera::ops {
 namespace {
 
 using test::rank_of;
@@ -86,4 +86,4 @@ TEST(MatrixInput, AMissingDatasetFailsOnEveryRankNamingIt) {
 }
 
 } // namespace
-} // namespace tessera::app
+} // namespace tessera::ops

@@ -21,19 +21,19 @@
 #include "io_test_support.hpp"
 #include "ops/out_of_core.hpp"
 
-namespace tessera::io {
+namespace tessera::ops {
 namespace {
 
 using test::TempDir;
 
 const Shape kShape{120, 50}; // 12 chunks of 10 rows, 5 of 10 columns
 
-void write_matrix(const DatasetRef& ref, std::uint64_t seed, const WriteOptions& w = {}) {
+void write_matrix(const io::DatasetRef& ref, std::uint64_t seed, const io::WriteOptions& w = {}) {
   const int rank = test::rank_of();
   const BlockDistribution dist(kShape, test::size_of());
   const auto mine =
       test::random_block<double>(seed, dist.begin(rank), dist.rows(rank), 0, kShape.cols);
-  H5File f = H5File::create(ref.file, MPI_COMM_WORLD);
+  io::H5File f = io::H5File::create(ref.file, MPI_COMM_WORLD);
   write_rows(f, ref.path, dist, rank, DType::f64, mine.data(), w);
   f.commit();
 }
@@ -59,7 +59,7 @@ std::vector<std::string> failing_ranks_sites(const char* const* sites, int nsite
 template <class E>
 void expect_transpose_fails(const std::string& fault, const char* what) {
   TempDir dir;
-  const DatasetRef in{dir.file("a.h5"), "/A"}, out{dir.file("at.h5"), "/AT"};
+  const io::DatasetRef in{dir.file("a.h5"), "/A"}, out{dir.file("at.h5"), "/AT"};
   write_matrix(in, test::shared_seed());
   for (ChunkShape shape : {ChunkShape::ColumnPanels, ChunkShape::RowSlabs}) {
     SCOPED_TRACE(std::string("fault ") + fault + ", chunks of " + chunk_shape_name(shape));
@@ -103,7 +103,7 @@ TEST(OutOfCoreFaults, AComputeFailureOnAnyRankStopsTheTransposeEverywhere) {
 
 TEST(OutOfCoreFaults, FaultsStopReductionsEverywhere) {
   TempDir dir;
-  const DatasetRef in{dir.file("a.h5"), "/A"};
+  const io::DatasetRef in{dir.file("a.h5"), "/A"};
   write_matrix(in, test::shared_seed());
   for (Axis axis : {Axis::All, Axis::Cols}) {
     // Column reductions read whole 64-row blocks: two chunks here.
@@ -132,7 +132,7 @@ TEST(OutOfCoreFaults, FaultsStopReductionsEverywhere) {
 
 TEST(OutOfCoreFaults, TheFaultSpecIsCheckedAndTheEnvironmentIsReadUnlessTheOptionSaysNone) {
   TempDir dir;
-  const DatasetRef in{dir.file("a.h5"), "/A"}, out{dir.file("at.h5"), "/AT"};
+  const io::DatasetRef in{dir.file("a.h5"), "/A"}, out{dir.file("at.h5"), "/AT"};
   write_matrix(in, test::shared_seed());
   test::expect_error<InputError>(
       [&] { transpose_out_of_core(in, out, options_with_fault("disk:rank=0"), MPI_COMM_WORLD); },
@@ -155,9 +155,9 @@ TEST(OutOfCoreFaults, TheFaultSpecIsCheckedAndTheEnvironmentIsReadUnlessTheOptio
 // inside HDF5 on the rank that reads it.
 TEST(OutOfCoreFaults, ACorruptCompressedChunkStopsEveryRankWithAnIoError) {
   TempDir dir;
-  const DatasetRef in{dir.file("z.h5"), "/Z"}, out{dir.file("zt.h5"), "/ZT"};
+  const io::DatasetRef in{dir.file("z.h5"), "/Z"}, out{dir.file("zt.h5"), "/ZT"};
   write_matrix(in, test::shared_seed(),
-               WriteOptions{{.chunk_rows = 10, .chunk_cols = 50, .deflate = 4}});
+               io::WriteOptions{{.chunk_rows = 10, .chunk_cols = 50, .deflate = 4}});
   if (test::rank_of() == 0) {
     haddr_t addr = HADDR_UNDEF;
     hsize_t size = 0;
@@ -200,7 +200,7 @@ TEST(OutOfCoreFaults, AnInputThatChangesWhileItIsReadStopsEveryRank) {
     const test::IoModeScope scope(mode);
     for (const bool truncate : {true, false}) {
       TempDir dir;
-      const DatasetRef in{dir.file("a.h5"), "/A"}, out{dir.file("at.h5"), "/AT"};
+      const io::DatasetRef in{dir.file("a.h5"), "/A"}, out{dir.file("at.h5"), "/AT"};
       std::uintmax_t size = 0;
       // Each run gets a new input with an old modification time, so that the rewrite changes
       // it even on a file system with a coarse clock.
@@ -246,4 +246,4 @@ TEST(OutOfCoreFaults, AnInputThatChangesWhileItIsReadStopsEveryRank) {
 }
 
 } // namespace
-} // namespace tessera::io
+} // namespace tessera::ops

@@ -14,7 +14,7 @@
 #include "io_test_support.hpp"
 #include "ops/out_of_core.hpp"
 
-namespace tessera::io {
+namespace tessera::ops {
 namespace {
 
 using test::TempDir;
@@ -39,18 +39,19 @@ TEST(OutOfCoreTransposeLimits, PeakMemoryStaysWithinTheLimit) {
   TempDir dir;
   const std::int64_t rows = 2048, cols = 2048; // 32 MiB of f64
   const std::size_t limit = std::size_t{2} << 20;
-  const DatasetRef in{dir.file("big.h5"), "/A"}, out{dir.file("bigt.h5"), "/AT"};
+  const io::DatasetRef in{dir.file("big.h5"), "/A"}, out{dir.file("bigt.h5"), "/AT"};
   const std::uint64_t seed = test::shared_seed();
   {
     // Written a few rows at a time so that writing it does not raise the peak either.
-    H5File f = H5File::create(in.file, MPI_COMM_WORLD);
-    create_dataset(f, in.path, {rows, cols}, DType::f64);
+    io::H5File f = io::H5File::create(in.file, MPI_COMM_WORLD);
+    io::create_dataset(f, in.path, {rows, cols}, DType::f64);
     const std::int64_t step = 64;
     for (std::int64_t r0 = 0; r0 < rows; r0 += step) {
       const BlockDistribution d({step, cols}, test::size_of());
       const int me = test::rank_of();
       const auto block = test::random_block<double>(seed, r0 + d.begin(me), d.rows(me), 0, cols);
-      write_block(f, in.path, {r0 + d.begin(me), d.rows(me), 0, cols}, DType::f64, block.data());
+      io::write_block(f, in.path, {r0 + d.begin(me), d.rows(me), 0, cols}, DType::f64,
+                      block.data());
     }
     f.commit();
   }
@@ -69,11 +70,11 @@ TEST(OutOfCoreTransposeLimits, PeakMemoryStaysWithinTheLimit) {
 
   // Spot-check a few rows of the output against the generator.
   const BlockDistribution dout({cols, rows}, test::size_of());
-  H5File f = H5File::open_read(out.file, MPI_COMM_WORLD);
+  io::H5File f = io::H5File::open_read(out.file, MPI_COMM_WORLD);
   const int me = test::rank_of();
   const std::int64_t n = std::min<std::int64_t>(dout.rows(me), 3);
   std::vector<double> got(static_cast<std::size_t>(n * rows));
-  read_block(f, out.path, {dout.begin(me), n, 0, rows}, DType::f64, got.data());
+  io::read_block(f, out.path, {dout.begin(me), n, 0, rows}, DType::f64, got.data());
   for (std::int64_t i = 0; i < n; ++i)
     for (std::int64_t j = 0; j < rows; ++j)
       ASSERT_EQ(got[i * rows + j], test::random_element<double>(seed, j, dout.begin(me) + i))
@@ -81,4 +82,4 @@ TEST(OutOfCoreTransposeLimits, PeakMemoryStaysWithinTheLimit) {
 }
 
 } // namespace
-} // namespace tessera::io
+} // namespace tessera::ops

@@ -24,7 +24,7 @@
 #include "mpi/reduce_plan.hpp"
 #include "ops/out_of_core.hpp"
 
-namespace tessera::io {
+namespace tessera::ops {
 namespace {
 
 using test::TempDir;
@@ -37,13 +37,13 @@ bool same_bits(double a, double b) {
 }
 
 template <class T>
-void write_matrix(const DatasetRef& ref, Shape shape, std::uint64_t seed, bool with_nan) {
+void write_matrix(const io::DatasetRef& ref, Shape shape, std::uint64_t seed, bool with_nan) {
   const int rank = test::rank_of();
   const BlockDistribution dist(shape, test::size_of());
   auto mine = test::random_block<T>(seed, dist.begin(rank), dist.rows(rank), 0, shape.cols);
   if (with_nan && dist.rows(rank) > 0 && shape.cols > 0 && rank == test::size_of() - 1)
     mine.back() = std::numeric_limits<T>::quiet_NaN();
-  H5File f = H5File::create(ref.file, MPI_COMM_WORLD);
+  io::H5File f = io::H5File::create(ref.file, MPI_COMM_WORLD);
   write_rows(f, ref.path, dist, rank, dtype_of<T>, mine.data());
   f.commit();
 }
@@ -71,7 +71,7 @@ OutOfCoreReport check_reduce(Shape shape, Axis axis, OutOfCoreOptions o, bool wi
                                   << shape.str() << ", axis " << axis_name(axis) << ", depth "
                                   << o.staging_depth << ", chunk_rows " << o.chunk_rows
                                   << ", memory_limit " << o.memory_limit << ", seed " << seed);
-  const DatasetRef in{dir.file("a.h5"), "/A"};
+  const io::DatasetRef in{dir.file("a.h5"), "/A"};
   write_matrix<T>(in, shape, seed, with_nan);
 
   o.progress = false;
@@ -83,7 +83,7 @@ OutOfCoreReport check_reduce(Shape shape, Axis axis, OutOfCoreOptions o, bool wi
   const BlockDistribution dist(shape, size);
   std::vector<T> mine(static_cast<std::size_t>(dist.local_size(rank)));
   {
-    H5File f = H5File::open_read(in.file, MPI_COMM_WORLD);
+    io::H5File f = io::H5File::open_read(in.file, MPI_COMM_WORLD);
     read_rows(f, in.path, dist, rank, dtype_of<T>, mine.data());
   }
   ReducePlan plan(dist, dtype_of<T>, MPI_COMM_WORLD, Backend::Cpu, all_ops, axis);
@@ -92,8 +92,8 @@ OutOfCoreReport check_reduce(Shape shape, Axis axis, OutOfCoreOptions o, bool wi
   // The reference on the whole matrix (as written, NaN included).
   std::vector<T> all(static_cast<std::size_t>(shape.size()));
   {
-    H5File f = H5File::open_read(in.file, MPI_COMM_WORLD);
-    read_block(f, in.path, {0, shape.rows, 0, shape.cols}, dtype_of<T>, all.data());
+    io::H5File f = io::H5File::open_read(in.file, MPI_COMM_WORLD);
+    io::read_block(f, in.path, {0, shape.rows, 0, shape.cols}, dtype_of<T>, all.data());
   }
 
   EXPECT_EQ(got.axis, axis);
@@ -218,9 +218,9 @@ TEST(OutOfCoreReduceNorm2, RescuedNormsMatchReducePlanBitForBit) {
     const std::vector<double> mine(a.begin() + dist.begin(rank) * shape.cols,
                                    a.begin() + dist.end(rank) * shape.cols);
     TempDir dir;
-    const DatasetRef in{dir.file("a.h5"), "/A"};
+    const io::DatasetRef in{dir.file("a.h5"), "/A"};
     {
-      H5File f = H5File::create(in.file, MPI_COMM_WORLD);
+      io::H5File f = io::H5File::create(in.file, MPI_COMM_WORLD);
       write_rows(f, in.path, dist, rank, DType::f64, mine.data());
       f.commit();
     }
@@ -260,12 +260,12 @@ TEST(OutOfCoreReduceNorm2, RescuedNormsMatchReducePlanBitForBit) {
 
 TEST(OutOfCoreReduceLimits, ComplexDataIsAnInputError) {
   TempDir dir;
-  const DatasetRef in{dir.file("c.h5"), "/C"};
+  const io::DatasetRef in{dir.file("c.h5"), "/C"};
   {
     const int rank = test::rank_of();
     const BlockDistribution dist({4, 4}, test::size_of());
     std::vector<std::complex<float>> mine(static_cast<std::size_t>(dist.local_size(rank)));
-    H5File f = H5File::create(in.file, MPI_COMM_WORLD);
+    io::H5File f = io::H5File::create(in.file, MPI_COMM_WORLD);
     write_rows(f, in.path, dist, rank, DType::c64, mine.data());
     f.commit();
   }
@@ -277,7 +277,7 @@ TEST(OutOfCoreReduceLimits, ComplexDataIsAnInputError) {
 
 TEST(OutOfCoreReduceLimits, AMissingDatasetIsAnInputErrorOnEveryRank) {
   TempDir dir;
-  const DatasetRef in{dir.file("a.h5"), "/A"};
+  const io::DatasetRef in{dir.file("a.h5"), "/A"};
   write_matrix<double>(in, {8, 8}, test::shared_seed(), false);
   OutOfCoreOptions o;
   o.progress = false;
@@ -289,4 +289,4 @@ TEST(OutOfCoreReduceLimits, AMissingDatasetIsAnInputErrorOnEveryRank) {
 }
 
 } // namespace
-} // namespace tessera::io
+} // namespace tessera::ops

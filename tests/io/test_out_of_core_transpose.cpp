@@ -20,20 +20,20 @@
 #include "mpi/transpose_plan.hpp"
 #include "ops/out_of_core.hpp"
 
-namespace tessera::io {
+namespace tessera::ops {
 namespace {
 
 using test::TempDir;
 
 // Writes the seeded random matrix as `ref`, each rank its rows.
 template <class T>
-void write_matrix(const DatasetRef& ref, Shape shape, std::uint64_t seed) {
+void write_matrix(const io::DatasetRef& ref, Shape shape, std::uint64_t seed) {
   const int rank = test::rank_of();
   const BlockDistribution dist(shape, test::size_of());
   const auto mine = test::random_block<T>(seed, dist.begin(rank), dist.rows(rank), 0, shape.cols);
-  H5File f = H5File::create(ref.file, MPI_COMM_WORLD);
+  io::H5File f = io::H5File::create(ref.file, MPI_COMM_WORLD);
   if (shape.empty())
-    create_dataset(f, ref.path, shape, dtype_of<T>); // HDF5 1.10 fails writing no elements
+    io::create_dataset(f, ref.path, shape, dtype_of<T>); // HDF5 1.10 fails writing no elements
   else
     write_rows(f, ref.path, dist, rank, dtype_of<T>, mine.data());
   f.commit();
@@ -52,7 +52,7 @@ OutOfCoreReport check_transpose(Shape shape, OutOfCoreOptions o, const std::stri
                                   << o.staging_depth << ", chunk_rows " << o.chunk_rows
                                   << ", chunk_cols " << o.chunk_cols << ", memory_limit "
                                   << o.memory_limit << ", mode '" << mode << "', seed " << seed);
-  const DatasetRef in{dir.file("a.h5"), "/data/A"}, out{dir.file("at.h5"), "/AT"};
+  const io::DatasetRef in{dir.file("a.h5"), "/data/A"}, out{dir.file("at.h5"), "/AT"};
   write_matrix<T>(in, shape, seed);
 
   o.progress = false;
@@ -64,8 +64,8 @@ OutOfCoreReport check_transpose(Shape shape, OutOfCoreOptions o, const std::stri
   const BlockDistribution din(shape, size), dout = din.transposed();
   std::vector<T> got(static_cast<std::size_t>(dout.local_size(rank)));
   {
-    H5File f = H5File::open_read(out.file, MPI_COMM_WORLD);
-    const DatasetInfo info = inspect_dataset(f, out.path);
+    io::H5File f = io::H5File::open_read(out.file, MPI_COMM_WORLD);
+    const io::DatasetInfo info = inspect_dataset(f, out.path);
     EXPECT_EQ(info.shape, shape.transposed());
     EXPECT_EQ(info.dtype, dtype_of<T>);
     if (shape.empty())
@@ -181,7 +181,7 @@ TEST(OutOfCoreTransposeLimits, TooSmallALimitIsAResourceErrorOnEveryRank) {
     const bool panels = chunks == ChunkShape::ColumnPanels;
     const Shape shape = panels ? Shape{4000, 10} : Shape{10, 4000};
     TempDir dir;
-    const DatasetRef in{dir.file("a.h5"), "/A"}, out{dir.file("at.h5"), "/AT"};
+    const io::DatasetRef in{dir.file("a.h5"), "/A"}, out{dir.file("at.h5"), "/AT"};
     write_matrix<double>(in, shape, test::shared_seed());
     OutOfCoreOptions o;
     o.memory_limit = 4096;
@@ -197,7 +197,7 @@ TEST(OutOfCoreTransposeLimits, TooSmallALimitIsAResourceErrorOnEveryRank) {
 
 TEST(OutOfCoreTransposeLimits, RefusesToWriteIntoItsInput) {
   TempDir dir;
-  const DatasetRef in{dir.file("a.h5"), "/A"}, out{dir.file("a.h5"), "/AT"};
+  const io::DatasetRef in{dir.file("a.h5"), "/A"}, out{dir.file("a.h5"), "/AT"};
   write_matrix<float>(in, {3, 4}, test::shared_seed());
   OutOfCoreOptions o;
   o.progress = false;
@@ -227,4 +227,4 @@ TEST(OutOfCoreTransposeModes, EmptyMatricesGiveEmptyOutputs) {
 }
 
 } // namespace
-} // namespace tessera::io
+} // namespace tessera::ops

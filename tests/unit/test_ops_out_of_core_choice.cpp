@@ -4,7 +4,7 @@
 #include "core/error.hpp"
 #include "ops/out_of_core_choice.hpp"
 
-namespace tessera::app {
+namespace tessera::ops {
 namespace {
 
 // 10 x 6 f64 on 3 ranks: rank 0 holds 4 x 6 (192 B), its transpose block 2 x 10 (160 B).
@@ -80,4 +80,4 @@ TEST(OutOfCoreChoice, AGeneratedMatrixBeyondTheRoomNamesTheLimitOption) {
 }
 
 } // namespace
-} // namespace tessera::app
+} // namespace tessera::ops

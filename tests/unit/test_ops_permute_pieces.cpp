@@ -27,12 +27,12 @@ void expect_pieces_cover_output(const Case& c, int nranks) {
   std::vector<int> written(static_cast<std::size_t>(total), 0);
   std::int64_t count = -1;
   for (int rank = 0; rank < nranks; ++rank) {
-    const app::PermutePieces pieces(c.shape, c.axes, 4, rank, nranks, c.limit);
+    const ops::PermutePieces pieces(c.shape, c.axes, 4, rank, nranks, c.limit);
     if (count < 0)
       count = pieces.count();
     EXPECT_EQ(pieces.count(), count) << "rank " << rank;
     for (std::int64_t p = 0; p < pieces.count(); ++p) {
-      const app::PermutePieces::Piece piece = pieces.piece(p);
+      const ops::PermutePieces::Piece piece = pieces.piece(p);
       ASSERT_LE(piece.elements() * 4, pieces.buffer_bytes());
       // The input box is the output box read through the axes.
       for (std::size_t k = 0; k < out.size(); ++k) {
@@ -81,7 +81,7 @@ TEST(PermutePieces, EveryOutputElementOnceAtAnyRankCount) {
 TEST(PermutePieces, RanksBeyondTheOuterLengthMoveNothing) {
   const std::vector<std::int64_t> shape{4, 3, 2};
   const std::vector<int> axes{2, 0, 1};                                        // 2 output rows
-  const app::PermutePieces pieces(shape, axes, 8, 3, 5, std::size_t{1} << 20); // rank 3 of 5
+  const ops::PermutePieces pieces(shape, axes, 8, 3, 5, std::size_t{1} << 20); // rank 3 of 5
   EXPECT_EQ(pieces.count(), 1);
   EXPECT_EQ(pieces.piece(0).elements(), 0u);
   EXPECT_EQ(pieces.buffer_bytes(), 0u);

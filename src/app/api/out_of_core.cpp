@@ -13,8 +13,8 @@
 namespace tessera {
 
 namespace {
-io::OutOfCoreOptions internal(const OutOfCoreOptions& o) {
-  io::OutOfCoreOptions r;
+ops::OutOfCoreOptions internal(const OutOfCoreOptions& o) {
+  ops::OutOfCoreOptions r;
   static_cast<OutOfCoreOptions&>(r) = o; // the options the library has, as given
   r.progress = false;
   r.io_delay_ms = 0.0;
@@ -34,16 +34,16 @@ void transpose_out_of_core(const std::string& in_file, const std::string& in_dat
   // The output keeps the input's metadata, as `tessera transpose` does.
   const io::DatasetRef in = ref(in_file, in_dataset), out = ref(out_file, out_dataset);
   api::closing_after_error([&] {
-    io::OutOfCoreOptions o = internal(options);
-    std::shared_ptr<const io::TransposeMetadata> meta;
+    ops::OutOfCoreOptions o = internal(options);
+    std::shared_ptr<const ops::TransposeMetadata> meta;
     {
       const io::H5File f = io::H5File::open_read(in.file, comm);
-      meta = io::TransposeMetadata::read(f, in, io::inspect_dataset(f, in.path), {}, false,
-                                         mpi::comm_rank(comm));
+      meta = ops::TransposeMetadata::read(f, in, io::inspect_dataset(f, in.path), {}, false,
+                                          mpi::comm_rank(comm));
     }
     o.write = meta->write;
     o.before_commit = [meta, in, out](io::H5File& f) { meta->write_to(f, out, in); };
-    io::transpose_out_of_core(in, out, o, comm);
+    ops::transpose_out_of_core(in, out, o, comm);
   });
 }
 
@@ -51,13 +51,13 @@ ReduceResult reduce_out_of_core(const std::string& file, const std::string& data
                                 const std::vector<Op>& ops, Axis axis, MPI_Comm comm,
                                 const OutOfCoreOptions& options) {
   return api::closing_after_error([&] {
-    io::OutOfCoreOptions o = internal(options);
+    ops::OutOfCoreOptions o = internal(options);
     const io::DatasetRef in = ref(file, dataset);
     {
       const io::H5File f = io::H5File::open_read(in.file, comm);
       o.missing = io::read_missing_values(f, in.path, !options.keep_nan);
     }
-    return io::reduce_out_of_core(in, ops, axis, o, comm);
+    return ops::reduce_out_of_core(in, ops, axis, o, comm);
   });
 }
 

@@ -4,7 +4,7 @@
 #include "core/throw.hpp"
 #include "ops/out_of_core.hpp"
 
-namespace tessera::io {
+namespace tessera::ops {
 
 const char* chunk_shape_name(ChunkShape s) noexcept {
   return s == ChunkShape::ColumnPanels ? "columns" : "rows";
@@ -24,4 +24,4 @@ std::string OutOfCoreReport::chunks_str() const {
                      chunk_shape_name(chunk_shape));
 }
 
-} // namespace tessera::io
+} // namespace tessera::ops

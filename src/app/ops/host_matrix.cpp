@@ -14,7 +14,7 @@
 #include "mpi/reduce_plan.hpp"
 #include "ops/random_fill.hpp"
 
-namespace tessera::app {
+namespace tessera::ops {
 
 HostMatrix::HostMatrix(const BlockDistribution& dist, DType dtype, int rank)
     : dist_(dist), dtype_(dtype), local_rows_(dist.rows(rank)) {
@@ -243,4 +243,4 @@ void write_reductions(io::H5File& f, const std::string& group, const ReduceResul
   timers.add("write", wall_seconds() - t0, bytes);
 }
 
-} // namespace tessera::app
+} // namespace tessera::ops

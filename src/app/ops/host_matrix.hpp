@@ -25,7 +25,7 @@
 #include "mpi/transpose_plan.hpp"
 #include "ops/matrix_input.hpp"
 
-namespace tessera::app {
+namespace tessera::ops {
 
 class HostMatrix {
 public:
@@ -95,4 +95,4 @@ void write_matrix(io::H5File& f, const std::string& path, const HostMatrix& a,
 void write_reductions(io::H5File& f, const std::string& group, const ReduceResult& r, Shape shape,
                       const std::string& of, MPI_Comm comm, PhaseTimers& timers);
 
-} // namespace tessera::app
+} // namespace tessera::ops

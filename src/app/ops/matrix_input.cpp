@@ -1,6 +1,6 @@
 #include "ops/matrix_input.hpp"
 
-namespace tessera::app {
+namespace tessera::ops {
 
 MatrixInput MatrixInput::open(const io::DatasetRef& ref, MPI_Comm comm) {
   MatrixInput in;
@@ -38,4 +38,4 @@ void MatrixInput::close() {
   file.reset();
 }
 
-} // namespace tessera::app
+} // namespace tessera::ops

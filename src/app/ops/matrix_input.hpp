@@ -17,7 +17,7 @@
 #include "io/h5_matrix.hpp"
 #include "io/missing_values.hpp"
 
-namespace tessera::app {
+namespace tessera::ops {
 
 struct MatrixInput {
   std::optional<io::DatasetRef> ref; // none: a generated matrix
@@ -42,4 +42,4 @@ struct MatrixInput {
   void close();
 };
 
-} // namespace tessera::app
+} // namespace tessera::ops

@@ -3,12 +3,12 @@
 // thread reads chunks ahead of compute and writes results behind it, through StagingQueues, so
 // file I/O overlaps compute and no rank ever holds more than `memory_limit` of staging.
 //
-//   io::OutOfCoreOptions o;
+//   ops::OutOfCoreOptions o;
 //   o.memory_limit = 512 << 20;   // per rank
 //   o.timers = &timers;           // read, compute, exchange, write, waits (mpi::timing_table)
-//   io::transpose_out_of_core(DatasetRef::parse("a.h5:/A"), DatasetRef::parse("at.h5:/AT"),
+//   ops::transpose_out_of_core(DatasetRef::parse("a.h5:/A"), DatasetRef::parse("at.h5:/AT"),
 //                             o, MPI_COMM_WORLD);
-//   ReduceResult r = io::reduce_out_of_core(DatasetRef::parse("a.h5:/A"), {Op::Sum, Op::Max},
+//   ReduceResult r = ops::reduce_out_of_core(DatasetRef::parse("a.h5:/A"), {Op::Sum, Op::Max},
 //                                           Axis::All, o, MPI_COMM_WORLD);
 //
 // Results are those of the in-memory path: the transposed dataset is bit-identical to
@@ -42,7 +42,7 @@
 #include "io/provenance.hpp"
 #include "mpi/transpose_plan.hpp"
 
-namespace tessera::io {
+namespace tessera::ops {
 
 inline constexpr std::size_t kDefaultMemoryLimit = std::size_t{256} << 20;
 
@@ -81,13 +81,13 @@ struct OutOfCoreOptions : tessera::OutOfCoreOptions {
   // memory_limit allows. ResourceError when such chunks do not fit an explicit memory_limit.
   std::size_t chunk_bytes = 0;
 
-  WriteOptions write{};                   // output layout: chunked, deflate
-  const Provenance* provenance = nullptr; // written on the output's root when set
+  io::WriteOptions write{};                   // output layout: chunked, deflate
+  const io::Provenance* provenance = nullptr; // written on the output's root when set
   // String attributes of the output dataset (transpose), e.g. {"transpose_of", "a.h5:/A"}.
   std::vector<std::pair<std::string, std::string>> dataset_attributes;
   // Transpose: called on the I/O thread with the output file just before it is committed, to
   // add more to it (the pipeline job's reductions). Collective, like any HDF5 write.
-  std::function<void(H5File&)> before_commit;
+  std::function<void(io::H5File&)> before_commit;
   int io_cpu = -1; // pin the I/O thread to this CPU (-1: don't)
   // Transpose: add the dataset to an existing output file (H5File::Mode::Append) instead of
   // replacing it.
@@ -140,13 +140,13 @@ struct OutOfCoreReport {
 // Collective. Writes the transpose of `in` (M×N) to `out` (N×M, same element type), creating
 // out.file (under a temporary name until complete; an existing file is replaced) — it must not be
 // in.file.
-OutOfCoreReport transpose_out_of_core(const DatasetRef& in, const DatasetRef& out,
+OutOfCoreReport transpose_out_of_core(const io::DatasetRef& in, const io::DatasetRef& out,
                                       const OutOfCoreOptions& options, MPI_Comm comm);
 
 // Collective. The reductions `ops` of `in` (f32 or f64) along `axis`; the same values on every
 // rank. `report`, when set, receives what the run did.
-ReduceResult reduce_out_of_core(const DatasetRef& in, const std::vector<Op>& ops, Axis axis,
+ReduceResult reduce_out_of_core(const io::DatasetRef& in, const std::vector<Op>& ops, Axis axis,
                                 const OutOfCoreOptions& options, MPI_Comm comm,
                                 OutOfCoreReport* report = nullptr);
 
-} // namespace tessera::io
+} // namespace tessera::ops

@@ -15,7 +15,7 @@
 #include "mpi/collectives.hpp"
 #include "mpi/communicator.hpp"
 
-namespace tessera::app {
+namespace tessera::ops {
 
 double in_memory_bytes(const WorkingSet& w, int nranks) {
   const BlockDistribution d(w.shape, nranks);
@@ -88,4 +88,4 @@ bool stream_out_of_core(const StagingChoice& choice, const MatrixInput& input, b
   return streamed;
 }
 
-} // namespace tessera::app
+} // namespace tessera::ops

@@ -17,7 +17,7 @@
 #include "core/shape.hpp"
 #include "ops/matrix_input.hpp"
 
-namespace tessera::app {
+namespace tessera::ops {
 
 struct StagingChoice {
   std::size_t memory_limit = 0;              // bytes per rank; 0: none
@@ -58,4 +58,4 @@ std::pair<double, std::string> room_per_rank(MPI_Comm comm);
 bool stream_out_of_core(const StagingChoice& choice, const MatrixInput& input, bool with_transpose,
                         MPI_Comm comm);
 
-} // namespace tessera::app
+} // namespace tessera::ops

@@ -7,7 +7,7 @@
 #include "core/settings.hpp"
 #include "core/throw.hpp"
 
-namespace tessera::io::detail {
+namespace tessera::ops::detail {
 
 namespace {
 
@@ -88,4 +88,4 @@ void inject_fault(const std::optional<FaultSpec>& fault, FaultSite site, int ran
                 site_name(site), chunk, rank);
 }
 
-} // namespace tessera::io::detail
+} // namespace tessera::ops::detail

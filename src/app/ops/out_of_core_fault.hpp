@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace tessera::io::detail {
+namespace tessera::ops::detail {
 
 enum class FaultSite { Read, Write, Compute };
 
@@ -30,4 +30,4 @@ std::optional<FaultSpec> fault_from(const std::string& option);
 void inject_fault(const std::optional<FaultSpec>& fault, FaultSite site, int rank,
                   std::int64_t chunk);
 
-} // namespace tessera::io::detail
+} // namespace tessera::ops::detail

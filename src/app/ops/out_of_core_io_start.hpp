@@ -10,7 +10,7 @@
 #include "mpi/agreement.hpp"
 #include "ops/out_of_core_pipeline.hpp"
 
-namespace tessera::io::detail {
+namespace tessera::ops::detail {
 
 template <class Geometry>
 struct IoStart {
@@ -21,8 +21,9 @@ struct IoStart {
 // Collective over the I/O thread's communicator: each step succeeds on every rank or fails on
 // every rank (out_of_core_pipeline.hpp), so compute's planning error arrives here as the pop's.
 template <class Geometry>
-IoStart<Geometry> start_io_side(PipelineContext& ctx, const DatasetRef& in,
-                                StagingQueue<DatasetInfo>& info, StagingQueue<Geometry>& go) {
+IoStart<Geometry> start_io_side(PipelineContext& ctx, const io::DatasetRef& in,
+                                io::StagingQueue<io::DatasetInfo>& info,
+                                io::StagingQueue<Geometry>& go) {
   const MPI_Comm comm = ctx.io->comm();
   IoStart<Geometry> start{open_watched_input(ctx, in), Geometry{}};
   mpi::collectively(comm, [&] { info.push(start.input.info); });
@@ -30,4 +31,4 @@ IoStart<Geometry> start_io_side(PipelineContext& ctx, const DatasetRef& in,
   return start;
 }
 
-} // namespace tessera::io::detail
+} // namespace tessera::ops::detail

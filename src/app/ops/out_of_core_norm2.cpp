@@ -9,7 +9,7 @@
 #include "mpi/communicator.hpp"
 #include "ops/out_of_core_reduce_pass.hpp"
 
-namespace tessera::io::detail {
+namespace tessera::ops::detail {
 
 namespace {
 
@@ -30,8 +30,8 @@ std::vector<double>* values_of(ReduceResult& r, Op op) {
 
 } // namespace
 
-void rescue_norm2(const DatasetRef& in, Axis axis, const OutOfCoreOptions& options, MPI_Comm comm,
-                  ReducePass& done) {
+void rescue_norm2(const io::DatasetRef& in, Axis axis, const OutOfCoreOptions& options,
+                  MPI_Comm comm, ReducePass& done) {
   ReduceResult& r = done.result;
   const std::vector<double>* norms = values_of(r, Op::Norm2);
   if (done.dtype != DType::f64 || !norms ||
@@ -79,4 +79,4 @@ void rescue_norm2(const DatasetRef& in, Axis axis, const OutOfCoreOptions& optio
         r.values[q][k] = norm2_unscale(scaled[k], per_value ? (*per_value)[k] : e.all);
 }
 
-} // namespace tessera::io::detail
+} // namespace tessera::ops::detail

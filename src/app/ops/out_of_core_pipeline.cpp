@@ -13,7 +13,7 @@
 #include "core/throw.hpp"
 #include "mpi/agreement.hpp"
 
-namespace tessera::io::detail {
+namespace tessera::ops::detail {
 
 void BufferRing::allocate(std::size_t bytes) {
   for (int i = 0; i < count_; ++i) {
@@ -29,7 +29,7 @@ std::size_t BufferRing::allocated_bytes() const noexcept {
   return n;
 }
 
-Slot pop_chunk(StagingQueue<Slot>& q, std::int64_t expected_chunk, const char* what) {
+Slot pop_chunk(io::StagingQueue<Slot>& q, std::int64_t expected_chunk, const char* what) {
   auto s = q.pop();
   if (!s)
     TESSERA_THROW(InternalError, "the {} queue ended before chunk {}", what, expected_chunk);
@@ -109,8 +109,9 @@ PipelineContext::PipelineContext(MPI_Comm comm, const OutOfCoreOptions& o)
   });
   // The thread's duplicate communicator is made before anything can fail locally (see
   // IoThread), so a pinning failure on one rank is agreed on here.
-  mpi::collectively(compute.get(),
-                    [&] { io = std::make_unique<IoThread>(comm, IoThreadOptions{o.io_cpu}); });
+  mpi::collectively(compute.get(), [&] {
+    io = std::make_unique<io::IoThread>(comm, io::IoThreadOptions{o.io_cpu});
+  });
 }
 
 void delay_ms(double ms) {
@@ -126,7 +127,7 @@ void with_context(const std::string& what, const std::function<void()>& io) {
   }
 }
 
-void run_sides(IoThread& io, const std::function<void()>& io_side,
+void run_sides(io::IoThread& io, const std::function<void()>& io_side,
                const std::function<void()>& compute_side,
                const std::function<void(std::exception_ptr)>& abort_all) {
   auto io_done = io.submit([&] {
@@ -169,15 +170,15 @@ double phase_bytes(const PhaseTimers& t, const char* name) {
 
 } // namespace
 
-WatchedInput open_watched_input(PipelineContext& ctx, const DatasetRef& in) {
+WatchedInput open_watched_input(PipelineContext& ctx, const io::DatasetRef& in) {
   const MPI_Comm comm = ctx.io->comm();
   const double t0 = wall_seconds();
-  std::optional<InputWatch> watch;
+  std::optional<io::detail::InputWatch> watch;
   mpi::collectively(comm, [&] { watch.emplace(in.file); });
-  H5File file = H5File::open_read(in.file, comm);
+  io::H5File file = io::H5File::open_read(in.file, comm);
   // Packed data is decoded in double, and so read as f64 (reductions: OutOfCoreOptions::missing).
   const bool packed = ctx.options.missing.packed();
-  DatasetInfo info = inspect_dataset(file, in.path, packed);
+  io::DatasetInfo info = inspect_dataset(file, in.path, packed);
   if (packed && dtype_is_real(info.dtype))
     info.dtype = DType::f64;
   ctx.io_timers.add("open", wall_seconds() - t0);
@@ -209,4 +210,4 @@ void finish_report(PipelineContext& ctx, OutOfCoreReport& report, const BufferRi
   t.add("total", report.seconds, report.bytes_read + report.bytes_written);
 }
 
-} // namespace tessera::io::detail
+} // namespace tessera::ops::detail

@@ -38,7 +38,7 @@
 #include "ops/out_of_core.hpp"
 #include "ops/out_of_core_fault.hpp"
 
-namespace tessera::io::detail {
+namespace tessera::ops::detail {
 
 // One chunk travelling between the sides (its buffer is reused across chunks).
 struct Slot {
@@ -60,8 +60,8 @@ public:
   int count() const noexcept { return count_; }
   std::size_t allocated_bytes() const noexcept;
 
-  StagingQueue<Slot> free;
-  StagingQueue<Slot> full;
+  io::StagingQueue<Slot> free;
+  io::StagingQueue<Slot> full;
 
 private:
   int count_;
@@ -69,7 +69,7 @@ private:
 };
 
 // The pop that a chunk loop expects to succeed: the other side closing early is a bug.
-Slot pop_chunk(StagingQueue<Slot>& q, std::int64_t expected_chunk, const char* what);
+Slot pop_chunk(io::StagingQueue<Slot>& q, std::int64_t expected_chunk, const char* what);
 
 // Rank 0's progress lines (core/progress.hpp: bytes done/total, GB/s, ETA; one log line per
 // update when stdout is not a terminal). Used by one thread.
@@ -97,7 +97,7 @@ struct PipelineContext {
   std::size_t memory_limit;
   int depth; // staging_depth, checked
   mpi::Communicator compute;
-  std::unique_ptr<IoThread> io;
+  std::unique_ptr<io::IoThread> io;
   std::optional<FaultSpec> fault;
   double io_delay_ms = 0.0;
   double compute_delay_ms = 0.0;
@@ -125,7 +125,7 @@ void with_context(const std::string& what, const std::function<void()>& io);
 // `abort_all` (which must abort every queue both sides use) is called with its error so the
 // other side wakes; both sides are always finished before this returns or throws. The
 // compute side's error is preferred: it is the cause, or the I/O error it received.
-void run_sides(IoThread& io, const std::function<void()>& io_side,
+void run_sides(io::IoThread& io, const std::function<void()>& io_side,
                const std::function<void()>& compute_side,
                const std::function<void(std::exception_ptr)>& abort_all);
 
@@ -133,11 +133,11 @@ void run_sides(IoThread& io, const std::function<void()>& io_side,
 // changes the file after it is seen by watch->check between chunks; then opened and inspected
 // (timed as "open").
 struct WatchedInput {
-  std::optional<InputWatch> watch;
-  H5File file;
-  DatasetInfo info;
+  std::optional<io::detail::InputWatch> watch;
+  io::H5File file;
+  io::DatasetInfo info;
 };
-WatchedInput open_watched_input(PipelineContext& ctx, const DatasetRef& in);
+WatchedInput open_watched_input(PipelineContext& ctx, const io::DatasetRef& in);
 
 // Fills the report's totals and waits (read from the queues: compute consumes `reads`, whose
 // buffers the I/O thread fills, and produces `results`, which the I/O thread drains) and adds
@@ -145,4 +145,4 @@ WatchedInput open_watched_input(PipelineContext& ctx, const DatasetRef& in);
 void finish_report(PipelineContext& ctx, OutOfCoreReport& report, const BufferRing& reads,
                    const BufferRing* results);
 
-} // namespace tessera::io::detail
+} // namespace tessera::ops::detail

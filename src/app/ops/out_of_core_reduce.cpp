@@ -49,7 +49,7 @@
 #include "ops/out_of_core_reduce_geometry.hpp"
 #include "ops/out_of_core_reduce_pass.hpp"
 
-namespace tessera::io {
+namespace tessera::ops {
 
 namespace {
 
@@ -74,7 +74,7 @@ struct Accumulator {
 };
 
 struct Shared {
-  Shared(MPI_Comm comm, const OutOfCoreOptions& o, const DatasetRef& i, const Norm2Exponents* r,
+  Shared(MPI_Comm comm, const OutOfCoreOptions& o, const io::DatasetRef& i, const Norm2Exponents* r,
          bool extra_pass)
       : ctx(comm, o), in(i), rescue(r), extra(extra_pass), ring(ctx.depth + 1) {}
   void abort(std::exception_ptr e) noexcept {
@@ -83,11 +83,11 @@ struct Shared {
     ring.abort(e);
   }
   detail::PipelineContext ctx;
-  DatasetRef in;
+  io::DatasetRef in;
   const Norm2Exponents* rescue; // the Norm2 rescue's pass: its exponents; else null
   bool extra;                   // a pass of the rescue (its geometry is not logged again)
-  StagingQueue<DatasetInfo> info{1};
-  StagingQueue<Geometry> go{1};
+  io::StagingQueue<io::DatasetInfo> info{1};
+  io::StagingQueue<Geometry> go{1};
   BufferRing ring;
 };
 
@@ -97,7 +97,7 @@ void io_side(Shared& s) {
   const int rank = ctx.io->rank();
   detail::IoStart<Geometry> start = detail::start_io_side(ctx, s.in, s.info, s.go);
   auto& watch = start.input.watch;
-  const H5File& fin = start.input.file;
+  const io::H5File& fin = start.input.file;
   const Geometry& g = start.geometry;
 
   const std::size_t es = dtype_size(g.dtype);
@@ -122,10 +122,10 @@ void io_side(Shared& s) {
       slot = detail::pop_chunk(s.ring.free, -1, "free read-buffer");
       detail::inject_fault(ctx.fault, FaultSite::Read, rank, c);
     });
-    const Hyperslab h = g.read_slab(c, rank);
+    const io::Hyperslab h = g.read_slab(c, rank);
     const double t0 = wall_seconds();
     detail::with_context("reading " + what_read(c),
-                         [&] { read_block(fin, s.in.path, h, g.dtype, slot.buffer->data()); });
+                         [&] { io::read_block(fin, s.in.path, h, g.dtype, slot.buffer->data()); });
     detail::delay_ms(ctx.io_delay_ms);
     ctx.io_timers.add("read", wall_seconds() - t0, static_cast<double>(h.size() * es));
     slot.chunk = c;
@@ -248,7 +248,7 @@ ReduceResult compute_side(Shared& s, const std::vector<Op>& ops, Axis axis, OutO
 
   const MissingValues& missing = ctx.options.missing;
   const std::vector<Op> all_ops = with_counts(ops, missing);
-  DatasetInfo info;
+  io::DatasetInfo info;
   mpi::collectively(comm, [&] { info = *s.info.pop(); });
   Geometry g;
   mpi::collectively(comm, [&] {
@@ -257,7 +257,7 @@ ReduceResult compute_side(Shared& s, const std::vector<Op>& ops, Axis axis, OutO
     if (g.chunks == 0)
       return;
     const std::size_t es = dtype_size(g.dtype);
-    const Hyperslab first = g.read_slab(0, rank);
+    const io::Hyperslab first = g.read_slab(0, rank);
     // Every chunk fits the first one's buffer: it is the largest on this rank.
     s.ring.allocate(static_cast<std::size_t>(first.size()) * es);
     report.buffer_bytes = s.ring.allocated_bytes();
@@ -381,7 +381,7 @@ ReduceResult compute_side(Shared& s, const std::vector<Op>& ops, Axis axis, OutO
 
 namespace detail {
 
-ReducePass reduce_pass(const DatasetRef& in, const std::vector<Op>& ops, Axis axis,
+ReducePass reduce_pass(const io::DatasetRef& in, const std::vector<Op>& ops, Axis axis,
                        const OutOfCoreOptions& options, MPI_Comm comm, const Norm2Exponents* rescue,
                        bool extra) {
   Shared s(comm, options, in, rescue, extra || rescue);
@@ -396,7 +396,7 @@ ReducePass reduce_pass(const DatasetRef& in, const std::vector<Op>& ops, Axis ax
 
 } // namespace detail
 
-ReduceResult reduce_out_of_core(const DatasetRef& in, const std::vector<Op>& ops, Axis axis,
+ReduceResult reduce_out_of_core(const io::DatasetRef& in, const std::vector<Op>& ops, Axis axis,
                                 const OutOfCoreOptions& options, MPI_Comm comm,
                                 OutOfCoreReport* report) {
   detail::ReducePass pass = detail::reduce_pass(in, ops, axis, options, comm, nullptr);
@@ -406,4 +406,4 @@ ReduceResult reduce_out_of_core(const DatasetRef& in, const std::vector<Op>& ops
   return std::move(pass.result);
 }
 
-} // namespace tessera::io
+} // namespace tessera::ops

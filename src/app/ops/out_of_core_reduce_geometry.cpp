@@ -5,7 +5,7 @@
 
 #include "core/throw.hpp"
 
-namespace tessera::io::detail {
+namespace tessera::ops::detail {
 
 namespace {
 
@@ -27,7 +27,7 @@ std::size_t reduce_footprint(const ReduceGeometry& g, std::int64_t h, int buffer
 
 } // namespace
 
-ReduceGeometry plan_geometry(const DatasetInfo& info, Axis axis, int nranks, std::size_t nops,
+ReduceGeometry plan_geometry(const io::DatasetInfo& info, Axis axis, int nranks, std::size_t nops,
                              const PipelineContext& ctx) {
   ReduceGeometry g;
   g.shape = info.shape;
@@ -84,4 +84,4 @@ std::vector<int> counts_of(const BlockDistribution& d) {
   return c;
 }
 
-} // namespace tessera::io::detail
+} // namespace tessera::ops::detail

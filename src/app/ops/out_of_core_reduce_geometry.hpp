@@ -15,7 +15,7 @@
 #include "ops/out_of_core.hpp"
 #include "ops/out_of_core_pipeline.hpp"
 
-namespace tessera::io::detail {
+namespace tessera::ops::detail {
 
 struct ReduceGeometry {
   Shape shape;
@@ -31,7 +31,7 @@ struct ReduceGeometry {
   BlockDistribution slab(std::int64_t c) const { return {{rows(c), shape.cols}, nranks}; }
   // Columns over the ranks (Cols).
   BlockDistribution stripes() const { return {{shape.cols, 1}, nranks}; }
-  Hyperslab read_slab(std::int64_t c, int rank) const {
+  io::Hyperslab read_slab(std::int64_t c, int rank) const {
     if (axis == Axis::Cols) {
       const BlockDistribution s = stripes();
       return {row0(c), rows(c), s.begin(rank), s.rows(rank)};
@@ -47,10 +47,10 @@ inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
 
 // The tallest slabs whose buffers fit ctx's memory limit (whole 64-row blocks along columns),
 // or those asked for; InputError for complex data, ResourceError when one row does not fit.
-ReduceGeometry plan_geometry(const DatasetInfo& info, Axis axis, int nranks, std::size_t nops,
+ReduceGeometry plan_geometry(const io::DatasetInfo& info, Axis axis, int nranks, std::size_t nops,
                              const PipelineContext& ctx);
 
 // The rows (or columns) of each rank of d, as MPI counts.
 std::vector<int> counts_of(const BlockDistribution& d);
 
-} // namespace tessera::io::detail
+} // namespace tessera::ops::detail

@@ -30,7 +30,7 @@
 #include "ops/out_of_core_pipeline.hpp"
 #include "ops/out_of_core_transpose_geometry.hpp"
 
-namespace tessera::io {
+namespace tessera::ops {
 
 namespace {
 
@@ -45,8 +45,8 @@ using detail::hdf5_staging;
 using detail::output_layout;
 using detail::plan_geometry;
 
-void require_distinct_files(const DatasetRef& in, const DatasetRef& out) {
-  TESSERA_REQUIRE(!same_file(in.file, out.file), InputError,
+void require_distinct_files(const io::DatasetRef& in, const io::DatasetRef& out) {
+  TESSERA_REQUIRE(!io::same_file(in.file, out.file), InputError,
                   "the out-of-core transpose writes a new file: the output '{}' must not be the "
                   "input file '{}'",
                   out.str(), in.str());
@@ -54,7 +54,8 @@ void require_distinct_files(const DatasetRef& in, const DatasetRef& out) {
 
 // Everything both sides of one transpose share.
 struct Shared {
-  Shared(MPI_Comm comm, const OutOfCoreOptions& o, const DatasetRef& i, const DatasetRef& o_ref)
+  Shared(MPI_Comm comm, const OutOfCoreOptions& o, const io::DatasetRef& i,
+         const io::DatasetRef& o_ref)
       : ctx(comm, o), in(i), out(o_ref), in_ring(ctx.depth + 1), out_ring(ctx.depth + 1) {}
 
   void abort(std::exception_ptr e) noexcept {
@@ -65,28 +66,29 @@ struct Shared {
   }
 
   detail::PipelineContext ctx;
-  DatasetRef in, out;
-  StagingQueue<DatasetInfo> info{1}; // I/O thread → compute: what the input holds
-  StagingQueue<Geometry> go{1};      // compute → I/O thread: buffers and plan are ready
-  BufferRing in_ring;                // read chunks, I/O thread → compute
-  BufferRing out_ring;               // transposed chunks, compute → I/O thread
+  io::DatasetRef in, out;
+  io::StagingQueue<io::DatasetInfo> info{1}; // I/O thread → compute: what the input holds
+  io::StagingQueue<Geometry> go{1};          // compute → I/O thread: buffers and plan are ready
+  BufferRing in_ring;                        // read chunks, I/O thread → compute
+  BufferRing out_ring;                       // transposed chunks, compute → I/O thread
 };
 
 void io_side(Shared& s) {
   detail::PipelineContext& ctx = s.ctx;
-  IoThread& io = *ctx.io;
+  io::IoThread& io = *ctx.io;
   const MPI_Comm comm = io.comm();
   const int rank = io.rank();
 
   detail::IoStart<Geometry> start = detail::start_io_side(ctx, s.in, s.info, s.go);
   auto& watch = start.input.watch;
-  const H5File& fin = start.input.file;
+  const io::H5File& fin = start.input.file;
   const Geometry& g = start.geometry;
 
   double t0 = wall_seconds();
-  H5File fout = H5File::create(s.out.file, comm,
-                               ctx.options.append ? H5File::Mode::Append : H5File::Mode::Replace);
-  create_dataset(fout, s.out.path, g.shape.transposed(), g.dtype, output_layout(g, ctx.options));
+  io::H5File fout = io::H5File::create(
+      s.out.file, comm, ctx.options.append ? io::H5File::Mode::Append : io::H5File::Mode::Replace);
+  io::create_dataset(fout, s.out.path, g.shape.transposed(), g.dtype,
+                     output_layout(g, ctx.options));
   ctx.io_timers.add("create", wall_seconds() - t0);
 
   const std::size_t es = dtype_size(g.dtype);
@@ -115,10 +117,10 @@ void io_side(Shared& s) {
         in = detail::pop_chunk(s.in_ring.free, -1, "free read-buffer");
         detail::inject_fault(ctx.fault, FaultSite::Read, rank, step);
       });
-      const Hyperslab h = g.read_slab(step, rank);
+      const io::Hyperslab h = g.read_slab(step, rank);
       t0 = wall_seconds();
       detail::with_context("reading " + what_read(),
-                           [&] { read_block(fin, s.in.path, h, g.dtype, in.buffer->data()); });
+                           [&] { io::read_block(fin, s.in.path, h, g.dtype, in.buffer->data()); });
       detail::delay_ms(ctx.io_delay_ms);
       ctx.io_timers.add("read", wall_seconds() - t0, static_cast<double>(h.size() * es));
       in.chunk = step;
@@ -139,12 +141,12 @@ void io_side(Shared& s) {
       }
     });
     if (write) {
-      const Hyperslab h = g.write_slab(wc, rank);
+      const io::Hyperslab h = g.write_slab(wc, rank);
       t0 = wall_seconds();
-      detail::with_context(fmt::format("writing {} {} [{}, {})", s.out.str(),
-                                       g.panels() ? "rows" : "columns", g.start(wc),
-                                       g.start(wc) + g.size(wc)),
-                           [&] { write_block(fout, s.out.path, h, g.dtype, out.buffer->data()); });
+      detail::with_context(
+          fmt::format("writing {} {} [{}, {})", s.out.str(), g.panels() ? "rows" : "columns",
+                      g.start(wc), g.start(wc) + g.size(wc)),
+          [&] { io::write_block(fout, s.out.path, h, g.dtype, out.buffer->data()); });
       ctx.io_timers.add("write", wall_seconds() - t0, static_cast<double>(h.size() * es));
       progress.add(static_cast<double>(g.block(wc).size()) * static_cast<double>(es));
       written = out;
@@ -157,11 +159,11 @@ void io_side(Shared& s) {
 
   t0 = wall_seconds();
   for (const auto& [name, value] : ctx.options.dataset_attributes)
-    write_attribute(fout, s.out.path, name, value);
+    io::write_attribute(fout, s.out.path, name, value);
   if (ctx.options.before_commit)
     ctx.options.before_commit(fout);
   if (ctx.options.provenance)
-    write_provenance(fout, *ctx.options.provenance);
+    io::write_provenance(fout, *ctx.options.provenance);
   fout.commit();
   ctx.io_timers.add("commit", wall_seconds() - t0);
   progress.finish();
@@ -172,7 +174,7 @@ void compute_side(Shared& s, OutOfCoreReport& report) {
   const MPI_Comm comm = ctx.compute.get();
   const int rank = ctx.compute.rank();
 
-  DatasetInfo info;
+  io::DatasetInfo info;
   mpi::collectively(comm, [&] { info = *s.info.pop(); });
   const double t0 = wall_seconds();
   Geometry g;
@@ -271,7 +273,7 @@ void compute_side(Shared& s, OutOfCoreReport& report) {
 
 } // namespace
 
-OutOfCoreReport transpose_out_of_core(const DatasetRef& in, const DatasetRef& out,
+OutOfCoreReport transpose_out_of_core(const io::DatasetRef& in, const io::DatasetRef& out,
                                       const OutOfCoreOptions& options, MPI_Comm comm) {
   mpi::collectively(comm, [&] { require_distinct_files(in, out); });
   Shared s(comm, options, in, out);
@@ -283,4 +285,4 @@ OutOfCoreReport transpose_out_of_core(const DatasetRef& in, const DatasetRef& ou
   return report;
 }
 
-} // namespace tessera::io
+} // namespace tessera::ops

@@ -6,7 +6,7 @@
 #include "core/throw.hpp"
 #include "mpi/transpose_layout.hpp"
 
-namespace tessera::io::detail {
+namespace tessera::ops::detail {
 
 namespace {
 
@@ -60,13 +60,14 @@ std::size_t hdf5_staging(const TransposeGeometry& g, std::int64_t e, const OutOf
   trial.extent = e;
   trial.chunks = 1;
   const Shape out = g.shape.transposed();
-  const Shape chunk = chunk_dims(out, g.dtype, output_layout(trial, o));
+  const Shape chunk = io::chunk_dims(out, g.dtype, output_layout(trial, o));
   // Rank 0 writes the most rows: its rows of the chunk's transpose, d.global().cols wide.
   const BlockDistribution d = BlockDistribution(g.block_of(e), g.nranks).transposed();
   return filtered_staging(d.rows(0), d.global().cols, out, chunk, dtype_size(g.dtype));
 }
 
-TransposeGeometry plan_geometry(const DatasetInfo& info, int nranks, const PipelineContext& ctx) {
+TransposeGeometry plan_geometry(const io::DatasetInfo& info, int nranks,
+                                const PipelineContext& ctx) {
   TransposeGeometry g;
   g.shape = info.shape;
   g.dtype = info.dtype;
@@ -124,8 +125,8 @@ TransposeGeometry plan_geometry(const DatasetInfo& info, int nranks, const Pipel
 // decompressed and rewritten when the next staging chunk arrives. So unless the HDF5 chunk's
 // shape is given, chunked (or compressed) output gets HDF5 chunks H columns wide (row slabs) or
 // W rows tall (column panels), about 1 MiB when the other side is not given either.
-WriteOptions output_layout(const TransposeGeometry& g, const OutOfCoreOptions& o) {
-  WriteOptions w = o.write;
+io::WriteOptions output_layout(const TransposeGeometry& g, const OutOfCoreOptions& o) {
+  io::WriteOptions w = o.write;
   if (!(w.chunk_rows > 0 || w.chunk_cols > 0 || w.deflate > 0) || g.chunks == 0)
     return w;
   // The other side of an HDF5 chunk g.extent long: about 1 MiB, within `most`.
@@ -146,4 +147,4 @@ WriteOptions output_layout(const TransposeGeometry& g, const OutOfCoreOptions& o
   return w;
 }
 
-} // namespace tessera::io::detail
+} // namespace tessera::ops::detail

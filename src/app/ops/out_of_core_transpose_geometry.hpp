@@ -13,7 +13,7 @@
 #include "ops/out_of_core.hpp"
 #include "ops/out_of_core_pipeline.hpp"
 
-namespace tessera::io::detail {
+namespace tessera::ops::detail {
 
 struct TransposeGeometry {
   Shape shape; // input M × N
@@ -49,13 +49,13 @@ struct TransposeGeometry {
   // Rank r reads its rows of the block (local: its columns of the panel) and, after the plan,
   // writes its rows of the block's transpose: output rows col0 + [b', e') × output columns
   // [row0, row0 + block rows).
-  Hyperslab read_slab(std::int64_t c, int rank) const {
+  io::Hyperslab read_slab(std::int64_t c, int rank) const {
     if (local)
       return {0, shape.rows, col0(c) + part(c).begin(rank), part(c).rows(rank)};
     const BlockDistribution d = slab(c);
     return {row0(c) + d.begin(rank), d.rows(rank), col0(c), d.global().cols};
   }
-  Hyperslab write_slab(std::int64_t c, int rank) const {
+  io::Hyperslab write_slab(std::int64_t c, int rank) const {
     const BlockDistribution d = slab(c).transposed();
     return {col0(c) + d.begin(rank), d.rows(rank), row0(c), d.global().cols};
   }
@@ -75,9 +75,10 @@ std::size_t hdf5_staging(const TransposeGeometry& g, std::int64_t e, const OutOf
 
 // The largest chunks whose buffers (and HDF5's staging) fit ctx's memory limit, or those asked
 // for; ResourceError when even one line per chunk does not fit.
-TransposeGeometry plan_geometry(const DatasetInfo& info, int nranks, const PipelineContext& ctx);
+TransposeGeometry plan_geometry(const io::DatasetInfo& info, int nranks,
+                                const PipelineContext& ctx);
 
 // The output's HDF5 layout for chunks of g.extent lines (see the definition for why).
-WriteOptions output_layout(const TransposeGeometry& g, const OutOfCoreOptions& o);
+io::WriteOptions output_layout(const TransposeGeometry& g, const OutOfCoreOptions& o);
 
-} // namespace tessera::io::detail
+} // namespace tessera::ops::detail

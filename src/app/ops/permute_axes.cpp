@@ -8,7 +8,7 @@
 
 #include "core/throw.hpp"
 
-namespace tessera::app {
+namespace tessera::ops {
 
 namespace {
 
@@ -95,4 +95,4 @@ std::vector<int> resolve_dims(const std::string& spec, const std::vector<std::st
   return dims;
 }
 
-} // namespace tessera::app
+} // namespace tessera::ops

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace tessera::app {
+namespace tessera::ops {
 
 // `spec` against the input's dimension names (an empty name: a dimension without one, reachable
 // by index only). Empty `spec`: the 2-D transpose (1, 0) for a rank-2 input. InputError naming
@@ -23,4 +23,4 @@ std::vector<int> resolve_dims(const std::string& spec, const std::vector<std::st
 // "(time, lat, lon)", with "dim2" for a dimension without a name: for messages and logs.
 std::string describe_dimensions(const std::vector<std::string>& names);
 
-} // namespace tessera::app
+} // namespace tessera::ops

@@ -13,7 +13,7 @@
 #include "ops/permute_metadata.hpp"
 #include "ops/permute_pieces.hpp"
 
-namespace tessera::app {
+namespace tessera::ops {
 
 namespace {
 
@@ -37,7 +37,7 @@ ArrayInput ArrayInput::open(const io::DatasetRef& ref, MPI_Comm comm) {
   in.ref = ref;
   in.file.emplace(io::H5File::open_read(ref.file, comm));
   in.info = io::nd::inspect_array(*in.file, ref.path);
-  in.dim_names = io::dimension_names(*in.file, ref.path);
+  in.dim_names = ops::dimension_names(*in.file, ref.path);
   std::uint64_t elements = 1;
   for (const hsize_t d : in.info.dims)
     elements *= d;
@@ -57,8 +57,8 @@ PermuteReport permute_dataset(ArrayInput& in, const io::DatasetRef& out, const P
   mpi::collectively(comm, [&] { cpu::check_permutation(shape, o.axes); });
   const DType dtype = in.info.dtype;
   const std::size_t esize = dtype_size(dtype);
-  const std::shared_ptr<const io::PermuteMetadata> carried =
-      io::PermuteMetadata::read(*in.file, in.ref, o.axes, rank);
+  const std::shared_ptr<const ops::PermuteMetadata> carried =
+      ops::PermuteMetadata::read(*in.file, in.ref, o.axes, rank);
   const PermutePieces pieces(shape, o.axes, esize, rank, mpi::comm_size(comm),
                              o.memory_limit ? o.memory_limit : default_permute_limit);
   AlignedBuffer in_buf, out_buf;
@@ -103,4 +103,4 @@ PermuteReport permute_dataset(ArrayInput& in, const io::DatasetRef& out, const P
   return report;
 }
 
-} // namespace tessera::app
+} // namespace tessera::ops

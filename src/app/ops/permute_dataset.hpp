@@ -19,7 +19,7 @@
 #include "io/h5_typed_array.hpp"
 #include "io/provenance.hpp"
 
-namespace tessera::app {
+namespace tessera::ops {
 
 // The input, opened before any output exists: its extent, element type and dimension names.
 struct ArrayInput {
@@ -53,4 +53,4 @@ struct PermuteReport {
 PermuteReport permute_dataset(ArrayInput& in, const io::DatasetRef& out, const PermuteOptions& o,
                               MPI_Comm comm);
 
-} // namespace tessera::app
+} // namespace tessera::ops

@@ -7,11 +7,11 @@
 #include "io/h5_attribute.hpp"
 #include "io/h5_matrix.hpp"
 
-namespace tessera::io {
+namespace tessera::ops {
 
-std::vector<std::string> dimension_names(const H5File& f, const std::string& dataset) {
+std::vector<std::string> dimension_names(const io::H5File& f, const std::string& dataset) {
   std::vector<std::string> names;
-  for (const DimensionScale& s : dimension_scales(f, dataset)) {
+  for (const io::DimensionScale& s : io::dimension_scales(f, dataset)) {
     // netCDF-4 names a dimension by its scale dataset; the scale's own NAME of a dimension
     // without a coordinate variable is a sentence ("This is a netCDF dimension but not …").
     if (!s.path.empty())
@@ -22,36 +22,37 @@ std::vector<std::string> dimension_names(const H5File& f, const std::string& dat
   return names;
 }
 
-std::shared_ptr<const PermuteMetadata> PermuteMetadata::read(const H5File& in,
-                                                             const DatasetRef& ref,
+std::shared_ptr<const PermuteMetadata> PermuteMetadata::read(const io::H5File& in,
+                                                             const io::DatasetRef& ref,
                                                              std::span<const int> axes, int rank) {
   auto m = std::make_shared<PermuteMetadata>();
-  m->attributes = DatasetAttributes::read(in, ref.path);
-  m->globals = DatasetAttributes::read(in, "/");
+  m->attributes = io::DatasetAttributes::read(in, ref.path);
+  m->globals = io::DatasetAttributes::read(in, "/");
   if (!m->attributes.skipped().empty() && rank == 0)
     log::warn("attributes {} of {} are not copied: they hold object references or "
               "variable-length sequences",
               fmt::join(m->attributes.skipped(), ", "), ref.str());
-  const std::vector<DimensionScale> scales = dimension_scales(in, ref.path);
+  const std::vector<io::DimensionScale> scales = io::dimension_scales(in, ref.path);
   for (const int a : axes) {
     Scale s{scales.at(static_cast<std::size_t>(a)), {}, {}};
     if (!s.scale.path.empty()) {
-      s.values = read_vector_values(in, s.scale.path);
-      s.attributes = DatasetAttributes::read(in, s.scale.path);
+      s.values = io::read_vector_values(in, s.scale.path);
+      s.attributes = io::DatasetAttributes::read(in, s.scale.path);
     }
     m->scales.push_back(std::move(s));
   }
   return m;
 }
 
-void PermuteMetadata::write_to(H5File& f, const DatasetRef& out, const DatasetRef& in) const {
+void PermuteMetadata::write_to(io::H5File& f, const io::DatasetRef& out,
+                               const io::DatasetRef& in) const {
   globals.write(f, "/");
   attributes.write(f, out.path);
-  write_attribute(f, out.path, "transpose_of", in.str());
+  io::write_attribute(f, out.path, "transpose_of", in.str());
   write_scales(f, out.path);
 }
 
-void PermuteMetadata::write_scales(H5File& f, const std::string& out) const {
+void PermuteMetadata::write_scales(io::H5File& f, const std::string& out) const {
   std::set<std::string> written;
   for (unsigned k = 0; k < scales.size(); ++k) {
     const Scale& s = scales[k];
@@ -66,4 +67,4 @@ void PermuteMetadata::write_scales(H5File& f, const std::string& out) const {
   }
 }
 
-} // namespace tessera::io
+} // namespace tessera::ops

@@ -16,32 +16,32 @@
 #include "io/h5_dimension_scales.hpp"
 #include "io/h5_file.hpp"
 
-namespace tessera::io {
+namespace tessera::ops {
 
 // The name of each dimension of `dataset`: a netCDF dimension's (the name of its scale dataset),
 // else the scale's or the dimension's label; empty where there is none. Collective.
-std::vector<std::string> dimension_names(const H5File& f, const std::string& dataset);
+std::vector<std::string> dimension_names(const io::H5File& f, const std::string& dataset);
 
 struct PermuteMetadata {
-  DatasetAttributes attributes; // of the input dataset
-  DatasetAttributes globals;    // of the input file's root group
+  io::DatasetAttributes attributes; // of the input dataset
+  io::DatasetAttributes globals;    // of the input file's root group
   struct Scale {
-    DimensionScale scale; // of input dimension axes[k], for output dimension k
-    VectorValues values;
-    DatasetAttributes attributes;
+    io::DimensionScale scale; // of input dimension axes[k], for output dimension k
+    io::VectorValues values;
+    io::DatasetAttributes attributes;
   };
   std::vector<Scale> scales; // one per output dimension; an empty path: none
 
   // Collective; warnings (attributes left out) are logged by `rank` 0.
-  static std::shared_ptr<const PermuteMetadata> read(const H5File& in, const DatasetRef& ref,
-                                                     std::span<const int> axes, int rank);
+  static std::shared_ptr<const PermuteMetadata>
+  read(const io::H5File& in, const io::DatasetRef& ref, std::span<const int> axes, int rank);
   // Collective. On the written output dataset `out`: the input's attributes, transpose_of =
   // "IN:/var", the scales in the output's order (each coordinate copied to the path it had in
   // the input unless the output has it already); on the root the input's global attributes.
-  void write_to(H5File& f, const DatasetRef& out, const DatasetRef& in) const;
+  void write_to(io::H5File& f, const io::DatasetRef& out, const io::DatasetRef& in) const;
   // Collective. The scales alone (each coordinate copied unless the output has it already),
   // for outputs that are not the input's values (reductions over some dimensions).
-  void write_scales(H5File& f, const std::string& out) const;
+  void write_scales(io::H5File& f, const std::string& out) const;
 };
 
-} // namespace tessera::io
+} // namespace tessera::ops

@@ -5,7 +5,7 @@
 
 #include "cpu/permute_layout.hpp"
 
-namespace tessera::app {
+namespace tessera::ops {
 
 namespace {
 
@@ -97,4 +97,4 @@ PermutePieces::Piece PermutePieces::piece(std::int64_t p) const {
   return piece;
 }
 
-} // namespace tessera::app
+} // namespace tessera::ops

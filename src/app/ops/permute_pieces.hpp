@@ -14,7 +14,7 @@
 
 #include "io/h5_box.hpp"
 
-namespace tessera::app {
+namespace tessera::ops {
 
 class PermutePieces {
 public:
@@ -43,4 +43,4 @@ private:
   std::int64_t count_ = 0;
 };
 
-} // namespace tessera::app
+} // namespace tessera::ops

@@ -3,7 +3,7 @@
 #include <complex>
 #include <type_traits>
 
-namespace tessera::app {
+namespace tessera::ops {
 
 std::uint64_t splitmix64(std::uint64_t x) noexcept {
   x += 0x9e3779b97f4a7c15ULL;
@@ -57,4 +57,4 @@ void random_fill(DType dtype, const BlockDistribution& dist, int rank, std::uint
   random_fill_rows(dtype, dist.begin(rank), dist.rows(rank), dist.global().cols, seed, block);
 }
 
-} // namespace tessera::app
+} // namespace tessera::ops

@@ -15,7 +15,7 @@
 #include "core/block_distribution.hpp"
 #include "core/dtype.hpp"
 
-namespace tessera::app {
+namespace tessera::ops {
 
 std::uint64_t splitmix64(std::uint64_t x) noexcept;
 
@@ -27,4 +27,4 @@ void random_fill(DType dtype, const BlockDistribution& dist, int rank, std::uint
 void random_fill_rows(DType dtype, std::int64_t row0, std::int64_t rows, std::int64_t cols,
                       std::uint64_t seed, void* block);
 
-} // namespace tessera::app
+} // namespace tessera::ops

@@ -18,7 +18,7 @@
 #include "ops/permute_metadata.hpp"
 #include "ops/permute_pieces.hpp"
 
-namespace tessera::app {
+namespace tessera::ops {
 
 namespace {
 
@@ -85,8 +85,8 @@ ReduceDimsReport reduce_dims(ArrayInput& in, const ReduceDimsOptions& o, MPI_Com
   const int rank = mpi::comm_rank(comm);
   const PermutePieces pieces(shape, axes, esize, rank, mpi::comm_size(comm), limit);
   const std::vector<int> kept_axes(axes.begin(), axes.begin() + static_cast<std::ptrdiff_t>(kept));
-  const std::shared_ptr<const io::PermuteMetadata> carried =
-      io::PermuteMetadata::read(*in.file, in.ref, kept_axes, rank);
+  const std::shared_ptr<const ops::PermuteMetadata> carried =
+      ops::PermuteMetadata::read(*in.file, in.ref, kept_axes, rank);
 
   // The kernels' ops: Mean as Sum, Count beside Mean, Min and Max when values may be skipped.
   const std::vector<Op> all_ops = with_counts(o.ops, o.missing);
@@ -178,4 +178,4 @@ ReduceDimsReport reduce_dims(ArrayInput& in, const ReduceDimsOptions& o, MPI_Com
   return report;
 }
 
-} // namespace tessera::app
+} // namespace tessera::ops

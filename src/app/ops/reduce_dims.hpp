@@ -18,7 +18,7 @@
 #include "core/reduction.hpp"
 #include "ops/permute_dataset.hpp"
 
-namespace tessera::app {
+namespace tessera::ops {
 
 struct ReduceDimsOptions {
   std::vector<int> reduced; // input dimensions reduced over
@@ -40,4 +40,4 @@ struct ReduceDimsReport {
 // above, no dimension kept or none reduced, or data that is neither f32, f64 nor packed.
 ReduceDimsReport reduce_dims(ArrayInput& in, const ReduceDimsOptions& o, MPI_Comm comm);
 
-} // namespace tessera::app
+} // namespace tessera::ops

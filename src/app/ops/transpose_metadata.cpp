@@ -6,17 +6,19 @@
 #include "core/log.hpp"
 #include "io/h5_attribute.hpp"
 
-namespace tessera::io {
+namespace tessera::ops {
 
 // Chunks and filters: from the flags, or with --like-input from the input (the chunk shape
 // transposed), where a flag given explicitly still wins.
-std::shared_ptr<const TransposeMetadata>
-TransposeMetadata::read(const H5File& in, const DatasetRef& ref, const DatasetInfo& info,
-                        const WriteOptions& flags, bool like_input, int rank) {
+std::shared_ptr<const TransposeMetadata> TransposeMetadata::read(const io::H5File& in,
+                                                                 const io::DatasetRef& ref,
+                                                                 const io::DatasetInfo& info,
+                                                                 const io::WriteOptions& flags,
+                                                                 bool like_input, int rank) {
   auto c = std::make_shared<TransposeMetadata>();
-  c->attributes = DatasetAttributes::read(in, ref.path);
-  c->globals = DatasetAttributes::read(in, "/");
-  const DatasetStorage storage = dataset_storage(in, ref.path, info.dtype);
+  c->attributes = io::DatasetAttributes::read(in, ref.path);
+  c->globals = io::DatasetAttributes::read(in, "/");
+  const io::DatasetStorage storage = dataset_storage(in, ref.path, info.dtype);
   c->write = flags;
   if (like_input) {
     if (flags.chunk_rows == 0) {
@@ -36,24 +38,26 @@ TransposeMetadata::read(const H5File& in, const DatasetRef& ref, const DatasetIn
     log::warn("attributes {} of {} are not copied: they hold object references or "
               "variable-length sequences",
               fmt::join(c->attributes.skipped(), ", "), ref.str());
-  const std::vector<DimensionScale> scales = dimension_scales(in, ref.path);
+  const std::vector<io::DimensionScale> scales = io::dimension_scales(in, ref.path);
   for (int k = 0; k < 2; ++k) {
-    Scale s{
-        scales.size() == 2 ? scales[static_cast<std::size_t>(1 - k)] : DimensionScale{}, {}, {}};
+    Scale s{scales.size() == 2 ? scales[static_cast<std::size_t>(1 - k)] : io::DimensionScale{},
+            {},
+            {}};
     if (!s.scale.path.empty()) {
-      s.values = read_vector_values(in, s.scale.path);
-      s.attributes = DatasetAttributes::read(in, s.scale.path);
+      s.values = io::read_vector_values(in, s.scale.path);
+      s.attributes = io::DatasetAttributes::read(in, s.scale.path);
     }
     c->scales.push_back(std::move(s));
   }
   return c;
 }
 
-void TransposeMetadata::write_to(H5File& f, const DatasetRef& out, const DatasetRef& in) const {
+void TransposeMetadata::write_to(io::H5File& f, const io::DatasetRef& out,
+                                 const io::DatasetRef& in) const {
   const TransposeMetadata& c = *this;
   c.globals.write(f, "/");
   c.attributes.write(f, out.path);
-  write_attribute(f, out.path, "transpose_of", in.str());
+  io::write_attribute(f, out.path, "transpose_of", in.str());
   std::set<std::string> written;
   for (unsigned k = 0; k < c.scales.size(); ++k) {
     const Scale& s = c.scales[k];
@@ -68,4 +72,4 @@ void TransposeMetadata::write_to(H5File& f, const DatasetRef& out, const Dataset
   }
 }
 
-} // namespace tessera::io
+} // namespace tessera::ops

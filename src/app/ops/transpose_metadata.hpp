@@ -16,32 +16,31 @@
 #include "io/h5_file.hpp"
 #include "io/h5_matrix.hpp"
 
-namespace tessera::io {
+namespace tessera::ops {
 
 struct TransposeMetadata {
-  DatasetAttributes attributes; // of the input dataset
-  DatasetAttributes globals;    // of the input file's root group
-  WriteOptions write;           // the output's layout and fill value
+  io::DatasetAttributes attributes; // of the input dataset
+  io::DatasetAttributes globals;    // of the input file's root group
+  io::WriteOptions write;           // the output's layout and fill value
   struct Scale {
-    DimensionScale scale; // of the input's dimension 1 - k for the output's dimension k
-    VectorValues values;
-    DatasetAttributes attributes; // units, long_name, axis, …
+    io::DimensionScale scale; // of the input's dimension 1 - k for the output's dimension k
+    io::VectorValues values;
+    io::DatasetAttributes attributes; // units, long_name, axis, …
   };
   std::vector<Scale> scales; // output dimension 0, then 1; an empty path: none
 
   // Collective. `flags`: the output layout asked for; with like_input, the input's chunk shape
   // (transposed), gzip level and shuffle where a flag does not say otherwise. Warnings (filters
   // or attributes left out) are logged by `rank` 0.
-  static std::shared_ptr<const TransposeMetadata> read(const H5File& in, const DatasetRef& ref,
-                                                       const DatasetInfo& info,
-                                                       const WriteOptions& flags, bool like_input,
-                                                       int rank);
+  static std::shared_ptr<const TransposeMetadata>
+  read(const io::H5File& in, const io::DatasetRef& ref, const io::DatasetInfo& info,
+       const io::WriteOptions& flags, bool like_input, int rank);
   // Collective. On the output dataset `out`, once written: the input's attributes, then
   // transpose_of = "IN:/A", and the dimension scales swapped (each coordinate copied to the path
   // it had in the input, unless the output has it already: from an earlier dataset of the same
   // call, or of a file appended to); on the root, the input file's global attributes (tessera's
   // provenance, written later, wins).
-  void write_to(H5File& f, const DatasetRef& out, const DatasetRef& in) const;
+  void write_to(io::H5File& f, const io::DatasetRef& out, const io::DatasetRef& in) const;
 };
 
-} // namespace tessera::io
+} // namespace tessera::ops

@@ -55,9 +55,9 @@ Command add_generate(CLI::App& app, const Context& ctx) {
     const Shape shape{args->rows, args->cols};
     // The matrix is made in memory: one that does not fit what a rank may use fails now, with
     // a message, rather than by the kernel's OOM killer halfway through.
-    const auto [room, room_source] = room_per_rank(ctx.comm);
+    const auto [room, room_source] = ops::room_per_rank(ctx.comm);
     mpi::collectively(ctx.comm, [&] {
-      const double need = in_memory_bytes({shape, dtype, false}, ctx.nranks);
+      const double need = ops::in_memory_bytes({shape, dtype, false}, ctx.nranks);
       if (need > room)
         TESSERA_THROW(ResourceError,
                       "generating the {} {} matrix needs {} per rank in memory, more than the {} "
@@ -67,8 +67,8 @@ Command add_generate(CLI::App& app, const Context& ctx) {
     });
     PhaseTimers timers;
     io::H5File f = io::H5File::create(ref.file, ctx.comm);
-    HostMatrix a = generate_matrix(shape, dtype, args->seed, ctx.comm, timers);
-    write_matrix(f, ref.path, a, {args->chunk_rows, 0, args->deflate}, timers);
+    ops::HostMatrix a = ops::generate_matrix(shape, dtype, args->seed, ctx.comm, timers);
+    ops::write_matrix(f, ref.path, a, {args->chunk_rows, 0, args->deflate}, timers);
     io::write_attribute(f, ref.path, "seed", static_cast<long long>(args->seed));
     io::write_provenance(f, make_provenance(ctx, "", Backend::Cpu));
     f.commit();

@@ -134,25 +134,25 @@ namespace {
 
 // One N-D dataset over --dims, written to --output. Collective.
 void reduce_over_dims(const Context& ctx, ReduceArgs& args, const io::DatasetRef& in) {
-  ReduceDimsOptions o;
+  ops::ReduceDimsOptions o;
   mpi::collectively(ctx.comm, [&] {
     args.staging.parse();
     o.memory_limit = args.staging.limit();
     o.ops = parse_ops(args.ops);
-    TESSERA_REQUIRE(!same_file(in.file, args.output), InputError,
+    TESSERA_REQUIRE(!io::same_file(in.file, args.output), InputError,
                     "the output file {} is also the input file; write to another file",
                     args.output);
   });
   PhaseTimers timers;
-  ArrayInput array = ArrayInput::open(in, ctx.comm);
+  ops::ArrayInput array = ops::ArrayInput::open(in, ctx.comm);
   mpi::collectively(ctx.comm,
-                    [&] { o.reduced = resolve_dims(args.dims, array.dim_names, in.str()); });
+                    [&] { o.reduced = ops::resolve_dims(args.dims, array.dim_names, in.str()); });
   o.missing = io::read_missing_values(*array.file, in.path, !args.keep_nan);
   o.output = args.output;
   const io::Provenance provenance = make_provenance(ctx, "", Backend::Cpu);
   o.provenance = &provenance;
   o.timers = &timers;
-  const ReduceDimsReport r = reduce_dims(array, o, ctx.comm);
+  const ops::ReduceDimsReport r = ops::reduce_dims(array, o, ctx.comm);
   log::info("wrote {} in {}: {} over {} of {} ({:.3f} s)", fmt::join(r.outputs, ", "), o.output,
             fmt::join(r.shape, "x"), args.dims, in.str(), r.seconds);
   print_timing_table(timers, ctx);
@@ -177,27 +177,27 @@ void reduce_one(const Context& ctx, ReduceArgs& args, const io::DatasetRef& in) 
   });
   PhaseTimers timers;
   const Backend backend = mpi::resolve_backend_for_host_data(requested, ctx.comm);
-  MatrixInput input = MatrixInput::open_for_reduction(in, ctx.comm, args.keep_nan);
+  ops::MatrixInput input = ops::MatrixInput::open_for_reduction(in, ctx.comm, args.keep_nan);
   const Shape shape = input.info.shape;
   const DType dtype = input.info.dtype;
-  const StagingChoice choice{limit, args.staging.stream()};
+  const ops::StagingChoice choice{limit, args.staging.stream()};
   Backend used = backend;
   ReduceResult r;
-  if (stream_out_of_core(choice, input, false, ctx.comm)) {
+  if (ops::stream_out_of_core(choice, input, false, ctx.comm)) {
     input.close();
-    io::OutOfCoreOptions o;
+    ops::OutOfCoreOptions o;
     args.staging.apply(o);
     o.backend = backend;
     o.timers = &timers;
     o.missing = input.missing;
-    io::OutOfCoreReport report;
-    r = io::reduce_out_of_core(in, ops, axis, o, ctx.comm, &report);
+    ops::OutOfCoreReport report;
+    r = ops::reduce_out_of_core(in, ops, axis, o, ctx.comm, &report);
     used = report.backend;
     log::info("reduced {} streamed: {} chunks of {} rows, {} of buffers per rank", in.str(),
               report.chunks, report.chunk_rows, format_bytes(double(report.buffer_bytes)));
   } else {
-    HostMatrix a = read_matrix(input, ctx.comm, timers);
-    r = reduce_matrix(a, ops, axis, backend, ctx.comm, timers, &used, input.missing);
+    ops::HostMatrix a = ops::read_matrix(input, ctx.comm, timers);
+    r = ops::reduce_matrix(a, ops, axis, backend, ctx.comm, timers, &used, input.missing);
   }
   const double total = wall_seconds() - t0;
 

@@ -42,7 +42,7 @@ struct Row {
 template <class T>
 std::vector<T> full_matrix(Shape s, std::uint64_t seed) {
   std::vector<T> a(static_cast<std::size_t>(std::max<std::int64_t>(s.size(), 1)));
-  random_fill_rows(dtype_of<T>, 0, s.rows, s.cols, seed, a.data());
+  ops::random_fill_rows(dtype_of<T>, 0, s.rows, s.cols, seed, a.data());
   return a;
 }
 

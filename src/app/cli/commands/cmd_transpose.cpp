@@ -53,7 +53,7 @@ struct TransposeArgs {
 };
 
 // A permutation of dimensions of one input into one output dataset. Collective.
-void permute_one(const Context& ctx, const TransposeArgs& args, ArrayInput& in,
+void permute_one(const Context& ctx, const TransposeArgs& args, ops::ArrayInput& in,
                  const io::DatasetRef& out, io::H5File::Mode mode, Backend backend,
                  std::size_t limit, const std::vector<int>& axes) {
   mpi::collectively(ctx.comm, [&] {
@@ -74,11 +74,11 @@ void permute_one(const Context& ctx, const TransposeArgs& args, ArrayInput& in,
     names.push_back(name.empty() ? fmt::format("dim{}", a) : name);
   }
   const DType dtype = in.info.dtype;
-  const PermuteReport r =
-      permute_dataset(in, out, {axes, limit, mode, &provenance, &timers}, ctx.comm);
+  const ops::PermuteReport r =
+      ops::permute_dataset(in, out, {axes, limit, mode, &provenance, &timers}, ctx.comm);
   log::info("wrote {}: {} {} {} = {} permuted by axes {} (pieces: {}, {} of buffers per rank, "
             "{:.3f} s)",
-            out.str(), fmt::join(r.shape, "x"), dtype_name(dtype), describe_dimensions(names),
+            out.str(), fmt::join(r.shape, "x"), dtype_name(dtype), ops::describe_dimensions(names),
             in.ref.str(), fmt::join(axes, ","), r.pieces, format_bytes(double(r.buffer_bytes)),
             r.seconds);
   print_timing_table(timers, ctx);
@@ -91,9 +91,10 @@ void transpose_one(const Context& ctx, TransposeArgs& args, const io::DatasetRef
   {
     // The matrix transpose (exchanges between ranks, streaming, GPUs) takes 2-D floating and
     // complex data in the order (1, 0); a permutation of dimensions takes everything else.
-    ArrayInput array = ArrayInput::open(in, ctx.comm);
+    ops::ArrayInput array = ops::ArrayInput::open(in, ctx.comm);
     std::vector<int> axes;
-    mpi::collectively(ctx.comm, [&] { axes = resolve_axes(args.axes, array.dim_names, in.str()); });
+    mpi::collectively(ctx.comm,
+                      [&] { axes = ops::resolve_axes(args.axes, array.dim_names, in.str()); });
     if (array.info.dims.size() != 2 || axes != std::vector<int>{1, 0} ||
         dtype_is_integer(array.info.dtype)) {
       permute_one(ctx, args, array, out, mode, backend, limit, axes);
@@ -102,20 +103,20 @@ void transpose_one(const Context& ctx, TransposeArgs& args, const io::DatasetRef
   } // closes the input: the matrix transpose opens it its own way
   PhaseTimers timers;
   // Open the input before creating the output: a missing input leaves no output behind.
-  MatrixInput input = MatrixInput::open(in, ctx.comm);
+  ops::MatrixInput input = ops::MatrixInput::open(in, ctx.comm);
   const io::DatasetInfo info = input.info;
-  mpi::collectively(ctx.comm, [&] { require_nonempty(info, in); });
-  const std::shared_ptr<const io::TransposeMetadata> carried = io::TransposeMetadata::read(
+  mpi::collectively(ctx.comm, [&] { ops::require_nonempty(info, in); });
+  const std::shared_ptr<const ops::TransposeMetadata> carried = ops::TransposeMetadata::read(
       *input.file, in, info,
       {{.chunk_rows = args.chunk_rows, .deflate = args.deflate}, args.shuffle}, args.like_input,
       ctx.rank);
-  const StagingChoice choice{limit, args.staging.stream(args.repeat)};
-  if (stream_out_of_core(choice, input, true, ctx.comm)) {
+  const ops::StagingChoice choice{limit, args.staging.stream(args.repeat)};
+  if (ops::stream_out_of_core(choice, input, true, ctx.comm)) {
     input.close();
     if (args.repeat > 1)
       log::warn("--repeat {} is ignored out of core: the transpose runs once", args.repeat);
     const io::Provenance provenance = make_provenance(ctx, "", backend);
-    io::OutOfCoreOptions o;
+    ops::OutOfCoreOptions o;
     args.staging.apply(o);
     o.backend = backend;
     o.exchange = exchange;
@@ -124,7 +125,7 @@ void transpose_one(const Context& ctx, TransposeArgs& args, const io::DatasetRef
     o.append = mode == io::H5File::Mode::Append;
     o.before_commit = [carried, out, in](io::H5File& f) { carried->write_to(f, out, in); };
     o.timers = &timers;
-    const io::OutOfCoreReport r = io::transpose_out_of_core(in, out, o, ctx.comm);
+    const ops::OutOfCoreReport r = ops::transpose_out_of_core(in, out, o, ctx.comm);
     log::info("wrote {}: {} {} = transpose of {} (streamed: {}, {} of buffers per rank, "
               "{:.3f} s)",
               out.str(), info.shape.transposed().str(), dtype_name(info.dtype), in.str(),
@@ -133,10 +134,11 @@ void transpose_one(const Context& ctx, TransposeArgs& args, const io::DatasetRef
     return;
   }
   io::H5File f = io::H5File::create(out.file, ctx.comm, mode);
-  HostMatrix a = read_matrix(input, ctx.comm, timers);
-  TransposeRun run;
-  HostMatrix at = transpose_matrix(a, backend, exchange, args.repeat, ctx.comm, timers, &run);
-  write_matrix(f, out.path, at, carried->write, timers);
+  ops::HostMatrix a = ops::read_matrix(input, ctx.comm, timers);
+  ops::TransposeRun run;
+  ops::HostMatrix at =
+      ops::transpose_matrix(a, backend, exchange, args.repeat, ctx.comm, timers, &run);
+  ops::write_matrix(f, out.path, at, carried->write, timers);
   carried->write_to(f, out, in);
   io::write_provenance(f, make_provenance(ctx, "", run.backend));
   f.commit();
@@ -177,7 +179,7 @@ pairs_of(const std::vector<std::string>& specs) {
     if (outs[k].file != outs[0].file)
       TESSERA_THROW(InputError, "the outputs are in one file; '{}' and '{}' differ", outs[0].file,
                     outs[k].file);
-    if (same_file(ins[k].file, outs[k].file))
+    if (io::same_file(ins[k].file, outs[k].file))
       TESSERA_THROW(InputError,
                     "the output file {} is also the input file; write the transpose to "
                     "another file",

@@ -43,12 +43,12 @@ void StagingArgs::parse() {
     chunk_bytes_ = parse_byte_size(chunk_size, "--chunk-size");
 }
 
-void StagingArgs::apply(io::OutOfCoreOptions& o) const {
+void StagingArgs::apply(ops::OutOfCoreOptions& o) const {
   o.memory_limit = limit_;
   o.chunk_bytes = chunk_bytes_;
   o.staging_depth = staging_depth;
   o.io_cpu = io_cpu;
-  o.chunk_shape = io::parse_chunk_shape(chunk_shape);
+  o.chunk_shape = ops::parse_chunk_shape(chunk_shape);
 }
 
 } // namespace tessera::app

@@ -38,7 +38,7 @@ struct StagingArgs {
   bool stream(int repeat = 1) const noexcept { return out_of_core || (!in_memory && repeat <= 1); }
 
   // The out-of-core options these arguments set.
-  void apply(io::OutOfCoreOptions& o) const;
+  void apply(ops::OutOfCoreOptions& o) const;
 
 private:
   std::size_t limit_ = 0, chunk_bytes_ = 0;

@@ -99,7 +99,7 @@ void check_output_names(const Deck& deck) {
   const std::string checkpoint = given.empty() ? heat2d::checkpoint_path(output) : given;
   // Both would be written to one file: the checkpoint would replace the output, or the output
   // the checkpoint needed for a restart.
-  if (!output.empty() && same_file(output, checkpoint))
+  if (!output.empty() && io::same_file(output, checkpoint))
     deck.problem(given.empty() ? "output.file" : "output.checkpoint_file",
                  fmt::format("the checkpoint '{}' and the output '{}' are the same file; give "
                              "each a name of its own",
@@ -152,7 +152,7 @@ heat2d::RunSettings settings_from(const Deck& deck, int nranks) {
 std::string stable_restart(const Deck& deck, heat2d::RunSettings& s, MPI_Comm comm) {
   const std::string checkpoint =
       s.checkpoint_file.empty() ? heat2d::checkpoint_path(s.output_file) : s.checkpoint_file;
-  if (s.restart_file.empty() || !same_file(s.restart_file, checkpoint))
+  if (s.restart_file.empty() || !io::same_file(s.restart_file, checkpoint))
     return deck.effective_toml();
   std::string numbered;
   mpi::collectively(comm, [&] {
@@ -290,9 +290,9 @@ int run_heat2d_job(const Deck& deck, const Context& ctx) {
   // The grid lives in memory, at least three fields of it per rank (the state, the explicit
   // half and the lines being solved): one that does not fit what a rank may use fails now, with a
   // message, rather than by the kernel's OOM killer at the first step.
-  const auto [room, room_source] = room_per_rank(ctx.comm);
+  const auto [room, room_source] = ops::room_per_rank(ctx.comm);
   mpi::collectively(ctx.comm, [&] {
-    const double need = 3.0 * in_memory_bytes({{c.nx, c.ny}, DType::f64, false}, ctx.nranks);
+    const double need = 3.0 * ops::in_memory_bytes({{c.nx, c.ny}, DType::f64, false}, ctx.nranks);
     if (need > room)
       TESSERA_THROW(ResourceError,
                     "heat2d: the {} x {} grid needs at least {} per rank in memory, more than "

@@ -113,7 +113,7 @@ struct PipelineSettings {
   bool out_of_core = false;
   // The staging keys: memory_limit (0: none), staging_depth, chunk_shape, chunk_bytes (0: from
   // the memory limit), io_cpu; the out-of-core run starts from these options.
-  io::OutOfCoreOptions staging;
+  ops::OutOfCoreOptions staging;
 };
 
 // A byte size deck key ("2GiB"); 0 when empty (or bad: the schema's check recorded that).
@@ -164,8 +164,8 @@ PipelineSettings read_settings(const Deck& deck) {
   s.staging.staging_depth = static_cast<int>(deck.get<std::int64_t>("staging.depth"));
   s.staging.io_cpu = static_cast<int>(deck.get<std::int64_t>("staging.io_cpu"));
   if (ok("staging.chunk_shape"))
-    s.staging.chunk_shape = io::parse_chunk_shape(deck.get<std::string>("staging.chunk_shape"));
-  if (s.input && !s.output.empty() && same_file(s.input->file, s.output))
+    s.staging.chunk_shape = ops::parse_chunk_shape(deck.get<std::string>("staging.chunk_shape"));
+  if (s.input && !s.output.empty() && io::same_file(s.input->file, s.output))
     deck.problem("output.file",
                  fmt::format("'{}' is also the input file; choose another output file", s.output));
   return s;
@@ -190,7 +190,7 @@ int run_out_of_core(const Deck& deck, const PipelineSettings& s, const io::Datas
   if (s.write_input && !s.output.empty())
     log::info("pipeline: out of core, the matrix stays in {} (output.write_input is ignored)",
               s.input->str());
-  io::OutOfCoreOptions o = s.staging;
+  ops::OutOfCoreOptions o = s.staging;
   o.backend = backend;
   o.exchange = s.exchange;
   o.write = s.write;
@@ -204,7 +204,7 @@ int run_out_of_core(const Deck& deck, const PipelineSettings& s, const io::Datas
                   s.input->str(), dtype_name(info.dtype));
   std::optional<ReduceResult> r;
   if (s.reduce) {
-    r = io::reduce_out_of_core(*s.input, s.ops, s.axis, o, ctx.comm);
+    r = ops::reduce_out_of_core(*s.input, s.ops, s.axis, o, ctx.comm);
     for (std::size_t k = 0; k < r->ops.size(); ++k)
       log::info("reduce {} over {}: {}", op_name(r->ops[k]), axis_name(r->axis),
                 describe_result(*r, k));
@@ -213,7 +213,7 @@ int run_out_of_core(const Deck& deck, const PipelineSettings& s, const io::Datas
   const auto add_reductions = [&](io::H5File& f) {
     if (!r)
       return;
-    write_reductions(f, "/reductions", *r, info.shape, s.input->str(), ctx.comm, timers);
+    ops::write_reductions(f, "/reductions", *r, info.shape, s.input->str(), ctx.comm, timers);
     written.push_back(
         fmt::format("/reductions ({} op{})", r->ops.size(), r->ops.size() == 1 ? "" : "s"));
   };
@@ -221,8 +221,8 @@ int run_out_of_core(const Deck& deck, const PipelineSettings& s, const io::Datas
     o.dataset_attributes = {{"transpose_of", s.input->str()}};
     o.before_commit = add_reductions;
     written.push_back("/transpose " + info.shape.transposed().str());
-    const io::OutOfCoreReport rep =
-        io::transpose_out_of_core(*s.input, {s.output, "/transpose"}, o, ctx.comm);
+    const ops::OutOfCoreReport rep =
+        ops::transpose_out_of_core(*s.input, {s.output, "/transpose"}, o, ctx.comm);
     log::info("transpose: {} -> {} out of core, {}, {:.3f} s", info.shape.str(),
               info.shape.transposed().str(), rep.chunks_str(), rep.seconds);
   } else if (!s.output.empty()) {
@@ -255,7 +255,7 @@ void check_pipeline_files(const Deck& deck, MPI_Comm comm) {
   // The same opening as the run's (missing file or dataset, not 2-D, an element type tessera
   // cannot read); the error is collective, so every rank records the same problem.
   try {
-    MatrixInput in = MatrixInput::open(*s.input, comm);
+    ops::MatrixInput in = ops::MatrixInput::open(*s.input, comm);
     if (s.reduce && !dtype_is_real(in.info.dtype))
       deck.problem("matrix.input", fmt::format("reductions take f32 or f64 data, and {} is {}; set "
                                                "reduce.enabled = false",
@@ -279,10 +279,10 @@ int run_pipeline_job(const Deck& deck, const Context& ctx) {
       mpi::resolve_backend(parse_backend(deck.get<std::string>("job.backend")), ctx.comm);
   // The matrix streams out of core (ops/out_of_core_choice.hpp) only when it is a matrix.input
   // that staging.out_of_core asks to stream, or whose blocks do not fit staging.memory_limit.
-  MatrixInput input =
-      s.input ? MatrixInput::open(*s.input, ctx.comm) : MatrixInput::generated(s.shape, s.dtype);
-  const StagingChoice choice{s.staging.memory_limit, s.out_of_core, "staging.memory_limit"};
-  if (stream_out_of_core(choice, input, s.transpose, ctx.comm)) {
+  ops::MatrixInput input = s.input ? ops::MatrixInput::open(*s.input, ctx.comm)
+                                   : ops::MatrixInput::generated(s.shape, s.dtype);
+  const ops::StagingChoice choice{s.staging.memory_limit, s.out_of_core, "staging.memory_limit"};
+  if (ops::stream_out_of_core(choice, input, s.transpose, ctx.comm)) {
     input.close();
     return run_out_of_core(deck, s, input.info, backend, ctx);
   }
@@ -292,8 +292,8 @@ int run_pipeline_job(const Deck& deck, const Context& ctx) {
   if (!s.output.empty())
     out.emplace(io::H5File::create(s.output, ctx.comm));
 
-  HostMatrix a = s.input ? read_matrix(input, ctx.comm, timers)
-                         : generate_matrix(s.shape, s.dtype, s.seed, ctx.comm, timers);
+  ops::HostMatrix a = s.input ? ops::read_matrix(input, ctx.comm, timers)
+                              : ops::generate_matrix(s.shape, s.dtype, s.seed, ctx.comm, timers);
   log::info("pipeline: {} {} matrix ({}) on {} rank{} x {} thread{}, backend {}", a.shape().str(),
             dtype_name(a.dtype()),
             s.input ? "read from " + s.input->str() : fmt::format("generated, seed {}", s.seed),
@@ -307,26 +307,27 @@ int run_pipeline_job(const Deck& deck, const Context& ctx) {
 
   std::vector<std::string> written;
   if (out && s.write_input) {
-    write_matrix(*out, "/input", a, s.write, timers);
+    ops::write_matrix(*out, "/input", a, s.write, timers);
     written.push_back("/input " + a.shape().str());
   }
   if (s.transpose) {
-    TransposeRun run;
-    HostMatrix at = transpose_matrix(a, backend, s.exchange, s.repeat, ctx.comm, timers, &run);
+    ops::TransposeRun run;
+    ops::HostMatrix at =
+        ops::transpose_matrix(a, backend, s.exchange, s.repeat, ctx.comm, timers, &run);
     log::info("transpose: {} -> {} ({} exchange), {:.3f} s", a.shape().str(), at.shape().str(),
               exchange_name(run.exchange), run.seconds);
     if (out && s.write_transpose) {
-      write_matrix(*out, "/transpose", at, s.write, timers);
+      ops::write_matrix(*out, "/transpose", at, s.write, timers);
       written.push_back("/transpose " + at.shape().str());
     }
   }
   if (s.reduce) {
-    const ReduceResult r = reduce_matrix(a, s.ops, s.axis, backend, ctx.comm, timers);
+    const ReduceResult r = ops::reduce_matrix(a, s.ops, s.axis, backend, ctx.comm, timers);
     for (std::size_t k = 0; k < r.ops.size(); ++k)
       log::info("reduce {} over {}: {}", op_name(r.ops[k]), axis_name(r.axis),
                 describe_result(r, k));
     if (out) {
-      write_reductions(*out, "/reductions", r, a.shape(), "/input", ctx.comm, timers);
+      ops::write_reductions(*out, "/reductions", r, a.shape(), "/input", ctx.comm, timers);
       written.push_back(
           fmt::format("/reductions ({} op{})", r.ops.size(), r.ops.size() == 1 ? "" : "s"));
     }

@@ -168,3 +168,50 @@ def missing_values(r, rng):
     # The default text output names count.
     p = r.run(["reduce", "obs.nc:/temp", "--op", "count"])
     expect(f"count    {int(np.ma.count(temp))}" in p.stdout, f"count line: {p.stdout}")
+    pipeline_missing_values(r, temp)
+
+
+def pipeline_missing_values(r, temp):
+    """A pipeline deck reading obs.nc:/temp reduces it as `tessera reduce` does (fill values and
+    out-of-range elements skipped), in memory and streamed, and its /input and /transpose keep
+    the variable's attributes, its coordinate and the file's title; /reductions say what they
+    reduce."""
+    ops = ["sum", "max", "count"]
+    for stream in ("false", "true"):
+        with open(r.path("pipe.toml"), "w") as fh:
+            fh.write(f"""[job]
+kind = "pipeline"
+[matrix]
+input = "obs.nc:/temp"
+[reduce]
+ops = {json.dumps(ops)}
+axis = "rows"
+[staging]
+out_of_core = {stream}
+[output]
+file = "pipe.h5"
+write_input = {"false" if stream == "true" else "true"}
+""")
+        r.run(["run", "pipe.toml"])
+        what = f"pipeline (out_of_core = {stream})"
+        with netCDF4.Dataset(r.path("pipe.h5")) as nc:
+            for op in ops:
+                got = nc["reductions"][op][:].filled(np.nan).ravel()
+                want = expected(temp, op, "rows")
+                expect(np.allclose(got, want, rtol=1e-12, equal_nan=True),
+                       f"{what}: {op} is {got}, numpy.ma gives {want}")
+            expect(nc.title == "synthetic observations", f"{what}: title {nc.ncattrs()}")
+            t = nc["transpose"]
+            expect(t.dimensions == ("station", "time") and t.units == "K",
+                   f"{what}: /transpose has {t.dimensions}, {t.ncattrs()}")
+            expect(np.ma.allequal(t[:], temp.T) and (t[:].mask == temp.mask.T).all(),
+                   f"{what}: /transpose differs from the input's transpose")
+            expect(nc["time"].units == "hours since 2026-01-01", f"{what}: time coordinate")
+            if stream == "false":
+                expect(nc["input"].dimensions == ("time", "station"),
+                       f"{what}: /input has {nc['input'].dimensions}")
+        with h5py.File(r.path("pipe.h5")) as f:
+            of = f["reductions/sum"].attrs["of"]
+            of = of.decode() if isinstance(of, bytes) else of
+            want_of = "/input" if stream == "false" else f"{r.path('obs.nc')}:/temp"
+            expect(of in (want_of, "obs.nc:/temp"), f"{what}: of = {of!r}")

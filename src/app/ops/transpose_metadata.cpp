@@ -58,16 +58,27 @@ void TransposeMetadata::write_to(io::H5File& f, const io::DatasetRef& out,
   c.globals.write(f, "/");
   c.attributes.write(f, out.path);
   io::write_attribute(f, out.path, "transpose_of", in.str());
+  attach_scales(f, out.path, true);
+}
+
+void TransposeMetadata::write_copy_to(io::H5File& f, const std::string& path) const {
+  globals.write(f, "/");
+  attributes.write(f, path);
+  attach_scales(f, path, false);
+}
+
+void TransposeMetadata::attach_scales(io::H5File& f, const std::string& path,
+                                      bool transposed) const {
   std::set<std::string> written;
-  for (unsigned k = 0; k < c.scales.size(); ++k) {
-    const Scale& s = c.scales[k];
-    if (s.scale.path.empty() || s.scale.path == out.path)
+  for (unsigned k = 0; k < scales.size(); ++k) {
+    const Scale& s = scales[k];
+    if (s.scale.path.empty() || s.scale.path == path)
       continue;
     if (written.insert(s.scale.path).second && !has_dataset(f, s.scale.path)) {
       write_vector_values(f, s.scale.path, s.values);
       s.attributes.write(f, s.scale.path);
     }
-    attach_dimension_scale(f, out.path, k, s.scale.path,
+    attach_dimension_scale(f, path, transposed ? k : 1 - k, s.scale.path,
                            s.scale.name.empty() ? s.scale.path : s.scale.name);
   }
 }

@@ -41,6 +41,13 @@ struct TransposeMetadata {
   // call, or of a file appended to); on the root, the input file's global attributes (tessera's
   // provenance, written later, wins).
   void write_to(io::H5File& f, const io::DatasetRef& out, const io::DatasetRef& in) const;
+  // Collective. The same for an untransposed copy of the input at `path` (the pipeline job's
+  // /input): the attributes, and the dimension scales in the input's order.
+  void write_copy_to(io::H5File& f, const std::string& path) const;
+
+private:
+  // Attaches scales[k] to dimension (transposed ? k : 1 - k) of `path`.
+  void attach_scales(io::H5File& f, const std::string& path, bool transposed) const;
 };
 
 } // namespace tessera::ops

@@ -15,6 +15,7 @@
 #include "ops/matrix_input.hpp"
 #include "ops/out_of_core.hpp"
 #include "ops/out_of_core_choice.hpp"
+#include "ops/transpose_metadata.hpp"
 
 namespace tessera::app {
 
@@ -64,11 +65,14 @@ void pipeline_schema(DeckSchema& s) {
   s.add("transpose.repeat", std::int64_t{1}, "executions of the plan (for timing)", 1);
   s.add("reduce.enabled", true, "reduce the matrix (f32/f64 only)");
   s.add("reduce.ops", std::vector<std::string>{"sum", "norm2", "max"},
-        "sum, min, max, mean, norm1, norm2, norminf",
-        {"sum", "min", "max", "mean", "norm1", "norm2", "norminf"})
+        "sum, min, max, mean, norm1, norm2, norminf, count (the elements that are not missing)",
+        {"sum", "min", "max", "mean", "norm1", "norm2", "norminf", "count"})
       .distinct_items();
   s.add("reduce.axis", std::string("all"), "all, rows (one value per row) or cols",
         {"all", "rows", "cols"});
+  s.add("reduce.keep_nan", false,
+        "matrix.input: NaN counts as data (IEEE semantics); _FillValue, missing_value and "
+        "valid_range elements are skipped either way");
   s.add("output.file", std::string("tessera-pipeline.h5"), "HDF5 output; \"\" writes none");
   s.add("output.write_input", true, "store the matrix as /input");
   s.add("output.write_transpose", true, "store the transpose as /transpose");
@@ -107,6 +111,7 @@ struct PipelineSettings {
   bool reduce = true;
   std::vector<Op> ops;
   Axis axis = Axis::All;
+  bool keep_nan = false;
   std::string output;
   bool write_input = true, write_transpose = true;
   io::WriteOptions write;
@@ -152,6 +157,7 @@ PipelineSettings read_settings(const Deck& deck) {
                  "is empty; list at least one operation or set reduce.enabled = false");
   if (ok("reduce.axis"))
     s.axis = parse_axis(deck.get<std::string>("reduce.axis"));
+  s.keep_nan = deck.get<bool>("reduce.keep_nan");
   s.output = deck.get<std::string>("output.file");
   s.write_input = deck.get<bool>("output.write_input");
   s.write_transpose = deck.get<bool>("output.write_transpose");
@@ -184,8 +190,9 @@ std::string describe_result(const ReduceResult& r, std::size_t k) {
 // The pipeline on a matrix.input streamed out of core: reductions first (read-ahead), then the
 // transpose written into the output file, which also receives /reductions before it is
 // committed. The matrix itself is not copied to /input. `info`: what opening it learnt.
-int run_out_of_core(const Deck& deck, const PipelineSettings& s, const io::DatasetInfo& info,
-                    Backend backend, const Context& ctx) {
+int run_out_of_core(const Deck& deck, const PipelineSettings& s, const ops::MatrixInput& input,
+                    const ops::TransposeMetadata& carried, Backend backend, const Context& ctx) {
+  const io::DatasetInfo& info = input.info;
   PhaseTimers timers;
   if (s.write_input && !s.output.empty())
     log::info("pipeline: out of core, the matrix stays in {} (output.write_input is ignored)",
@@ -193,7 +200,8 @@ int run_out_of_core(const Deck& deck, const PipelineSettings& s, const io::Datas
   ops::OutOfCoreOptions o = s.staging;
   o.backend = backend;
   o.exchange = s.exchange;
-  o.write = s.write;
+  o.write = carried.write;
+  o.missing = input.missing;
   o.timers = &timers;
   const io::Provenance provenance = make_provenance(ctx, deck.effective_toml(), backend);
   o.provenance = &provenance;
@@ -218,8 +226,10 @@ int run_out_of_core(const Deck& deck, const PipelineSettings& s, const io::Datas
         fmt::format("/reductions ({} op{})", r->ops.size(), r->ops.size() == 1 ? "" : "s"));
   };
   if (s.transpose && !s.output.empty() && s.write_transpose) {
-    o.dataset_attributes = {{"transpose_of", s.input->str()}};
-    o.before_commit = add_reductions;
+    o.before_commit = [&](io::H5File& f) {
+      carried.write_to(f, {s.output, "/transpose"}, *s.input);
+      add_reductions(f);
+    };
     written.push_back("/transpose " + info.shape.transposed().str());
     const ops::OutOfCoreReport rep =
         ops::transpose_out_of_core(*s.input, {s.output, "/transpose"}, o, ctx.comm);
@@ -230,6 +240,7 @@ int run_out_of_core(const Deck& deck, const PipelineSettings& s, const io::Datas
       log::info("pipeline: the transpose is not stored (output.write_transpose = false); out of "
                 "core it is skipped");
     io::H5File out = io::H5File::create(s.output, ctx.comm);
+    carried.globals.write(out, "/");
     add_reductions(out);
     io::write_provenance(out, provenance);
     out.commit();
@@ -279,12 +290,21 @@ int run_pipeline_job(const Deck& deck, const Context& ctx) {
       mpi::resolve_backend(parse_backend(deck.get<std::string>("job.backend")), ctx.comm);
   // The matrix streams out of core (ops/out_of_core_choice.hpp) only when it is a matrix.input
   // that staging.out_of_core asks to stream, or whose blocks do not fit staging.memory_limit.
-  ops::MatrixInput input = s.input ? ops::MatrixInput::open(*s.input, ctx.comm)
-                                   : ops::MatrixInput::generated(s.shape, s.dtype);
+  // A matrix.input to reduce is opened with its missing values and packing (skipped and
+  // decoded by the reductions, as `tessera reduce` does); its metadata goes with its copies.
+  ops::MatrixInput input =
+      !s.input   ? ops::MatrixInput::generated(s.shape, s.dtype)
+      : s.reduce ? ops::MatrixInput::open_for_reduction(*s.input, ctx.comm, s.keep_nan)
+                 : ops::MatrixInput::open(*s.input, ctx.comm);
+  std::shared_ptr<const ops::TransposeMetadata> carried;
+  if (s.input)
+    carried = ops::TransposeMetadata::read(*input.file, *s.input, input.info, s.write, false,
+                                           ctx.rank);
+  const io::WriteOptions write = carried ? carried->write : s.write;
   const ops::StagingChoice choice{s.staging.memory_limit, s.out_of_core, "staging.memory_limit"};
   if (ops::stream_out_of_core(choice, input, s.transpose, ctx.comm)) {
     input.close();
-    return run_out_of_core(deck, s, input.info, backend, ctx);
+    return run_out_of_core(deck, s, input, *carried, backend, ctx);
   }
 
   // The output is created first, so an unwritable directory fails before any work.
@@ -307,7 +327,9 @@ int run_pipeline_job(const Deck& deck, const Context& ctx) {
 
   std::vector<std::string> written;
   if (out && s.write_input) {
-    ops::write_matrix(*out, "/input", a, s.write, timers);
+    ops::write_matrix(*out, "/input", a, write, timers);
+    if (carried)
+      carried->write_copy_to(*out, "/input");
     written.push_back("/input " + a.shape().str());
   }
   if (s.transpose) {
@@ -317,22 +339,31 @@ int run_pipeline_job(const Deck& deck, const Context& ctx) {
     log::info("transpose: {} -> {} ({} exchange), {:.3f} s", a.shape().str(), at.shape().str(),
               exchange_name(run.exchange), run.seconds);
     if (out && s.write_transpose) {
-      ops::write_matrix(*out, "/transpose", at, s.write, timers);
+      ops::write_matrix(*out, "/transpose", at, write, timers);
+      if (carried)
+        carried->write_to(*out, {s.output, "/transpose"}, *s.input);
       written.push_back("/transpose " + at.shape().str());
     }
   }
   if (s.reduce) {
-    const ReduceResult r = ops::reduce_matrix(a, s.ops, s.axis, backend, ctx.comm, timers);
+    const ReduceResult r = ops::reduce_matrix(a, s.ops, s.axis, backend, ctx.comm, timers,
+                                              nullptr, input.missing);
     for (std::size_t k = 0; k < r.ops.size(); ++k)
       log::info("reduce {} over {}: {}", op_name(r.ops[k]), axis_name(r.axis),
                 describe_result(r, k));
     if (out) {
-      ops::write_reductions(*out, "/reductions", r, a.shape(), "/input", ctx.comm, timers);
+      // "of": the matrix as this file holds it, else where it came from.
+      const std::string of = s.write_input ? "/input"
+                             : s.input     ? s.input->str()
+                                           : fmt::format("a generated matrix (seed {})", s.seed);
+      ops::write_reductions(*out, "/reductions", r, a.shape(), of, ctx.comm, timers);
       written.push_back(
           fmt::format("/reductions ({} op{})", r.ops.size(), r.ops.size() == 1 ? "" : "s"));
     }
   }
   if (out) {
+    if (carried && !s.write_input && !(s.transpose && s.write_transpose))
+      carried->globals.write(*out, "/");
     io::write_provenance(*out, make_provenance(ctx, deck.effective_toml(), backend));
     out->commit();
     log::info("wrote {}: {}", s.output, fmt::join(written, ", "));

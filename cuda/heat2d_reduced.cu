@@ -1,6 +1,8 @@
-// The reduced systems of the one-GPU heat2d tile step (heat2d_tiles.hpp): a warp per line, the
-// two sweeps by scans of affine maps (heat2d_tiles_reduced.hpp), or one thread per line (the
-// sequential sweeps of heat2d_tiles_math.hpp's reduced_line).
+// The reduced systems of the one-GPU heat2d tile step (heat2d_tiles.hpp) and their choice table:
+// a warp per line, the two sweeps by scans of affine maps (heat2d_tiles_reduced.hpp), for lines
+// of at most 32 × tiles::kMaxChunk tiles, or one thread per line (the sequential sweeps of
+// heat2d_tiles_math.hpp's reduced_line) for longer ones (docs/performance.md).
+#include "core/settings.hpp"
 #include "cuda/heat2d_tiles.hpp"
 #include "cuda/heat2d_tiles_reduced.hpp"
 #include "cuda/launch.cuh"
@@ -102,6 +104,13 @@ __global__ void __launch_bounds__(128)
 }
 
 } // namespace
+
+ReducedSolve default_reduced() {
+  static const ReducedSolve how =
+      settings::kernel(settings::KernelOp::Heat2dReduced).value_or(0) == 1 ? ReducedSolve::Thread
+                                                                           : ReducedSolve::Warp;
+  return how;
+}
 
 bool reduced_by_warps(const tiles::Reduced& r, ReducedSolve how) {
   return how == ReducedSolve::Warp && tiles::reduced_chunk(r.tiles) <= tiles::kMaxChunk;

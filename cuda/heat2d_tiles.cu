@@ -1,117 +1,16 @@
 // The one-GPU heat2d step by tiles (see heat2d_tiles.hpp): the tables of the partition method on
-// the device, and the kernels that run heat2d_tiles_math.hpp's phases, one warp per tile.
+// the device, and the choice table of the tile kernels (heat2d_tiles_kernel.cuh).
 #include <vector>
 
 #include "core/settings.hpp"
 #include "cuda/heat2d_tiles.hpp"
-#include "cuda/launch.cuh"
+#include "cuda/heat2d_tiles_kernel.cuh"
 
 namespace tessera::cuda {
 
 namespace {
 
-using tiles::i64;
-using tiles::kPitch;
 using tiles::kTile;
-
-constexpr int kWarps = 4;       // tiles per block
-constexpr int kBlocksPerSm = 4; // registers capped for 16 warps per multiprocessor
-
-enum class Mode { Prepare, Half, Full };
-
-// The phases of one tile in the order of kMode, the x and y pieces px, py.
-template <Mode kMode, class PX, class PY, class B>
-__device__ __forceinline__ void run_tile(const tiles::Step& s, const PX& px, const PY& py,
-                                         const B& b, int lane, double* R) {
-  tiles::phase_rhs(s, b, lane, R);
-  __syncwarp();
-  if constexpr (kMode == Mode::Prepare) {
-    tiles::phase_reduced_x(s, px, b, lane, R);
-    return;
-  }
-  tiles::phase_solve_x(s, px, b, lane, R);
-  __syncwarp();
-  if constexpr (kMode == Mode::Half) {
-    tiles::phase_reduced_y(s, py, b, lane, R);
-    return;
-  }
-  tiles::phase_solve_y(s, py, b, lane, R);
-  __syncwarp();
-  tiles::phase_reduced_x(s, px, b, lane, R);
-}
-
-// A tile of any size, its pieces chosen position by position: the first version's path, taken by
-// every tile in it and by the last row and column of tiles in the fixed-size version.
-template <Mode kMode>
-__device__ __forceinline__ void any_tile(const tiles::Step& s, int ty, int tx, int lane,
-                                         double* R) {
-  const tiles::TileBox b = tiles::tile_box(s, ty, tx);
-  tiles::phase_rhs(s, b, lane, R);
-  __syncwarp();
-  if constexpr (kMode == Mode::Prepare) {
-    tiles::reduced_x(s, b, lane, R);
-    return;
-  }
-  tiles::solve_x(s, b, lane, R);
-  __syncwarp();
-  if constexpr (kMode == Mode::Half) {
-    tiles::reduced_y(s, b, lane, R);
-    return;
-  }
-  tiles::solve_y(s, b, lane, R);
-  __syncwarp();
-  tiles::reduced_x(s, b, lane, R);
-}
-// The same, not inlined, so that its registers and spills stay out of the fixed-size path; the
-// step is the kernel's __grid_constant__ parameter, read where it lies.
-template <Mode kMode>
-__device__ __noinline__ void edge_tile(const tiles::Step& s, int ty, int tx, int lane, double* R) {
-  any_tile<kMode>(s, ty, tx, lane, R);
-}
-
-// One warp per tile, the first version: every tile through any_tile.
-template <Mode kMode>
-__global__ void __launch_bounds__(32 * kWarps, kBlocksPerSm) tile_kernel(const tiles::Step s) {
-  __shared__ double smem[kWarps][kTile * kPitch];
-  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
-  const i64 id = static_cast<i64>(blockIdx.x) * kWarps + warp;
-  if (id >= static_cast<i64>(s.x.tiles) * s.y.tiles)
-    return; // the whole warp
-  any_tile<kMode>(s, static_cast<int>(id / s.x.tiles), static_cast<int>(id % s.x.tiles), lane,
-                  smem[warp]);
-}
-
-// One warp per tile: the tiles of kTile × kTile cells (all but the last row and column of tiles)
-// through a path compiled for that size, straight-line code with no per-position tests. Tables:
-// the full tiles' solve tables read from shared memory (kShared) or from the parameters' constant
-// bank. kBlocks blocks per multiprocessor: the register cap.
-template <Mode kMode, bool kShared, int kBlocks>
-__global__ void __launch_bounds__(32 * kWarps, kBlocks)
-    fixed_tile_kernel(const __grid_constant__ tiles::Step s) {
-  __shared__ double smem[kWarps][kTile * kPitch];
-  __shared__ __align__(16) double table[2][tiles::kSharedTable];
-  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
-  if constexpr (kShared) {
-    if (warp < 2 && lane < kTile - 1)
-      tiles::share_table(warp == 0 ? s.x.full : s.y.full, table[warp], lane);
-    __syncthreads();
-  }
-  const i64 id = static_cast<i64>(blockIdx.x) * kWarps + warp;
-  if (id >= static_cast<i64>(s.x.tiles) * s.y.tiles)
-    return; // the whole warp
-  const int ty = static_cast<int>(id / s.x.tiles), tx = static_cast<int>(id % s.x.tiles);
-  double* R = smem[warp];
-  if (ty + 1 < s.y.tiles && tx + 1 < s.x.tiles) {
-    if constexpr (kShared)
-      run_tile<kMode>(s, tiles::SharedPiece(s.x.full, table[0]),
-                      tiles::SharedPiece(s.y.full, table[1]), tiles::full_box(ty, tx), lane, R);
-    else
-      run_tile<kMode>(s, tiles::FixedPiece(s.x.full), tiles::FixedPiece(s.y.full),
-                      tiles::full_box(ty, tx), lane, R);
-  } else {
-    edge_tile<kMode>(s, ty, tx, lane, R);
-  }
-}
 
 // The host tables of one direction, appended to `t`; the offsets are fixed up once `t` is on the
 // device (pointers are set from the device base by `bind`).
@@ -176,61 +75,24 @@ void bind_axis(const double* base, const Offsets& o, const PartitionedTridiag& p
   r.invc = p.inv_correction();
 }
 
-unsigned tile_blocks(const tiles::Step& s) {
-  const i64 n = static_cast<i64>(s.x.tiles) * s.y.tiles;
-  return static_cast<unsigned>((n + kWarps - 1) / kWarps);
-}
+// The tile kernels' choice table: one kernel, the full tiles compiled for their size with the
+// solve tables in shared memory (heat2d_tiles_kernel.cuh); the kernels it replaced are the
+// benchmark's (bench/cuda/heat2d_tile_variants.hpp).
+template <TilePhase kMode>
+constexpr auto kTileKernel = detail::fixed_tile_kernel<kMode, true, detail::kTileBlocksPerSm>;
 
-using Kernel = TiledHeat2d::Kernel;
-
-// TESSERA_KERNEL=heat2d-tiles:…, read once (heat2d_tiles.hpp).
-Kernel default_kernel() {
-  static const Kernel k = [] {
-    constexpr Kernel kinds[] = {Kernel::Shared, Kernel::Shared20, Kernel::Constant, Kernel::First};
-    return kinds[settings::kernel(settings::KernelOp::Heat2dTiles).value_or(0)];
-  }();
-  return k;
-}
-
-// The tile kernel of `kernel` for kMode (all take the step by value).
-using TileKernelFn = void (*)(tiles::Step);
-template <Mode kMode>
-TileKernelFn tile_kernel_for(Kernel kernel) {
-  switch (kernel) {
-  case Kernel::Shared20:
-    return fixed_tile_kernel<kMode, true, kBlocksPerSm + 1>;
-  case Kernel::Constant:
-    return fixed_tile_kernel<kMode, false, kBlocksPerSm>;
-  case Kernel::First:
-    return tile_kernel<kMode>;
-  case Kernel::Shared:
+void launch_tiles(CUstream_st* stream, TileLauncher launch, TilePhase phase, const tiles::Step& s) {
+  if (launch != nullptr)
+    return launch(stream, phase, s);
+  switch (phase) {
+  case TilePhase::Prepare:
+    return detail::launch_tile_kernel(stream, kTileKernel<TilePhase::Prepare>, s);
+  case TilePhase::Half:
+    return detail::launch_tile_kernel(stream, kTileKernel<TilePhase::Half>, s);
+  case TilePhase::Full:
     break;
   }
-  return fixed_tile_kernel<kMode, true, kBlocksPerSm>;
-}
-
-template <Mode kMode>
-void launch_tiles(CUstream_st* stream, Kernel kernel, const tiles::Step& s) {
-  const unsigned blocks = tile_blocks(s), threads = 32 * kWarps;
-  tile_kernel_for<kMode>(kernel)<<<blocks, threads, 0, stream>>>(s);
-  CHECK_CUDA_LAUNCH();
-}
-
-// CUDA loads a kernel at its first launch (lazy loading, the default): milliseconds that would
-// land in the first step and, in a short run, in its time per step. Asking for a kernel's
-// attributes loads it now.
-template <Mode kMode>
-void load_tiles(Kernel kernel) {
-  cudaFuncAttributes a{};
-  CHECK_CUDA(cudaFuncGetAttributes(&a, tile_kernel_for<kMode>(kernel)));
-}
-
-// TESSERA_KERNEL=heat2d-reduced:…, read once (heat2d_tiles.hpp).
-ReducedSolve default_reduced() {
-  static const ReducedSolve how =
-      settings::kernel(settings::KernelOp::Heat2dReduced).value_or(0) == 1 ? ReducedSolve::Thread
-                                                                           : ReducedSolve::Warp;
-  return how;
+  detail::launch_tile_kernel(stream, kTileKernel<TilePhase::Full>, s);
 }
 
 } // namespace
@@ -268,15 +130,19 @@ TiledHeat2d::TiledHeat2d(std::int64_t nx, std::int64_t ny, double hx, double hy,
   base_.sy = sy_;
   base_.py = w + 5 * xs + ys;
   base_.fy = w + 5 * xs + 2 * ys;
-  set_kernel(default_kernel());
+  // The table has one kernel: TESSERA_KERNEL naming another warns (core/settings.hpp).
+  (void)settings::kernel(settings::KernelOp::Heat2dTiles);
+  set_tile_launcher(nullptr);
   set_reduced(default_reduced());
 }
 
-void TiledHeat2d::set_kernel(Kernel k) {
-  kernel_ = k;
-  load_tiles<Mode::Prepare>(k);
-  load_tiles<Mode::Half>(k);
-  load_tiles<Mode::Full>(k);
+void TiledHeat2d::set_tile_launcher(TileLauncher launch) {
+  launch_ = launch;
+  if (launch != nullptr)
+    return;
+  detail::load_tile_kernel(kTileKernel<TilePhase::Prepare>);
+  detail::load_tile_kernel(kTileKernel<TilePhase::Half>);
+  detail::load_tile_kernel(kTileKernel<TilePhase::Full>);
 }
 
 void TiledHeat2d::set_reduced(ReducedSolve how) {
@@ -290,7 +156,7 @@ void TiledHeat2d::prepare(CUstream_st* stream, const double* u) {
   s.u = u;
   s.px_out = px_[cur_];
   s.fx_out = fx_[cur_];
-  launch_tiles<Mode::Prepare>(stream, kernel_, s);
+  launch_tiles(stream, launch_, TilePhase::Prepare, s);
 }
 
 void TiledHeat2d::half(CUstream_st* stream, const double* u) {
@@ -298,7 +164,7 @@ void TiledHeat2d::half(CUstream_st* stream, const double* u) {
   s.u = u;
   s.fx = fx_[cur_];
   solve_reduced(stream, rx_, px_[cur_], fx_[cur_], sx_, reduced_);
-  launch_tiles<Mode::Half>(stream, kernel_, s);
+  launch_tiles(stream, launch_, TilePhase::Half, s);
 }
 
 void TiledHeat2d::full(CUstream_st* stream, const double* u, double* u_next) {
@@ -309,7 +175,7 @@ void TiledHeat2d::full(CUstream_st* stream, const double* u, double* u_next) {
   s.px_out = px_[1 - cur_];
   s.fx_out = fx_[1 - cur_];
   solve_reduced(stream, ry_, base_.py, base_.fy, sy_, reduced_);
-  launch_tiles<Mode::Full>(stream, kernel_, s);
+  launch_tiles(stream, launch_, TilePhase::Full, s);
   cur_ = 1 - cur_;
 }
 

@@ -14,10 +14,11 @@
 // tiles and the reduced systems' few values per line and tile), against 104 B for the transposed
 // line solves. prepare() makes the x reduced inputs of a state set from outside.
 //
-// The tiles of kTile × kTile cells (all but the last row and column of tiles) run code compiled
-// for that size, with the solve tables in shared memory and each line's separators loaded before
-// its solve; the kernels that test sizes position by position, the first version, are kept to
-// compare (set_kernel): all give the same bits.
+// The tile kernels' choice table holds one kernel: the tiles of kTile × kTile cells (all but the
+// last row and column of tiles) run code compiled for that size, with the solve tables in shared
+// memory and each line's separators loaded before its solve (heat2d_tiles_kernel.cuh). The
+// kernels it replaced are the benchmark's (bench/cuda/heat2d_tile_variants.hpp), run through
+// set_tile_launcher; all give the same bits.
 //
 // The solves are not Thomas' operation sequence: the fields agree with the CPU backend to
 // rounding (a few ulps per step), not bit for bit; the same state always gives the same bits.
@@ -34,11 +35,14 @@ struct CUstream_st;
 
 namespace tessera::cuda {
 
-// How the reduced systems are solved: a warp per line, both sweeps as scans over the lanes
-// (heat2d_tiles_reduced.hpp; lines of more than 32 × tiles::kMaxChunk tiles take Thread), or one
-// thread per line with the sequential sweeps (the first version, kept to compare). They agree to
-// rounding.
+// How the reduced systems are solved, the choice table of heat2d_reduced.cu: a warp per line, both
+// sweeps as scans over the lanes (heat2d_tiles_reduced.hpp), for lines of at most 32 ×
+// tiles::kMaxChunk tiles; one thread per line with the sequential sweeps for longer ones, or
+// everywhere with Thread. They agree to rounding.
 enum class ReducedSolve { Warp, Thread };
+// The solve of the table's rule, or the one TESSERA_KERNEL=heat2d-reduced:warp|thread names (read
+// once).
+TESSERA_CUDA_FN_OR(ReducedSolve::Warp, ReducedSolve default_reduced());
 // Whether `how` runs r by warps.
 TESSERA_CUDA_FN_OR(false, bool reduced_by_warps(const tiles::Reduced& r, ReducedSolve how));
 // S = the separators of r.lines lines from their reduced inputs P and F (each [r.tiles][r.lines],
@@ -48,6 +52,11 @@ TESSERA_CUDA_FN(void solve_reduced(CUstream_st* stream, const tiles::Reduced& r,
 // Loads the kernel solve_reduced(…, r, …, how) launches (CUDA loads kernels lazily, at their first
 // launch, otherwise).
 TESSERA_CUDA_FN(void load_reduced(const tiles::Reduced& r, ReducedSolve how));
+
+// The part of a step a tile kernel runs: prepare(), half() or full().
+enum class TilePhase { Prepare, Half, Full };
+// Queues the tile kernel of `phase` over the tiles of `step` on `stream`.
+using TileLauncher = void (*)(CUstream_st* stream, TilePhase phase, const tiles::Step& step);
 
 class TiledHeat2d {
 public:
@@ -68,16 +77,11 @@ public:
   TESSERA_CUDA_FN(void half(CUstream_st* stream, const double* u));
   TESSERA_CUDA_FN(void full(CUstream_st* stream, const double* u, double* u_next));
 
-  // The tile kernels, all giving the same bits (to time them against each other): the tiles of
-  // kTile × kTile cells through straight-line code with the solve tables in shared memory (16 or,
-  // with registers capped, 20 warps per multiprocessor) or in the constant bank, or every tile
-  // through the size-testing path (the first version). The default is set by the environment,
-  // read once: TESSERA_KERNEL=heat2d-tiles:shared|shared20|constant|first (unset: shared).
-  enum class Kernel { Shared, Shared20, Constant, First };
-  // Both setters load the kernels they choose, so that the first step does not.
-  TESSERA_CUDA_FN(void set_kernel(Kernel k));
-  // The reduced solves; the default is set by the environment, read once:
-  // TESSERA_KERNEL=heat2d-reduced:warp|thread (unset: warp).
+  // Runs the step's tiles with `launch` instead of the library's tile kernel (nullptr: the
+  // library's again): the benchmark's comparison kernels, which give the same bits. Loads the
+  // library's kernels it chooses, so that the first step does not.
+  TESSERA_CUDA_FN(void set_tile_launcher(TileLauncher launch));
+  // The reduced solves (default_reduced() unless set); loads the kernels they choose.
   TESSERA_CUDA_FN(void set_reduced(ReducedSolve how));
 
   // Field traffic in bytes of prepare(), half() and full() (the kernels' reads and writes as
@@ -95,7 +99,7 @@ private:
   double* sx_ = nullptr; // the x and y separators (work_)
   double* sy_ = nullptr;
   int cur_ = 0;
-  Kernel kernel_ = Kernel::Shared;
+  TileLauncher launch_ = nullptr; // nullptr: the library's tile kernel
   ReducedSolve reduced_ = ReducedSolve::Warp;
 };
 

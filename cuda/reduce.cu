@@ -122,37 +122,16 @@ int fused_slot(unsigned mask, Op op) {
   return std::popcount(mask & (fn_bit(fn_of(op)) - 1u));
 }
 
-// The row values of every op kind in `mask`: slot s at out + s*stride.
+// The row values of every op kind in `mask`, by the row table's choice: slot s at out + s*stride.
 void launch_fused_rows(cudaStream_t s, unsigned mask, DType t, const void* a, i64 rows, i64 cols,
                        i64 ld, double* out, i64 stride) {
   dispatch_type(t, [&](auto tag) {
     using T = decltype(tag);
     const T* data = static_cast<const T*>(a);
-    if (try_launch_staged_rows(s, data, rows, cols, ld, out, stride, StagedMaskOps{mask, {}}, 0,
-                               1.0))
-      return;
-    if (try_launch_strided_rows<T>(
-            s, rows, cols,
-            [](auto c, auto r) {
-              return fused_strided_row_values_kernel<T, decltype(c)::value, decltype(r)::value>;
-            },
-            data, rows, cols, ld, out, stride, mask))
-      return;
-    if (cols <= kNarrowCols)
-      with_narrow_tpr(cols, [&](auto tpr) {
-        constexpr int TPR = decltype(tpr)::value;
-        launch_row_kernel(s, fused_row_values_kernel<T, fused_row_unroll<T>(), TPR>, rows,
-                          warp_rows<TPR>(), data, rows, cols, ld, out, stride, mask);
-      });
-    else if (short_rows_wanted() && cols <= short_row_max_cols<T, 2>())
-      launch_row_kernel(s, fused_short_row_values_kernel<T, 2, 4>, rows, 4, data, rows, cols, ld,
-                        out, stride, mask);
-    else if (short_rows_wanted() && cols <= short_row_max_cols<T, 4>())
-      launch_row_kernel(s, fused_short_row_values_kernel<T, 4, 2>, rows, 2, data, rows, cols, ld,
-                        out, stride, mask);
-    else
-      launch_row_kernel(s, fused_row_values_kernel<T, fused_row_unroll<T>(), kWholeRow>, rows, 1,
-                        data, rows, cols, ld, out, stride, mask);
+    const RowsChoice c = launch_staged_or_choose(s, data, rows, cols, ld, out, stride,
+                                                 StagedMaskOps{mask, {}}, 0, 1.0);
+    if (c.kernel != RowsKernel::Staged)
+      launch_row_choice<T, FusedRows<T>>(s, c, rows, cols, data, rows, cols, ld, out, stride, mask);
   });
 }
 

@@ -129,7 +129,7 @@ __global__ void combine_groups_kernel(const double* __restrict__ groups, i64 ngr
                                       i64 run) {
   using P = Policy<F>;
   // Partials in flight per thread: the fold is latency-bound otherwise. The next R are loaded
-  // before the current R are added (2.5 times faster than one batch at a time on an H200).
+  // before the current R are added.
   constexpr int R = 32;
   for (i64 y = blockIdx.y; y * run < ngroups; y += gridDim.y) {
     const double* batch = groups + y * run * cols;
@@ -164,9 +164,8 @@ __global__ void combine_groups_kernel(const double* __restrict__ groups, i64 ngr
 // combine_groups_kernel for many groups and few columns, in one batch: one warp per column
 // (warp_fold_staged), so the in-order fold of each column keeps loads in flight, 16 partials per
 // lane (few warps run: a matrix of 10⁸ rows and 17 columns has 17 columns of 24415
-// super-blocks). One warp a block, so that with few columns each fold has an SM to itself:
-// 15626 values of 17 columns took 150 µs on an H200 with eight warps a block (three SMs), 97 µs
-// with one (one chain alone: 97 µs).
+// super-blocks). One warp a block, so that with few columns each fold has an SM to itself
+// (eight warps a block put the folds of 17 columns on three SMs and ran at half the speed).
 template <Fn F>
 __global__ void __launch_bounds__(32)
     combine_groups_warp_kernel(const double* __restrict__ groups, i64 ngroups, i64 cols,

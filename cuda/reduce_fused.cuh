@@ -145,36 +145,11 @@ __global__ void __launch_bounds__(256)
   }
 }
 
-// Raw row values of every op of the mask for rows of at most short_row_max_cols<T, U>()
-// columns, R rows a warp at once (short_rows, as short_row_values_kernel).
-template <class T, int U, int R>
+// Raw row values of every op of the mask by batches of R rows a warp (Walk, as
+// batched_row_values_kernel).
+template <class T, class Walk, int R>
 __global__ void __launch_bounds__(256)
-    fused_short_row_values_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld,
-                                  double* rowvals, i64 stride, unsigned mask) {
-  const int lane = threadIdx.x & 31;
-  each_short_row_batch<T, U, R>(
-      a, rows, cols, ld, lane,
-      [&] {
-        FusedAcc<T> acc;
-        acc.mask = mask;
-        acc.init();
-        return acc;
-      },
-      [&](i64 i, FusedAcc<T>& acc) {
-        each_fn(mask, [&](auto fc) {
-          constexpr Fn F = decltype(fc)::value;
-          const double v = lane_tree<Policy<F>>(acc.template of<F>().v, lane);
-          if (lane == 0 && i < rows)
-            rowvals[fn_slot(mask, F) * stride + i] = v;
-        });
-      });
-}
-
-// Raw row values of every op of the mask for rows of at most 128·C columns, R rows a warp at
-// once (strided_rows, as strided_row_values_kernel).
-template <class T, int C, int R>
-__global__ void __launch_bounds__(256)
-    fused_strided_row_values_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld,
+    fused_batched_row_values_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld,
                                     double* rowvals, i64 stride, unsigned mask) {
   const int lane = threadIdx.x & 31;
   auto make_acc = [&] {
@@ -186,13 +161,14 @@ __global__ void __launch_bounds__(256)
   auto store = [&](i64 i, FusedAcc<T>& acc) {
     each_fn(mask, [&](auto fc) {
       constexpr Fn F = decltype(fc)::value;
-      const double v = strided_lane_tree<Policy<F>>(acc.template of<F>().v);
+      const double v = Walk::template tree<Policy<F>>(acc.template of<F>().v, lane);
       if (lane == 0 && i < rows)
         rowvals[fn_slot(mask, F) * stride + i] = v;
     });
   };
-  each_row_batch<R>(
-      rows, [&](i64 r0) { strided_rows<T, C, R>(a, r0, rows, cols, ld, lane, make_acc, store); });
+  each_row_batch<R>(rows, [&](i64 r0) {
+    Walk::template rows<T, R>(a, r0, rows, cols, ld, lane, make_acc, store);
+  });
 }
 
 // Column partials of 64-row groups for every op of the mask (each_col_group, as

@@ -255,19 +255,17 @@ __device__ __forceinline__ double finish(int op_code, double v, double count) {
   return v;
 }
 
-// The ascending fold of the n doubles p[0], p[stride], p[2*stride], … onto `init`, by one
-// warp; the result in every lane. Each round loads 32*Q values (lane l holds the Q consecutive
-// values l*Q … l*Q+Q-1 of the round, the next round's loads already in flight); the running
-// value then passes from lane to lane, each lane folding its Q values in registers, so the
-// sequential chain costs one add per value and one shuffle per Q values.
-template <class P, int Q>
-__device__ double warp_fold(const double* p, i64 n, double init, int lane, i64 stride = 1) {
-  double acc = init;
+// The rounds of the warp folds below: the n doubles p[0], p[stride], … loaded 32·Q a round
+// (value `at(lane, q)` of the round into x[q] of the lane, zero past n), the next round's loads
+// in flight while fold(x, base) folds round `base`'s values in order.
+template <int Q, class At, class Fold>
+__device__ __forceinline__ void warp_fold_rounds(const double* p, i64 n, i64 stride, int lane,
+                                                 At at, Fold fold) {
   double v[Q];
   const auto load = [&](i64 base, double(&x)[Q]) {
 #pragma unroll
     for (int q = 0; q < Q; ++q) {
-      const i64 i = base + lane * Q + q;
+      const i64 i = base + at(lane, q);
       x[q] = i < n ? __ldcg(p + i * stride) : 0.0;
     }
   };
@@ -277,64 +275,62 @@ __device__ double warp_fold(const double* p, i64 n, double init, int lane, i64 s
     double next[Q];
     if (base + 32 * Q < n)
       load(base + 32 * Q, next);
-    // Only the lanes that hold values of this round take a turn: a short fold (the 64 row values
-    // of a block, the partials of a mid-size matrix) then costs no shuffles for empty lanes.
-    const i64 left = n - base;
-    const int holders = left >= 32 * Q ? 32 : static_cast<int>((left + Q - 1) / Q);
-    for (int l = 0; l < holders; ++l) {
-      if (lane == l) {
-#pragma unroll
-        for (int q = 0; q < Q; ++q)
-          if (base + l * Q + q < n)
-            acc = P::combine(acc, v[q]);
-      }
-      acc = __shfl_sync(0xffffffffu, acc, l);
-    }
+    fold(v, base);
 #pragma unroll
     for (int q = 0; q < Q; ++q)
       v[q] = next[q];
   }
+}
+
+// The ascending fold of the n doubles p[0], p[stride], p[2*stride], … onto `init`, by one
+// warp; the result in every lane. Lane l holds the Q consecutive values l*Q … l*Q+Q-1 of a
+// round; the running value then passes from lane to lane, each lane folding its Q values in
+// registers, so the sequential chain costs one add per value and one shuffle per Q values.
+template <class P, int Q>
+__device__ double warp_fold(const double* p, i64 n, double init, int lane, i64 stride = 1) {
+  double acc = init;
+  warp_fold_rounds<Q>(
+      p, n, stride, lane, [](int l, int q) { return l * Q + q; },
+      [&](const double(&v)[Q], i64 base) {
+        // Only the lanes that hold values of this round take a turn: a short fold (the 64 row
+        // values of a block) then costs no shuffles for empty lanes.
+        const i64 left = n - base;
+        const int holders = left >= 32 * Q ? 32 : static_cast<int>((left + Q - 1) / Q);
+        for (int l = 0; l < holders; ++l) {
+          if (lane == l) {
+#pragma unroll
+            for (int q = 0; q < Q; ++q)
+              if (base + l * Q + q < n)
+                acc = P::combine(acc, v[q]);
+          }
+          acc = __shfl_sync(0xffffffffu, acc, l);
+        }
+      });
   return acc;
 }
 
 // The same fold, staged through shared memory (`buf`: 32·Q doubles of the warp's own): each
-// round the warp loads 32·Q values (coalesced, the next round's already in flight) and stores
-// them to `buf`, and lane 0 alone folds them in order from there. The chain then costs one add
-// per value and nothing else: on an H200 15626 partials took 83 µs this way against 110 µs
-// for warp_fold<P, 32> (the add itself is about 8 cycles, 64 µs for these).
+// round is stored to `buf` (coalesced) and lane 0 alone folds it in order from there. The chain
+// then costs one add per value and nothing else, which beats warp_fold's shuffles on long folds.
 template <class P, int Q>
 __device__ double warp_fold_staged(const double* p, i64 n, double init, int lane, double* buf,
                                    i64 stride = 1) {
   double acc = init;
-  double v[Q];
-  const auto load = [&](i64 base, double(&x)[Q]) {
+  warp_fold_rounds<Q>(
+      p, n, stride, lane, [](int l, int q) { return 32 * q + l; },
+      [&](const double(&v)[Q], i64 base) {
 #pragma unroll
-    for (int q = 0; q < Q; ++q) {
-      const i64 i = base + 32 * q + lane;
-      x[q] = i < n ? __ldcg(p + i * stride) : 0.0;
-    }
-  };
-  if (n > 0)
-    load(0, v);
-  for (i64 base = 0; base < n; base += 32 * Q) {
-    double next[Q];
-    if (base + 32 * Q < n)
-      load(base + 32 * Q, next);
-#pragma unroll
-    for (int q = 0; q < Q; ++q)
-      buf[32 * q + lane] = v[q];
-    __syncwarp();
-    if (lane == 0) {
-      const int count = static_cast<int>(min(static_cast<i64>(32 * Q), n - base));
+        for (int q = 0; q < Q; ++q)
+          buf[32 * q + lane] = v[q];
+        __syncwarp();
+        if (lane == 0) {
+          const int count = static_cast<int>(min(static_cast<i64>(32 * Q), n - base));
 #pragma unroll 16
-      for (int i = 0; i < count; ++i)
-        acc = P::combine(acc, buf[i]);
-    }
-    __syncwarp(); // buf is rewritten next round
-#pragma unroll
-    for (int q = 0; q < Q; ++q)
-      v[q] = next[q];
-  }
+          for (int i = 0; i < count; ++i)
+            acc = P::combine(acc, buf[i]);
+        }
+        __syncwarp(); // buf is rewritten next round
+      });
   return __shfl_sync(0xffffffffu, acc, 0);
 }
 
@@ -389,9 +385,8 @@ constexpr i64 short_row_max_cols() {
 // Rows r0 … r0+R−1 (at most short_row_max_cols<T, U>() columns each) by one warp: the loads of
 // all R rows first, in flight together, then g(i, acc) per row i with `acc` (from make_acc())
 // fed in the canonical lane layout, as warp_row_scan leaves it. A warp walking such rows one at
-// a time keeps a few hundred bytes in flight between trees (1000003 × 200 f32 along rows at
-// 0.28 of cub's Sum on an H200). Rows past `rows` read the last row again; g must not keep
-// their values.
+// a time keeps only a few hundred bytes in flight between trees. Rows past `rows` read the last
+// row again; g must not keep their values.
 template <class T, int U, int R, class MakeAcc, class G>
 __device__ __forceinline__ void short_rows(const T* __restrict__ a, i64 r0, i64 rows, i64 cols,
                                            i64 ld, int lane, MakeAcc& make_acc, G& g) {
@@ -429,15 +424,6 @@ __device__ __forceinline__ void each_row_batch(i64 rows, Body body) {
     body(r0);
 }
 
-// short_rows over every batch of R rows of [0, rows); g(i, acc) for row i (i may be past the
-// last row: g checks) and the warp's lane in `lane`.
-template <class T, int U, int R, class MakeAcc, class G>
-__device__ __forceinline__ void each_short_row_batch(const T* __restrict__ a, i64 rows, i64 cols,
-                                                     i64 ld, int lane, MakeAcc make_acc, G g) {
-  each_row_batch<R>(rows,
-                    [&](i64 r0) { short_rows<T, U, R>(a, r0, rows, cols, ld, lane, make_acc, g); });
-}
-
 // Rows r0 … r0+R−1 of at most 128·C columns by one warp, the canonical lanes laid out across
 // the warp: thread L holds lanes L, L+32, L+64, L+96 (acc.v[0 … 3]) and reads columns
 // 128q + L + 32k (q < C, k < 4) with 4- or 8-byte loads, so each load of the warp is 128 or
@@ -445,9 +431,8 @@ __device__ __forceinline__ void each_short_row_batch(const T* __restrict__ a, i6
 // thread are in flight together. Then g(i, acc) per row i, whose tree is strided_lane_tree: its
 // first two levels (off 64, 32) inside the thread, the five others a shuffle of one value
 // each. The 16-byte layout of short_rows needs 40 shuffles a row for the tree and up to 8 more
-// to undo the row's phase; on rows of 129 to 300 columns that bound the kernel (1000003 × 150
-// f32 along rows at 0.37 of cub's Sum on an H200). Rows past `rows` read the last row again; g
-// must not keep their values.
+// to undo the row's phase, which bound rows of 129 to 300 columns by instructions. Rows past
+// `rows` read the last row again; g must not keep their values.
 template <class T, int C, int R, class MakeAcc, class G>
 __device__ __forceinline__ void strided_rows(const T* __restrict__ a, i64 r0, i64 rows, i64 cols,
                                              i64 ld, int lane, MakeAcc& make_acc, G& g) {
@@ -489,20 +474,45 @@ __device__ __forceinline__ A strided_lane_tree(const A (&v)[4]) {
 
 // Rows strided_rows takes R at a time for C chunks of 128 columns: 16 elements of f32 or 8 of
 // f64 in flight per thread (64 bytes); more warps an SM then keep the memory busy while others
-// run their trees. Measured on an H100 along rows, fraction of cub's Sum with 64 / 128 / 256
-// bytes a thread: 1000003 × 150 f32 0.80 / 0.79 / 0.69, f64 0.96 / 0.89 / 0.86; 1000003 × 200
-// f32 0.97 / 0.93 / 0.86; 1000003 × 128 f32 1.02 / 1.03 / 0.89; three ops over 1000003 × 150
-// f32 0.37 / 0.31 / 0.17.
+// run their trees (128 and 256 bytes a thread were slower: docs/performance.md).
 template <class T, int C>
 constexpr int strided_batch_rows() {
   return (sizeof(T) == 4 ? 4 : 2) / C;
 }
 
-// Row values of rows [0, rows) of at most 128·C columns, R rows a warp at a time
-// (strided_rows; finished as row_values_kernel's).
-template <class T, Fn F, int C, int R>
+// The two walks of batched rows, R rows a warp at once: short_rows (U steps of 16-byte loads,
+// four neighbouring lanes a thread, lane_tree) and strided_rows (C chunks, the lanes across the
+// warp, strided_lane_tree).
+template <int U>
+struct ShortWalk {
+  template <class T, int R, class MakeAcc, class G>
+  __device__ __forceinline__ static void rows(const T* __restrict__ a, i64 r0, i64 rows, i64 cols,
+                                              i64 ld, int lane, MakeAcc& make_acc, G& g) {
+    short_rows<T, U, R>(a, r0, rows, cols, ld, lane, make_acc, g);
+  }
+  template <class P, class A>
+  __device__ __forceinline__ static A tree(A (&v)[4], int lane) {
+    return lane_tree<P>(v, lane);
+  }
+};
+template <int C>
+struct StridedWalk {
+  template <class T, int R, class MakeAcc, class G>
+  __device__ __forceinline__ static void rows(const T* __restrict__ a, i64 r0, i64 rows, i64 cols,
+                                              i64 ld, int lane, MakeAcc& make_acc, G& g) {
+    strided_rows<T, C, R>(a, r0, rows, cols, ld, lane, make_acc, g);
+  }
+  template <class P, class A>
+  __device__ __forceinline__ static A tree(A (&v)[4], int) {
+    return strided_lane_tree<P>(v);
+  }
+};
+
+// Row values of rows [0, rows) by batches of R rows a warp (Walk), warps grid-striding
+// (finished as row_values_kernel's).
+template <class T, Fn F, class Walk, int R>
 __global__ void __launch_bounds__(256)
-    strided_row_values_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* rowvals,
+    batched_row_values_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* rowvals,
                               int finish_code, double count) {
   using P = Policy<F>;
   const int lane = threadIdx.x & 31;
@@ -512,34 +522,13 @@ __global__ void __launch_bounds__(256)
     return acc;
   };
   auto store = [&](i64 i, LaneAcc<P>& acc) {
-    const double v = strided_lane_tree<P>(acc.v);
+    const double v = Walk::template tree<P>(acc.v, lane);
     if (lane == 0 && i < rows)
       rowvals[i] = finish(finish_code, v, count);
   };
-  each_row_batch<R>(
-      rows, [&](i64 r0) { strided_rows<T, C, R>(a, r0, rows, cols, ld, lane, make_acc, store); });
-}
-
-// Row values of rows [0, rows) of at most short_row_max_cols<T, U>() columns: R rows a warp at
-// a time, warps grid-striding (finished as row_values_kernel's).
-template <class T, Fn F, int U, int R>
-__global__ void __launch_bounds__(256)
-    short_row_values_kernel(const T* __restrict__ a, i64 rows, i64 cols, i64 ld, double* rowvals,
-                            int finish_code, double count) {
-  using P = Policy<F>;
-  const int lane = threadIdx.x & 31;
-  each_short_row_batch<T, U, R>(
-      a, rows, cols, ld, lane,
-      [] {
-        LaneAcc<P> acc;
-        acc.init();
-        return acc;
-      },
-      [&](i64 i, LaneAcc<P>& acc) {
-        const double v = lane_tree<P>(acc.v, lane);
-        if (lane == 0 && i < rows)
-          rowvals[i] = finish(finish_code, v, count);
-      });
+  each_row_batch<R>(rows, [&](i64 r0) {
+    Walk::template rows<T, R>(a, r0, rows, cols, ld, lane, make_acc, store);
+  });
 }
 
 // Row values of rows [0, rows), warps grid-striding over rows (finished: Mean divides,
@@ -571,14 +560,14 @@ __global__ void __launch_bounds__(256)
   }
 }
 
-// Rows of at most kTreeMaxCols = 128 columns (chosen for 33 to 128 of f32, 33 to 64 of f64:
-// tree_rows_wanted in reduce_launch.cuh), a thread to a row: each warp
-// copies 32 rows into shared memory with coalesced loads, then each thread adds its row's
-// elements in the shape of the canonical halving tree (core/reduction.hpp), leaving out the lanes
-// past the row's end. Those hold the identity, and adding it changes nothing: no lane and no
-// partial sum is -0.0 (each lane starts as 0.0 + f(x)), and x + 0.0 == x for every other x. Four
-// lanes a thread and shuffles cost 40 shuffle instructions a row of f64 lanes for the tree,
-// which bounded rows of 40 columns at 0.20 of cub's Sum (f32). A row of at most 128 columns has
+// Rows of at most kTreeMaxCols = 128 columns (where the row table of reduce_launch.cuh chooses
+// it), a thread to a row: each warp copies 32 rows into shared memory with coalesced loads, then
+// each thread adds its row's elements in the shape of the canonical halving tree
+// (core/reduction.hpp), leaving out the lanes past the row's end. Those hold the identity, and
+// adding it changes nothing: no lane and no partial sum is -0.0 (each lane starts as 0.0 + f(x)),
+// and x + 0.0 == x for every other x. Four lanes a thread and shuffles cost 40 shuffle
+// instructions a row of f64 lanes for the tree, which bounded such rows. A row of at most 128
+// columns has
 // one element a lane, so its value is S(0, 1) with S(c, 128) = 0.0 + f(row[c]) and
 // S(c, off) = S(c, 2·off) + S(c + off, 2·off): the tree's levels off = 64, 32, …, 1.
 constexpr int kTreeMaxCols = 128;
@@ -638,10 +627,10 @@ __global__ void __launch_bounds__(32 * tree_warps<T>())
 // super-block's partials in order into supers[s] (256 partials: one round of loads, then one
 // lane's chain); and the warp that completes the last super-block (ticket in *supers_done) folds
 // the super-blocks' values in order into *acc. So no warp adds more than 256 values in
-// sequence: 1000003 × 17 has 15626 blocks, which one warp folding all partials in order took
-// about 83 µs to add on an H200, where cub's whole sum takes 28 µs (f32). Folding each block in
-// the row kernel instead, by the warp whose row completes it (a ticket per block), saved this
-// launch but cost every row a memory fence: slower or level on every shape measured.
+// sequence (one warp folding all of a tall matrix's block partials in order took longer than
+// cub's whole sum). Folding each block in the row kernel instead, by the warp whose row
+// completes it (a ticket per block), saved this launch but cost every row a memory fence:
+// slower or level on every shape measured.
 // Partials a lane loads a round in these folds: 8 (16 doubles of registers with the next
 // round's), so that the kernel's registers leave room for many blocks an SM.
 constexpr int kFoldStagedQ = 8;

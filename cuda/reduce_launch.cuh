@@ -104,8 +104,8 @@ constexpr int row_unroll() {
   return 4;
 }
 
-// The same for the several-op row kernel: f32 with 128 bytes per thread (0.92 of cub on an
-// H200 with three ops, 0.86 with 64 bytes); f64 stays at 128 (256 measured slower: 0.93 vs 0.96).
+// The same for the several-op row kernels: f32 with 128 bytes per thread, which kept three ops
+// nearer the memory's speed than 64; f64 stays at 128 (256 was slower).
 template <class T>
 constexpr int fused_row_unroll() {
   return sizeof(T) == 4 ? 8 : 4;
@@ -114,9 +114,8 @@ constexpr int fused_row_unroll() {
 // Threads per row: rows of at most 128 columns go the fewest threads to a row whose four lanes
 // each cover the row (1 for at most 4 columns, 2, 4, 8, 32 for at most 128), 32 / TPR rows side
 // by side and four such groups at once, their loads in flight together; longer rows go a warp
-// to a row, walked in steps. A warp walking rows of 40 columns one at a time ran 1000003 × 40
-// at 0.07 of cub's Sum (f32), and eight threads to rows of three columns 9000001 × 3 at 0.11:
-// the memory sat idle between rows.
+// to a row, walked in steps. A warp walking narrow rows one at a time leaves the memory idle
+// between rows.
 constexpr int kNarrowCols = 128;
 
 // g(integral_constant<int, TPR>) with the threads per row of a narrow row (cols <= 128).
@@ -159,26 +158,90 @@ void launch_row_kernel(cudaStream_t s, K kernel, i64 rows, int rows_per_warp, au
   CHECK_CUDA_LAUNCH();
 }
 
-// The staged row kernel (reduce_rows_staged.cuh) for matrices of at most this many rows of at
-// least this many columns: with more rows, a warp per row already fills the device.
+// ---- The row values' choice table (along rows, and over all, which folds them) ----
+//
+// Rows take, in this order of precedence:
+//   staged   at most 512 rows of at least 4096 columns, on Hopper and later: a row's four lane
+//            groups streamed by a cluster of four blocks (reduce_rows_staged.cuh); with more
+//            rows a warp per row already fills the device
+//   strided  113 to 256 columns of f32, 49 to 160 of f64: the lanes laid out across the warp
+//            (strided_rows), one or two chunks of 128 columns, rows batched per warp
+//   tree     (one op) 33 to 112 columns of f32, 33 to 48 of f64: a thread to a row, which adds
+//            the row from shared memory in the shape of the canonical tree (row_tree_kernel)
+//   narrow   at most 128 columns: 1, 2, 4, 8 or 32 threads to a row, rows side by side
+//   short    at most 509 (f32) or 511 (f64) columns: four or two rows a warp (short_rows)
+//   warp     every other row: a warp walks the row
+// Where each wins, and by how much, is in docs/performance.md ("Reductions").
+// TESSERA_KERNEL=cuda-reduce-rows:NAME forces one of them wherever it can take the rows (for
+// measurements; each gives the same bits), the rule elsewhere.
+enum class RowsKernel { Warp, Staged, Short, Strided, Tree, Narrow }; // core/settings.cpp's order
+
+struct RowsChoice {
+  RowsKernel kernel;
+  int n = 0; // strided: chunks of 128 columns (1, 2); short: 128-column steps a row (2, 4)
+};
+
 constexpr i64 kStagedMaxRows = 512;
 constexpr i64 kStagedMinCols = 4096;
 
-// TESSERA_KERNEL=cuda-reduce-rows:warp|staged|short|strided forces one row kernel (for
-// measurements); unset: the choice by shape. 0: by shape,
-// 1: warp, 2: staged, 3: short (short_rows for rows of 129 to 511 columns, strided_rows for
-// none), 4: strided (strided_rows for every row of at most 256 columns).
-enum RowsKernel { kRowsByShape, kRowsWarp, kRowsStaged, kRowsShort, kRowsStrided };
+// The kernel TESSERA_KERNEL forces, read once; -1 for none.
 inline int rows_kernel_forced() {
-  static const int forced = 1 + settings::kernel(settings::KernelOp::CudaReduceRows).value_or(-1);
+  static const int forced = settings::kernel(settings::KernelOp::CudaReduceRows).value_or(-1);
   return forced;
 }
 
-inline bool staged_rows_wanted(i64 rows, i64 cols) {
+// Whether kernel k takes rows of `cols` columns (`fused`: of several ops at once).
+template <class T>
+bool rows_kernel_takes(RowsKernel k, i64 cols, bool fused) {
+  switch (k) {
+  case RowsKernel::Staged:
+    return cols > kNarrowCols;
+  case RowsKernel::Short:
+    return cols <= short_row_max_cols<T, 4>();
+  case RowsKernel::Strided:
+    return cols <= 256;
+  case RowsKernel::Tree:
+    return !fused && cols <= kTreeMaxCols;
+  case RowsKernel::Narrow:
+    return cols <= kNarrowCols;
+  case RowsKernel::Warp:
+    break;
+  }
+  return true;
+}
+
+// The rule (`staged`: whether the staged kernel may be chosen).
+template <class T>
+RowsKernel rows_rule(i64 rows, i64 cols, bool fused, bool staged) {
+  constexpr bool f32 = sizeof(T) == 4;
+  if (staged && rows <= kStagedMaxRows && cols >= kStagedMinCols)
+    return RowsKernel::Staged;
+  if (cols > (f32 ? 112 : 48) && cols <= (f32 ? 256 : 160))
+    return RowsKernel::Strided;
+  if (!fused && cols > 32 && cols <= (f32 ? kTreeMaxCols : kTreeMaxCols / 2))
+    return RowsKernel::Tree;
+  if (cols <= kNarrowCols)
+    return RowsKernel::Narrow;
+  if (cols <= short_row_max_cols<T, 4>())
+    return RowsKernel::Short;
+  return RowsKernel::Warp;
+}
+
+// The table's choice for rows × cols (cols > 0); `staged` false once the device has refused the
+// staged kernel.
+template <class T>
+RowsChoice choose_rows(i64 rows, i64 cols, bool fused, bool staged = true) {
   const int forced = rows_kernel_forced();
-  if (forced != 0)
-    return forced == 2 && cols > kNarrowCols;
-  return rows <= kStagedMaxRows && cols >= kStagedMinCols;
+  RowsKernel k = rows_rule<T>(rows, cols, fused, staged);
+  if (forced >= 0 && rows_kernel_takes<T>(static_cast<RowsKernel>(forced), cols, fused) &&
+      (staged || forced != static_cast<int>(RowsKernel::Staged)))
+    k = static_cast<RowsKernel>(forced);
+  RowsChoice c{k};
+  if (k == RowsKernel::Strided)
+    c.n = cols <= 128 ? 1 : 2;
+  else if (k == RowsKernel::Short)
+    c.n = cols <= short_row_max_cols<T, 2>() ? 2 : 4;
+  return c;
 }
 
 // Whether `kernel` (an instance of staged_row_values_kernel) can run on the current device:
@@ -204,12 +267,12 @@ bool staged_rows_ready(std::size_t ring_bytes) {
   return ok;
 }
 
-// Row values by the staged kernel when the shape asks for it and the device takes it: out[slot *
-// stride + i] for every op of `ops`. False (nothing queued) otherwise.
+// Row values by the staged kernel where the device takes it: out[slot * stride + i] for every op
+// of `ops`. False (nothing queued) otherwise.
 template <class T, class Ops>
 bool try_launch_staged_rows(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 ld, double* out,
                             i64 stride, Ops ops, int code, double count) {
-  if (rows == 0 || !staged_rows_wanted(rows, cols))
+  if (rows == 0)
     return false;
   constexpr auto kernel = staged_row_values_kernel<T, Ops>;
   if (!staged_rows_ready<kernel>(staged_ring_bytes<T>()))
@@ -230,65 +293,88 @@ bool try_launch_staged_rows(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 
   return true;
 }
 
-// Rows where the strided row kernel (strided_rows, C = 1 or 2 chunks of 128 columns) is the
-// choice. Measured on an H100 along rows, fraction of cub's Sum (strided / the kernel it
-// replaced), `tessera bench reduce --backend cuda` over 1000003 rows in one process:
-//   f32: 128 columns 1.02 / 0.74 (tree), 129 0.70 / 0.45 (short), 150 0.80 / 0.53,
-//        200 0.97 / 0.75, 256 0.98 / 0.71; at 100 the tree 0.78 and at 300, 400 short
-//        0.80, 0.97 stay (strided with 256 bytes a thread: 0.75, 0.76, 0.91).
-//   f64: 64 1.06 / 0.87 (tree), 100 1.01 / 0.84 (32 threads a row), 128 1.02 / 0.92,
-//        129 0.94 / 0.70 (short), 150 0.96 / 0.82; at 40 the tree (0.89) and from 200 on
-//        short (0.99–1.00) stay.
-// cuda-reduce-rows:strided sends every row of at most 256 columns there, :warp and
-// :short none. Returns C, or 0 where another kernel takes the rows.
+// The table's choice, the staged kernel launched where it is the one (with `ops`: StagedOneOp or
+// StagedMaskOps); where the device refuses it, the rule without it.
+template <class T, class Ops>
+RowsChoice launch_staged_or_choose(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 ld,
+                                   double* out, i64 stride, Ops ops, int code, double count) {
+  constexpr bool fused = std::is_same_v<Ops, StagedMaskOps>;
+  const RowsChoice c = choose_rows<T>(rows, cols, fused);
+  if (c.kernel != RowsKernel::Staged ||
+      try_launch_staged_rows(s, a, rows, cols, ld, out, stride, ops, code, count))
+    return c;
+  return choose_rows<T>(rows, cols, fused, false);
+}
+
+// Launches the choice c (strided, narrow, short or warp) with the kernels of K (OneOpRows or
+// FusedRows below), whose arguments are `args`.
+template <class T, class K>
+void launch_row_choice(cudaStream_t s, RowsChoice c, i64 rows, i64 cols, auto... args) {
+  switch (c.kernel) {
+  case RowsKernel::Strided: {
+    const auto launch = [&](auto chunks) {
+      constexpr int C = decltype(chunks)::value;
+      constexpr int R = strided_batch_rows<T, C>();
+      launch_row_kernel(s, K::template strided<C, R>(), rows, R, args...);
+    };
+    if (c.n == 1)
+      launch(std::integral_constant<int, 1>{});
+    else
+      launch(std::integral_constant<int, 2>{});
+    return;
+  }
+  case RowsKernel::Narrow:
+    with_narrow_tpr(cols, [&](auto tpr) {
+      constexpr int TPR = decltype(tpr)::value;
+      launch_row_kernel(s, K::template narrow<TPR>(), rows, warp_rows<TPR>(), args...);
+    });
+    return;
+  case RowsKernel::Short:
+    if (c.n == 2)
+      launch_row_kernel(s, K::template short_rows<2, 4>(), rows, 4, args...);
+    else
+      launch_row_kernel(s, K::template short_rows<4, 2>(), rows, 2, args...);
+    return;
+  default:
+    launch_row_kernel(s, K::whole_rows(), rows, 1, args...);
+  }
+}
+
+// The row kernels of one op F (finishing by their finish code), and of several ops (fused).
+template <class T, Fn F>
+struct OneOpRows {
+  template <int C, int R>
+  static auto strided() {
+    return batched_row_values_kernel<T, F, StridedWalk<C>, R>;
+  }
+  template <int TPR>
+  static auto narrow() {
+    return row_values_kernel<T, F, row_unroll<T>(), TPR>;
+  }
+  template <int U, int R>
+  static auto short_rows() {
+    return batched_row_values_kernel<T, F, ShortWalk<U>, R>;
+  }
+  static auto whole_rows() { return row_values_kernel<T, F, row_unroll<T>(), kWholeRow>; }
+};
 template <class T>
-int strided_chunks(i64 cols) {
-  const int forced = rows_kernel_forced();
-  if (forced == kRowsWarp || forced == kRowsShort || cols == 0 || cols > 256)
-    return 0;
-  const i64 lo = forced == kRowsStrided ? 0 : sizeof(T) == 4 ? 112 : 48;
-  const i64 hi = forced == kRowsStrided ? 256 : sizeof(T) == 4 ? 256 : 160;
-  if (cols <= lo || cols > hi)
-    return 0;
-  return cols <= 128 ? 1 : 2;
-}
+struct FusedRows {
+  template <int C, int R>
+  static auto strided() {
+    return fused_batched_row_values_kernel<T, StridedWalk<C>, R>;
+  }
+  template <int TPR>
+  static auto narrow() {
+    return fused_row_values_kernel<T, fused_row_unroll<T>(), TPR>;
+  }
+  template <int U, int R>
+  static auto short_rows() {
+    return fused_batched_row_values_kernel<T, ShortWalk<U>, R>;
+  }
+  static auto whole_rows() { return fused_row_values_kernel<T, fused_row_unroll<T>(), kWholeRow>; }
+};
 
-// The strided row kernel `pick(C, R)` for rows of at most 128·C columns, R rows a warp at once.
-template <class T, class Pick>
-bool try_launch_strided_rows(cudaStream_t s, i64 rows, i64 cols, Pick pick, auto... args) {
-  const int c = strided_chunks<T>(cols);
-  if (c == 0)
-    return false;
-  const auto launch = [&](auto chunks) {
-    constexpr int C = decltype(chunks)::value;
-    constexpr int R = strided_batch_rows<T, C>();
-    launch_row_kernel(s, pick(chunks, std::integral_constant<int, R>{}), rows, R, args...);
-  };
-  if (c == 1)
-    launch(std::integral_constant<int, 1>{});
-  else
-    launch(std::integral_constant<int, 2>{});
-  return true;
-}
-
-// Rows of 129 to about 500 columns that strided_chunks leaves: a warp takes four rows (at most
-// 253 columns of f32, 255 of f64) or two (at most 509 or 511) at once, their loads in flight
-// together (short_row_values_kernel), unless cuda-reduce-rows:warp asks for the walk of
-// one row at a time.
-inline bool short_rows_wanted() {
-  return rows_kernel_forced() != kRowsWarp;
-}
-
-// The tree kernel (a thread to a row) for rows of 33 to 128 columns of f32, 33 to 64 of f64.
-// Measured on an H200 along rows, fraction of cub's Sum (tree / 32 threads a row): 1000003 × 40
-// f32 0.46 / 0.20, f64 0.71 / 0.34; 1000003 × 128 f32 0.58 / 0.46, f64 0.62 / 0.72 (one warp a
-// block holds 33 KiB of rows: six warps an SM); 1000003 × 17 f32 0.30, f64 0.49 against 0.56 and
-// 0.76 with eight threads a row (its copy into shared memory keeps too few bytes in flight).
-template <class T>
-bool tree_rows_wanted(i64 cols) {
-  return cols > 32 && cols <= (sizeof(T) == 4 ? kTreeMaxCols : kTreeMaxCols / 2);
-}
-
+// The tree kernel (row_tree_kernel): blocks of tree_warps<T>() warps, each copying 32 rows.
 template <class T, Fn F>
 void launch_row_tree(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 ld, double* rowvals,
                      int code, double count) {
@@ -304,37 +390,17 @@ void launch_row_tree(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 ld, dou
   CHECK_CUDA_LAUNCH();
 }
 
+// Row values of one op, by the table's choice.
 template <class T, Fn F>
 void launch_rows(cudaStream_t s, const T* a, i64 rows, i64 cols, i64 ld, double* rowvals, int code,
                  double count) {
-  if (try_launch_staged_rows(s, a, rows, cols, ld, rowvals, 0, StagedOneOp<F>{}, code, count))
+  const RowsChoice c =
+      launch_staged_or_choose(s, a, rows, cols, ld, rowvals, 0, StagedOneOp<F>{}, code, count);
+  if (c.kernel == RowsKernel::Staged)
     return;
-  if (try_launch_strided_rows<T>(
-          s, rows, cols,
-          [](auto c, auto r) {
-            return strided_row_values_kernel<T, F, decltype(c)::value, decltype(r)::value>;
-          },
-          a, rows, cols, ld, rowvals, code, count))
-    return;
-  if (tree_rows_wanted<T>(cols)) {
-    launch_row_tree<T, F>(s, a, rows, cols, ld, rowvals, code, count);
-    return;
-  }
-  if (cols <= kNarrowCols)
-    with_narrow_tpr(cols, [&](auto tpr) {
-      constexpr int TPR = decltype(tpr)::value;
-      launch_row_kernel(s, row_values_kernel<T, F, row_unroll<T>(), TPR>, rows, warp_rows<TPR>(), a,
-                        rows, cols, ld, rowvals, code, count);
-    });
-  else if (short_rows_wanted() && cols <= short_row_max_cols<T, 2>())
-    launch_row_kernel(s, short_row_values_kernel<T, F, 2, 4>, rows, 4, a, rows, cols, ld, rowvals,
-                      code, count);
-  else if (short_rows_wanted() && cols <= short_row_max_cols<T, 4>())
-    launch_row_kernel(s, short_row_values_kernel<T, F, 4, 2>, rows, 2, a, rows, cols, ld, rowvals,
-                      code, count);
-  else
-    launch_row_kernel(s, row_values_kernel<T, F, row_unroll<T>(), kWholeRow>, rows, 1, a, rows,
-                      cols, ld, rowvals, code, count);
+  if (c.kernel == RowsKernel::Tree)
+    return launch_row_tree<T, F>(s, a, rows, cols, ld, rowvals, code, count);
+  launch_row_choice<T, OneOpRows<T, F>>(s, c, rows, cols, a, rows, cols, ld, rowvals, code, count);
 }
 
 // Threads of the column partials: one per (64-row group, vector of v columns).

@@ -3,9 +3,9 @@
 //
 // The canonical order leaves 128 dependent chains of additions per row; with one warp per row
 // (row_values_kernel) a 17-row matrix keeps 17 warps busy, each with a few hundred bytes of
-// loads in flight, and runs at 2–3 % of the memory bandwidth. Here a row is cut into its four
-// groups of 32 lanes, one block per group, the four blocks of a row forming one thread block
-// cluster: thread t of the block's first warp owns one canonical lane of group g, and the
+// loads in flight, and runs at a few per cent of the memory bandwidth. Here a row is cut into
+// its four groups of 32 lanes, one block per group, the four blocks of a row forming one thread
+// block cluster: thread t of the block's first warp owns one canonical lane of group g, and the
 // group's share of the row (32 consecutive elements of every 128) streams through a ring of
 // shared memory filled by asynchronous copies that the block's other warps issue stages ahead
 // (tens of KiB in flight per block instead of a few hundred bytes). Each slot of the ring has
@@ -37,17 +37,15 @@ constexpr int kStagedLanes = kSumLanes / kStagedGroups;
 static_assert(kStagedLanes == 32, "one warp per lane group");
 
 // Copying warps per block, beside the one that adds. More than one copying warp doubled the
-// speed (one warp issuing every copy and adding ran at 4–5 GB/s per block); eight gave the same
-// as four.
+// speed; eight gave the same as four.
 constexpr int kStagedWarps = 4;
 constexpr int kStagedThreads = kStagedLanes + 32 * kStagedWarps;
 
 // Steps (chunks of 128 columns) per stage, and stages in the ring: 8 KiB (f32) or 16 KiB (f64) a
 // stage, 64 KiB or 96 KiB in flight per block (three or two blocks to an SM, for matrices with
 // more lane groups than the device has SMs). The adding warp pays a fixed cost per stage (the
-// wait, the arrival, the loop): on an H200, 32 steps took 13.6 cycles per element of f64 and
-// 19.8 of f32, 64 steps 11.3 and 14.4 (the chain of additions itself is about 8 cycles an
-// element; f32 adds a conversion to f64, which runs at a quarter of the rate of the additions).
+// wait, the arrival, the loop), which 64 steps bring near the chain of additions itself
+// (docs/performance.md).
 constexpr int kStagedSteps = 64;
 template <class T>
 constexpr int staged_stages() {

@@ -175,8 +175,12 @@ double number(Setting s, double fallback) {
 
 const std::vector<KernelTable>& kernel_tables() {
   static const std::vector<KernelTable> tables = {
-      {KernelOp::CudaReduceRows, "cuda-reduce-rows", {"warp", "staged", "short", "strided"}},
-      {KernelOp::Heat2dTiles, "heat2d-tiles", {"shared", "shared20", "constant", "first"}},
+      // Each table's kernels in the order of its enum: cuda/reduce_launch.cuh (RowsKernel),
+      // cuda/heat2d_tiles.cu (one kernel), cuda/heat2d_tiles.hpp (ReducedSolve).
+      {KernelOp::CudaReduceRows,
+       "cuda-reduce-rows",
+       {"warp", "staged", "short", "strided", "tree", "narrow"}},
+      {KernelOp::Heat2dTiles, "heat2d-tiles", {"shared"}},
       {KernelOp::Heat2dReduced, "heat2d-reduced", {"warp", "thread"}},
   };
   return tables;

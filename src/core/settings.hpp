@@ -50,8 +50,8 @@ double number(Setting s, double fallback);
 // table's kernels; nullopt when TESSERA_KERNEL names none for the operation (or names one the
 // table lacks: a warning says so). Operations and their kernels: kernel_tables().
 enum class KernelOp {
-  CudaReduceRows, // cuda-reduce-rows = warp | staged | short | strided
-  Heat2dTiles,    // heat2d-tiles = shared | shared20 | constant | first (CUDA)
+  CudaReduceRows, // cuda-reduce-rows = warp | staged | short | strided | tree | narrow
+  Heat2dTiles,    // heat2d-tiles = shared (CUDA; the table's one kernel)
   Heat2dReduced,  // heat2d-reduced = warp | thread (CUDA)
 };
 std::optional<int> kernel(KernelOp op);

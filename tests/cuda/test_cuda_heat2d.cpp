@@ -15,6 +15,7 @@
 
 #include "../mpi/test_heat2d_support.hpp"
 #include "../unit/test_tridiag_support.hpp"
+#include "bench/cuda/heat2d_tile_variants.hpp"
 #include "cuda/buffer.hpp"
 #include "cuda/heat2d.hpp"
 #include "cuda/heat2d_tiles.hpp"
@@ -180,12 +181,14 @@ TEST(CudaHeat2d, TiledStepMatchesCpuToRoundingAndRestartsBitForBit) {
     }
 }
 
-// The tile kernels (TiledHeat2d::Kernel) give the same bits: the field after six steps of each
+// The library's tile kernel and the benchmark's comparison kernels
+// (bench/cuda/heat2d_tile_variants.hpp) give the same bits: the field after six steps of each
 // against the first version, on shapes with short last tiles and more than kAhead tiles a side,
 // the Dirichlet value nonzero or periodic, half Courant numbers from 0.01 to 100.
 TEST(CudaHeat2d, TileKernelsGiveTheSameBits) {
   TESSERA_REQUIRE_GPU();
-  using Kernel = cuda::TiledHeat2d::Kernel;
+  const int first = cuda::bench_ref::heat2d_tile_comparison_count() - 1;
+  ASSERT_EQ(cuda::bench_ref::heat2d_tile_comparison_name(first), "first");
   const std::uint64_t seed = test::fresh_seed();
   test::Rng r{seed};
   for (bool periodic : {false, true})
@@ -204,9 +207,14 @@ TEST(CudaHeat2d, TileKernelsGiveTheSameBits) {
       auto stream = cuda::make_stream();
       CUstream_st* s = stream.get();
       std::vector<double> want;
-      for (Kernel k : {Kernel::First, Kernel::Shared, Kernel::Shared20, Kernel::Constant}) {
+      // The first version, then the library's kernel (-1), then the other comparison kernels.
+      std::vector<int> kernels = {first, -1};
+      for (int k = 0; k < first; ++k)
+        kernels.push_back(k);
+      for (int k : kernels) {
         cuda::TiledHeat2d t(nx, ny, hx, hy, periodic, -0.4);
-        t.set_kernel(k);
+        if (k >= 0)
+          t.set_tile_launcher(cuda::bench_ref::heat2d_tile_comparison(k));
         cuda::DeviceBuffer a(n * sizeof(double)), b(n * sizeof(double));
         cuda::copy(a.data(), u0.data(), n * sizeof(double));
         t.prepare(s, a.as<double>());
@@ -218,10 +226,11 @@ TEST(CudaHeat2d, TileKernelsGiveTheSameBits) {
         cuda::synchronize(s);
         std::vector<double> got(n);
         cuda::copy(got.data(), a.data(), n * sizeof(double));
-        if (k == Kernel::First)
+        if (k == first)
           want = got;
         else
-          EXPECT_EQ(compare(got, want).count, 0u) << "kernel " << static_cast<int>(k);
+          EXPECT_EQ(compare(got, want).count, 0u)
+              << (k < 0 ? std::string("library") : cuda::bench_ref::heat2d_tile_comparison_name(k));
       }
     }
 }

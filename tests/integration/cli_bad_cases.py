@@ -220,7 +220,8 @@ BAD = {
     "bad_setting": (lambda r: (os.environ.__setitem__("TESSERA_KERNEL", "cuda-reduce-rows:fast"),
                                ["info"])[1],
                     r"input error: TESSERA_KERNEL='cuda-reduce-rows:fast': 'cuda-reduce-rows' "
-                    r"has no kernel 'fast' \(kernels: warp, staged, short, strided\)"),
+                    r"has no kernel 'fast' \(kernels: warp, staged, short, strided, tree, "
+                    r"narrow\)"),
     "checkpoint_is_output": (lambda r: ["check", "--set", "output.file=run.h5", "--set",
                                         "output.checkpoint_file=./run.h5"],
                              r"--set: output\.checkpoint_file: the checkpoint '\./run\.h5' and "

@@ -86,6 +86,17 @@ TEST(Settings, KernelOverridesPickFromTheOperationsTables) {
   EXPECT_EQ(settings::kernel(KernelOp::Heat2dReduced), 1);
   EXPECT_FALSE(settings::kernel(KernelOp::Heat2dTiles).has_value());
   EXPECT_TRUE(settings::environment_problems().empty());
+  // The tables: the kernels each operation's choice table compiles, in its order.
+  std::vector<std::string> tables;
+  for (const settings::KernelTable& t : settings::kernel_tables()) {
+    std::string line(t.name);
+    for (std::string_view k : t.kernels)
+      line += " " + std::string(k);
+    tables.push_back(line);
+  }
+  EXPECT_EQ(tables,
+            (std::vector<std::string>{"cuda-reduce-rows warp staged short strided tree narrow",
+                                      "heat2d-tiles shared", "heat2d-reduced warp thread"}));
   // Every table's kernels are reachable by name.
   for (const settings::KernelTable& t : settings::kernel_tables())
     for (std::size_t k = 0; k < t.kernels.size(); ++k) {
@@ -101,7 +112,17 @@ TEST(Settings, UnknownKernelsAndOperationsAreNamedWithTheChoices) {
   EXPECT_FALSE(settings::kernel(KernelOp::CudaReduceRows).has_value());
   EXPECT_TRUE(mentions(settings::environment_problems(),
                        "'cuda-reduce-rows' has no kernel 'fastest' (kernels: warp, staged, "
-                       "short, strided)"));
+                       "short, strided, tree, narrow)"));
+  // The tile kernels that moved to the benchmark (bench/cuda/heat2d_tile_variants.hpp) are no
+  // longer the library's to force.
+  for (const char* gone : {"shared20", "constant", "first"}) {
+    env.set("TESSERA_KERNEL", (std::string("heat2d-tiles:") + gone).c_str());
+    EXPECT_FALSE(settings::kernel(KernelOp::Heat2dTiles).has_value()) << gone;
+    EXPECT_TRUE(
+        mentions(settings::environment_problems(),
+                 std::string("'heat2d-tiles' has no kernel '") + gone + "' (kernels: shared)"))
+        << gone;
+  }
   env.set("TESSERA_KERNEL", "transpose-gpu:lean");
   EXPECT_TRUE(mentions(settings::environment_problems(),
                        "TESSERA_KERNEL='transpose-gpu:lean': no operation 'transpose-gpu'"));

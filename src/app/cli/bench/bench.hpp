@@ -30,10 +30,11 @@
 namespace tessera::app {
 
 enum class BenchKind {
-  Transpose,   // one rank: the local kernel; several ranks: the distributed TransposePlan
-  Reduce,      // one rank: the local kernels; several ranks: the distributed ReducePlan
-  Exchange,    // the distributed TransposePlan at any rank count, time split by phase
-  Redistribute // RedistributePlan between two layouts (BenchArgs::from, to), CPU backend
+  Transpose,    // one rank: the local kernel; several ranks: the distributed TransposePlan
+  Reduce,       // one rank: the local kernels; several ranks: the distributed ReducePlan
+  Exchange,     // the distributed TransposePlan at any rank count, time split by phase
+  Redistribute, // RedistributePlan between two layouts (BenchArgs::from, to), CPU backend
+  Heat2d        // one GPU: a step of the heat2d tile path (rows = ny, cols = nx), CUDA backend
 };
 
 struct BenchArgs {
@@ -49,7 +50,7 @@ struct BenchArgs {
   bool check = true;              // verify the result once after timing
   bool shared_input = false;      // distributed transpose: input in TransposePlan::input_buffer()
   Memory memory = Memory::Host;   // where the data lives (CUDA backend; Cpu: always Host)
-  bool variants = false;          // CUDA local transpose: also time every compiled kernel variant
+  bool variants = false;          // CUDA local transpose, heat2d: also time the comparison kernels
   std::size_t chunk_bytes = 0;    // host-staged CUDA transpose: bytes per chunk (0: its default)
   std::string from = "rows", to = "cols"; // redistribute: the layouts (bench_redistribute.cpp)
   bool transpose = false;                 // redistribute: B = Aᵀ

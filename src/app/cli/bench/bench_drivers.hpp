@@ -15,6 +15,7 @@ BenchReport local_reduce_cpu(const BenchArgs& args);
 BenchReport local_transpose_device(const BenchArgs& args);
 BenchReport local_transpose_staged(const BenchArgs& args);
 BenchReport local_reduce_device(const BenchArgs& args);
+BenchReport local_heat2d_tiles_device(const BenchArgs& args);
 // Several ranks (or `exchange`), either backend: the distributed TransposePlan and ReducePlan.
 BenchReport distributed_transpose(const BenchArgs& args);
 BenchReport distributed_reduce(const BenchArgs& args);

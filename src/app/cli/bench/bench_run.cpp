@@ -17,6 +17,8 @@ BenchReport run_cpu_bench(const BenchArgs& args) {
     return bench::distributed_transpose(args);
   case BenchKind::Redistribute:
     return bench::distributed_redistribute(args);
+  case BenchKind::Heat2d:
+    TESSERA_THROW(InputError, "bench heat2d measures the one-GPU tile step: --backend cuda");
   case BenchKind::Reduce:
     break;
   }
@@ -39,6 +41,10 @@ BenchReport run_cuda_bench(const BenchArgs& args) {
     return bench::distributed_transpose(args);
   case BenchKind::Redistribute:
     return bench::distributed_redistribute(args); // refuses the CUDA backend
+  case BenchKind::Heat2d:
+    TESSERA_REQUIRE(nranks == 1 && args.memory == Memory::Device, InputError,
+                    "bench heat2d measures the one-GPU tile step: one rank, device memory");
+    return bench::local_heat2d_tiles_device(args);
   case BenchKind::Reduce:
     break;
   }

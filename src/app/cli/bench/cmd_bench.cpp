@@ -109,9 +109,10 @@ Command add_bench(CLI::App& app, const Context& ctx) {
   auto* sub = c.sub;
   sub->add_option("what", opt->kind,
                   "transpose (local kernel on 1 rank, distributed plan on more), reduce, "
-                  "exchange (distributed transpose with its time split by phase), or "
-                  "redistribute (between the layouts --from and --to)")
-      ->check(CLI::IsMember({"transpose", "reduce", "exchange", "redistribute"}))
+                  "exchange (distributed transpose with its time split by phase), "
+                  "redistribute (between the layouts --from and --to), or heat2d (a step of the "
+                  "one-GPU tile path, --rows ny --cols nx, --backend cuda)")
+      ->check(CLI::IsMember({"transpose", "reduce", "exchange", "redistribute", "heat2d"}))
       ->required();
   sub->add_option("--backend", opt->backend, "cpu, cuda or auto")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
@@ -148,7 +149,8 @@ Command add_bench(CLI::App& app, const Context& ctx) {
                   "short-wide, mid-size) or quick; --shapes, --dtype and --axis override its parts")
       ->check(CLI::IsMember({"classes", "quick"}));
   sub->add_flag("--variants", opt->variants,
-                "With --backend cuda, transpose: also time every compiled kernel variant");
+                "With --backend cuda, transpose: also time every compiled kernel variant; "
+                "heat2d: also the comparison tile kernels");
   sub->add_option("--from", opt->from,
                   "redistribute: the layout of A: rows, cols, 2d:PRxPC or bc:MBxNB:PRxPC "
                   "(block-cyclic, as ScaLAPACK's)")
@@ -176,6 +178,7 @@ Command add_bench(CLI::App& app, const Context& ctx) {
       a.kind = opt->kind == "reduce"         ? BenchKind::Reduce
                : opt->kind == "exchange"     ? BenchKind::Exchange
                : opt->kind == "redistribute" ? BenchKind::Redistribute
+               : opt->kind == "heat2d"       ? BenchKind::Heat2d
                                              : BenchKind::Transpose;
       TESSERA_REQUIRE(opt->rows > 0 && opt->cols > 0, InputError,
                       "bench: --rows and --cols must be positive, got {} x {}", opt->rows,

@@ -298,8 +298,8 @@ int run_pipeline_job(const Deck& deck, const Context& ctx) {
                  : ops::MatrixInput::open(*s.input, ctx.comm);
   std::shared_ptr<const ops::TransposeMetadata> carried;
   if (s.input)
-    carried = ops::TransposeMetadata::read(*input.file, *s.input, input.info, s.write, false,
-                                           ctx.rank);
+    carried =
+        ops::TransposeMetadata::read(*input.file, *s.input, input.info, s.write, false, ctx.rank);
   const io::WriteOptions write = carried ? carried->write : s.write;
   const ops::StagingChoice choice{s.staging.memory_limit, s.out_of_core, "staging.memory_limit"};
   if (ops::stream_out_of_core(choice, input, s.transpose, ctx.comm)) {
@@ -346,8 +346,8 @@ int run_pipeline_job(const Deck& deck, const Context& ctx) {
     }
   }
   if (s.reduce) {
-    const ReduceResult r = ops::reduce_matrix(a, s.ops, s.axis, backend, ctx.comm, timers,
-                                              nullptr, input.missing);
+    const ReduceResult r =
+        ops::reduce_matrix(a, s.ops, s.axis, backend, ctx.comm, timers, nullptr, input.missing);
     for (std::size_t k = 0; k < r.ops.size(); ++k)
       log::info("reduce {} over {}: {}", op_name(r.ops[k]), axis_name(r.axis),
                 describe_result(r, k));

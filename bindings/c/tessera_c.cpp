@@ -181,6 +181,14 @@ int tessera_transpose_plan_destroy(tessera_transpose_plan plan) {
 int tessera_reduce_plan_create(tessera_reduce_plan* plan, int64_t rows, int64_t cols,
                                tessera_dtype dtype, MPI_Comm comm, tessera_backend backend,
                                const tessera_op* ops, int nops, tessera_axis axis) {
+  return tessera_reduce_plan_create_missing(plan, rows, cols, dtype, comm, backend, ops, nops, axis,
+                                            nullptr);
+}
+
+int tessera_reduce_plan_create_missing(tessera_reduce_plan* plan, int64_t rows, int64_t cols,
+                                       tessera_dtype dtype, MPI_Comm comm, tessera_backend backend,
+                                       const tessera_op* ops, int nops, tessera_axis axis,
+                                       const tessera_missing* missing) {
   if (plan)
     *plan = nullptr;
   return guarded([&] {
@@ -188,22 +196,40 @@ int tessera_reduce_plan_create(tessera_reduce_plan* plan, int64_t rows, int64_t 
     static_assert(sizeof(tessera_op) == sizeof(int));
     const auto a = axis_of(axis);
     const std::int64_t count = a == tessera::Axis::All ? 1 : a == tessera::Axis::Rows ? rows : cols;
+    tessera::ReduceOptions options;
+    if (missing) {
+      require(missing->nvalues >= 0, "missing->nvalues must not be negative");
+      require(missing->nvalues == 0 || missing->values != nullptr,
+              "missing->values must not be null when missing->nvalues > 0");
+      options.missing.skip_nan = missing->skip_nan != 0;
+      if (missing->nvalues > 0)
+        options.missing.values.assign(missing->values, missing->values + missing->nvalues);
+    }
     *plan = new tessera_reduce_plan_s{
         tessera::ReducePlan(dist_of(rows, cols, comm), dtype_of(dtype), comm, backend_of(backend),
-                            ops_of(reinterpret_cast<const int*>(ops), nops), a),
+                            ops_of(reinterpret_cast<const int*>(ops), nops), a, options),
         count, comm};
   });
 }
 
 int tessera_reduce_plan_create_f(tessera_reduce_plan* plan, int64_t rows, int64_t cols, int dtype,
                                  MPI_Fint comm, int backend, const int* ops, int nops, int axis) {
+  return tessera_reduce_plan_create_missing_f(plan, rows, cols, dtype, comm, backend, ops, nops,
+                                              axis, 0, nullptr, 0);
+}
+
+int tessera_reduce_plan_create_missing_f(tessera_reduce_plan* plan, int64_t rows, int64_t cols,
+                                         int dtype, MPI_Fint comm, int backend, const int* ops,
+                                         int nops, int axis, int skip_nan, const double* values,
+                                         int nvalues) {
   MPI_Comm c = MPI_COMM_NULL;
   const int rc = guarded([&] { c = tessera::mpi::comm_from_fortran(comm); });
   if (rc != TESSERA_OK)
     return rc;
-  return tessera_reduce_plan_create(
+  const tessera_missing missing{skip_nan, values, nvalues};
+  return tessera_reduce_plan_create_missing(
       plan, rows, cols, static_cast<tessera_dtype>(dtype), c, static_cast<tessera_backend>(backend),
-      reinterpret_cast<const tessera_op*>(ops), nops, static_cast<tessera_axis>(axis));
+      reinterpret_cast<const tessera_op*>(ops), nops, static_cast<tessera_axis>(axis), &missing);
 }
 
 int64_t tessera_reduce_plan_count(tessera_reduce_plan plan) {

@@ -64,13 +64,15 @@ module tessera
       import :: c_int, c_ptr
       type(c_ptr), value :: plan
     end function
-    integer(c_int) function c_reduce_create(plan, rows, cols, dtype, comm, backend, ops, nops, &
-                                            axis) bind(C, name="tessera_reduce_plan_create_f")
-      import :: c_int, c_int64_t, c_ptr
+    integer(c_int) function c_reduce_create_missing(plan, rows, cols, dtype, comm, backend, ops, &
+                                                    nops, axis, skip_nan, values, nvalues) &
+        bind(C, name="tessera_reduce_plan_create_missing_f")
+      import :: c_int, c_int64_t, c_ptr, c_double
       type(c_ptr), intent(out) :: plan
       integer(c_int64_t), value :: rows, cols
-      integer(c_int), value :: dtype, comm, backend, nops, axis
+      integer(c_int), value :: dtype, comm, backend, nops, axis, skip_nan, nvalues
       integer(c_int), intent(in) :: ops(*)
+      real(c_double), intent(in) :: values(*)
     end function
     integer(c_int64_t) function c_reduce_count(plan) bind(C, name="tessera_reduce_plan_count")
       import :: c_int64_t, c_ptr
@@ -143,16 +145,33 @@ contains
     plan%handle = c_null_ptr
   end function
 
-  integer function tessera_reduce_plan_create(plan, rows, cols, dtype, comm, backend, ops, axis)
+  ! skip_nan: NaN elements are missing (numpy's nansum, nanmax, ...); missing_values: elements
+  ! equal to one of these are missing (a netCDF _FillValue or missing_value). Both optional.
+  integer function tessera_reduce_plan_create(plan, rows, cols, dtype, comm, backend, ops, axis, &
+                                              skip_nan, missing_values)
     type(tessera_reduce_plan), intent(out) :: plan
     integer(c_int64_t), intent(in) :: rows, cols
     integer, intent(in) :: dtype, comm, backend, axis
     integer, intent(in) :: ops(:)
-    integer(c_int) :: c_ops(size(ops))
+    logical, intent(in), optional :: skip_nan
+    real(c_double), intent(in), optional :: missing_values(:)
+    integer(c_int) :: c_ops(size(ops)), c_skip
+    real(c_double) :: none(1)
     c_ops = int(ops, c_int)
-    tessera_reduce_plan_create = c_reduce_create(plan%handle, rows, cols, int(dtype, c_int), &
-                                                 int(comm, c_int), int(backend, c_int), c_ops, &
-                                                 int(size(ops), c_int), int(axis, c_int))
+    c_skip = 0
+    if (present(skip_nan)) then
+      if (skip_nan) c_skip = 1
+    end if
+    if (present(missing_values)) then
+      tessera_reduce_plan_create = c_reduce_create_missing(plan%handle, rows, cols, &
+          int(dtype, c_int), int(comm, c_int), int(backend, c_int), c_ops, int(size(ops), c_int), &
+          int(axis, c_int), c_skip, missing_values, int(size(missing_values), c_int))
+    else
+      none = 0
+      tessera_reduce_plan_create = c_reduce_create_missing(plan%handle, rows, cols, &
+          int(dtype, c_int), int(comm, c_int), int(backend, c_int), c_ops, int(size(ops), c_int), &
+          int(axis, c_int), c_skip, none, 0_c_int)
+    end if
   end function
 
   ! Values per operation: 1 (TESSERA_AXIS_ALL), rows or cols.

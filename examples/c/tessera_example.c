@@ -52,6 +52,28 @@ int main(int argc, char** argv) {
   bad += values[0] != n * (n - 1) / 2;
   bad += fabs(values[1] - norm2) > 1e-12 * norm2;
 
+  /* Missing values are skipped: on ranks with two rows or more, the first element becomes NaN
+   * and the second the fill value -999 (a netCDF _FillValue). */
+  const double fill = -999.0;
+  if (rows > 1) {
+    a[0] = NAN;
+    a[1] = fill;
+  }
+  const tessera_missing missing = {1, &fill, 1};
+  const tessera_op counted[2] = {TESSERA_OP_SUM, TESSERA_OP_COUNT};
+  CHECK(tessera_reduce_plan_create_missing(&rp, M, N, TESSERA_F64, MPI_COMM_WORLD,
+                                           TESSERA_BACKEND_CPU, counted, 2, TESSERA_AXIS_ALL,
+                                           &missing));
+  CHECK(tessera_reduce_plan_execute(rp, a, values));
+  CHECK(tessera_reduce_plan_destroy(rp));
+  double sum = n * (n - 1) / 2, count = n;
+  for (int r = 0; r < nranks; ++r)
+    if (tessera_block_rows(M, nranks, r) > 1) {
+      sum -= 2.0 * (double)(tessera_block_begin(M, nranks, r) * N) + 1.0;
+      count -= 2;
+    }
+  bad += values[0] != sum || values[1] != count;
+
   /* Errors come back as codes with a message. */
   tessera_transpose_plan none;
   const int rc =

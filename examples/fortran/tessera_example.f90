@@ -2,6 +2,7 @@
 !   mpirun -np 3 ./tessera_example_fortran
 program tessera_example
   use, intrinsic :: iso_c_binding, only: c_int64_t, c_double
+  use, intrinsic :: ieee_arithmetic, only: ieee_value, ieee_quiet_nan
   use mpi_f08
   use tessera
   implicit none
@@ -10,8 +11,8 @@ program tessera_example
   type(tessera_reduce_plan) :: rp
   real(c_double), allocatable :: a(:, :), at(:, :), values(:, :)
   integer(c_int64_t) :: b, rows, tb, trows, i, j
-  integer :: rank, nranks, bad, total
-  real(c_double) :: nn, norm2
+  integer :: rank, nranks, bad, total, r
+  real(c_double) :: nn, norm2, want_sum, want_count
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -50,6 +51,28 @@ program tessera_example
   norm2 = sqrt((nn - 1) * nn * (2 * nn - 1) / 6)
   if (values(1, 1) /= nn * (nn - 1) / 2) bad = bad + 1
   if (abs(values(1, 2) - norm2) > 1e-12_c_double * norm2) bad = bad + 1
+
+  ! Missing values are skipped: on ranks with two rows or more, the first element becomes NaN and
+  ! the second the fill value -999 (a netCDF _FillValue).
+  if (rows > 1) then
+    a(1, 1) = ieee_value(a(1, 1), ieee_quiet_nan)
+    a(2, 1) = -999
+  end if
+  call require(tessera_reduce_plan_create(rp, m, n, TESSERA_F64, MPI_COMM_WORLD%MPI_VAL, &
+                                          TESSERA_BACKEND_CPU, [TESSERA_OP_SUM, TESSERA_OP_COUNT], &
+                                          TESSERA_AXIS_ALL, skip_nan=.true., &
+                                          missing_values=[-999.0_c_double]))
+  call require(tessera_reduce_plan_execute(rp, a, values))
+  call require(tessera_reduce_plan_destroy(rp))
+  want_sum = nn * (nn - 1) / 2
+  want_count = nn
+  do r = 0, nranks - 1
+    if (tessera_block_rows(m, nranks, r) > 1) then
+      want_sum = want_sum - 2 * real(tessera_block_begin(m, nranks, r) * n, c_double) - 1
+      want_count = want_count - 2
+    end if
+  end do
+  if (values(1, 1) /= want_sum .or. values(1, 2) /= want_count) bad = bad + 1
 
   ! Errors come back as codes, with the message.
   if (tessera_transpose_plan_create(plan, -1_c_int64_t, n, TESSERA_F64, MPI_COMM_WORLD%MPI_VAL, &

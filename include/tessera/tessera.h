@@ -54,7 +54,7 @@ typedef enum tessera_op {
   TESSERA_OP_NORM1 = 4,
   TESSERA_OP_NORM2 = 5,
   TESSERA_OP_NORMINF = 6,
-  TESSERA_OP_COUNT = 7 /* the number of elements (a plan skips none) */
+  TESSERA_OP_COUNT = 7 /* the number of elements that are not missing */
 } tessera_op;
 typedef enum tessera_axis {
   TESSERA_AXIS_ALL = 0,
@@ -102,6 +102,22 @@ TESSERA_API int tessera_reduce_plan_create(tessera_reduce_plan* plan, int64_t ro
                                            tessera_dtype dtype, MPI_Comm comm,
                                            tessera_backend backend, const tessera_op* ops, int nops,
                                            tessera_axis axis);
+/* Elements a reduction skips, as missing: NaN when skip_nan is nonzero (what numpy's nansum,
+ * nanmax, ... compute), and those equal to one of values[0 .. nvalues) (a netCDF _FillValue or
+ * missing_value; a NaN there stands for any NaN). A row, column or matrix with no element left
+ * gives 0 for sum and the norms, NaN for min, max and mean; TESSERA_OP_COUNT counts the others. */
+typedef struct tessera_missing {
+  int skip_nan;
+  const double* values;
+  int nvalues;
+} tessera_missing;
+/* tessera_reduce_plan_create that skips `missing` (null: nothing, as tessera_reduce_plan_create).
+ * The same bits at any rank count. */
+TESSERA_API int tessera_reduce_plan_create_missing(tessera_reduce_plan* plan, int64_t rows,
+                                                   int64_t cols, tessera_dtype dtype, MPI_Comm comm,
+                                                   tessera_backend backend, const tessera_op* ops,
+                                                   int nops, tessera_axis axis,
+                                                   const tessera_missing* missing);
 TESSERA_API int64_t tessera_reduce_plan_count(tessera_reduce_plan plan);
 /* The execute functions are collective: their arguments are checked on every rank together, so
  * a null block (on a rank with rows) or null `values` on one rank returns TESSERA_ERROR_INPUT on
@@ -126,6 +142,11 @@ TESSERA_API int tessera_transpose_plan_create_f(tessera_transpose_plan* plan, in
 TESSERA_API int tessera_reduce_plan_create_f(tessera_reduce_plan* plan, int64_t rows, int64_t cols,
                                              int dtype, MPI_Fint comm, int backend, const int* ops,
                                              int nops, int axis);
+TESSERA_API int tessera_reduce_plan_create_missing_f(tessera_reduce_plan* plan, int64_t rows,
+                                                     int64_t cols, int dtype, MPI_Fint comm,
+                                                     int backend, const int* ops, int nops,
+                                                     int axis, int skip_nan, const double* values,
+                                                     int nvalues);
 /* Copies the last error message into buf (at most len bytes, NUL-padded); its length. */
 TESSERA_API int tessera_last_error_copy(char* buf, int len);
 

@@ -85,6 +85,13 @@ def files_that_grow(r, rng):
             # Packed data stays packed: the stored numbers, transposed, and the attributes.
             expect(np.array_equal(f["presT"][...], g["pres"][...].T) and
                    f["presT"].attrs["scale_factor"] == 0.5, f"{tag}: packing not kept")
+        # history: one line per run, newest first, above the input's own.
+        with netCDF4.Dataset(r.path("out.nc")) as nc:
+            lines = nc.history.splitlines()
+            expect(len(lines) == 4 and lines[-1] == "made by the test" and
+                   "out.nc:/presT" in lines[0] and "out.nc:/windT" in lines[1] and
+                   "out.nc:/tempT" in lines[2] and nc.title == "synthetic observations",
+                   f"{tag}: history after three runs: {lines}")
         # A failing append (a dataset the file has) leaves the file exactly as it was.
         before = digest(r.path("out.nc"))
         p = r.run(["transpose", "obs.nc:/temp", "out.nc:/tempT", "--mode", "append"] + mode,

@@ -83,7 +83,7 @@ DatasetAttributes DatasetAttributes::read(const H5File& f, const std::string& da
 }
 
 void DatasetAttributes::write(H5File& f, const std::string& dataset,
-                              const std::vector<std::string>& except) const {
+                              const std::vector<std::string>& except, Existing existing) const {
   if (attrs_.empty())
     return;
   f.reserve_space();
@@ -94,6 +94,8 @@ void DatasetAttributes::write(H5File& f, const std::string& dataset,
         continue;
       const htri_t exists = H5Aexists(d.get(), a.name.c_str());
       CHECK_HDF5(exists);
+      if (exists > 0 && existing == Existing::Keep)
+        continue;
       if (exists > 0)
         CHECK_HDF5(H5Adelete(d.get(), a.name.c_str()));
       const unique_hid space = a.dims.empty()

@@ -28,10 +28,12 @@ public:
   // object references or variable-length sequences other than strings; `skipped` names what was
   // left out.
   static DatasetAttributes read(const H5File& f, const std::string& dataset);
-  // Writes them onto `dataset` of `f` (an attribute of the same name is replaced), but for
-  // those named in `except`.
-  void write(H5File& f, const std::string& dataset,
-             const std::vector<std::string>& except = {}) const;
+  // Writes them onto `dataset` of `f`, but for those named in `except`. An attribute of the
+  // same name is replaced, or with Existing::Keep kept (global attributes carried into a file
+  // appended to leave its own alone: its title, its history).
+  enum class Existing { Replace, Keep };
+  void write(H5File& f, const std::string& dataset, const std::vector<std::string>& except = {},
+             Existing existing = Existing::Replace) const;
 
   std::vector<std::string> names() const;
   const std::vector<std::string>& skipped() const noexcept { return skipped_; }

@@ -9,6 +9,7 @@
 
 #include "core/build_info.hpp"
 #include "cuda/device.hpp"
+#include "io/h5_attribute.hpp"
 #include "io/h5_error.hpp"
 #include "mpi/environment.hpp"
 
@@ -42,12 +43,35 @@ std::string iso8601_utc_now() {
   return text;
 }
 
+namespace {
+
+// The root's `history` with `line` first: the netCDF convention (NCO's tools do the same), so
+// that a file appended to, or made from inputs that had one, keeps what made each part of it.
+std::string history_with(const H5File& f, const std::string& line) {
+  std::optional<std::string> earlier;
+  try {
+    earlier = read_string_attribute(f, "/", "history");
+  } catch (const InputError&) {
+    // Not a string: replaced by tessera's own.
+  }
+  if (!earlier)
+    return line;
+  std::string e = *earlier;
+  while (!e.empty() && (e.back() == '\0' || e.back() == '\n'))
+    e.pop_back();
+  return e.empty() ? line : line + "\n" + e;
+}
+
+} // namespace
+
 void write_provenance(H5File& f, const Provenance& p) {
   const std::string root = "/";
+  const std::string date = iso8601_utc_now();
   write_attribute(f, root, "software", "tessera");
   write_attribute(f, root, "version", TESSERA_VERSION);
   write_attribute(f, root, "git_hash", build_git_hash());
-  write_attribute(f, root, "date", iso8601_utc_now());
+  write_attribute(f, root, "date", date);
+  write_attribute(f, root, "history", history_with(f, date + " " + p.command_line));
   write_attribute(f, root, "command_line", p.command_line);
   write_attribute(f, root, "deck", p.deck);
   write_attribute(f, root, "ranks", static_cast<long long>(p.ranks));

@@ -6,6 +6,9 @@
 //   version        tessera's version, e.g. "0.1.0"
 //   git_hash       the commit it was built from ("unknown" outside a git checkout)
 //   date           when the file was written, ISO 8601 UTC: "2025-01-31T12:34:56Z"
+//   history        "DATE COMMAND_LINE" of this run, then the lines the file had (a file appended
+//                  to) or inherited from its input's global attributes, newest first (netCDF's
+//                  convention)
 //   command_line   the command as typed
 //   deck           the effective deck as TOML text ("" for commands that take none)
 //   ranks          MPI ranks (64-bit integer)

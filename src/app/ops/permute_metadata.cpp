@@ -46,7 +46,7 @@ std::shared_ptr<const PermuteMetadata> PermuteMetadata::read(const io::H5File& i
 
 void PermuteMetadata::write_to(io::H5File& f, const io::DatasetRef& out,
                                const io::DatasetRef& in) const {
-  globals.write(f, "/");
+  globals.write(f, "/", {}, io::DatasetAttributes::Existing::Keep);
   attributes.write(f, out.path);
   io::write_attribute(f, out.path, "transpose_of", in.str());
   write_scales(f, out.path);

@@ -55,14 +55,14 @@ std::shared_ptr<const TransposeMetadata> TransposeMetadata::read(const io::H5Fil
 void TransposeMetadata::write_to(io::H5File& f, const io::DatasetRef& out,
                                  const io::DatasetRef& in) const {
   const TransposeMetadata& c = *this;
-  c.globals.write(f, "/");
+  c.globals.write(f, "/", {}, io::DatasetAttributes::Existing::Keep);
   c.attributes.write(f, out.path);
   io::write_attribute(f, out.path, "transpose_of", in.str());
   attach_scales(f, out.path, true);
 }
 
 void TransposeMetadata::write_copy_to(io::H5File& f, const std::string& path) const {
-  globals.write(f, "/");
+  globals.write(f, "/", {}, io::DatasetAttributes::Existing::Keep);
   attributes.write(f, path);
   attach_scales(f, path, false);
 }

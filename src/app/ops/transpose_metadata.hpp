@@ -38,8 +38,8 @@ struct TransposeMetadata {
   // Collective. On the output dataset `out`, once written: the input's attributes, then
   // transpose_of = "IN:/A", and the dimension scales swapped (each coordinate copied to the path
   // it had in the input, unless the output has it already: from an earlier dataset of the same
-  // call, or of a file appended to); on the root, the input file's global attributes (tessera's
-  // provenance, written later, wins).
+  // call, or of a file appended to); on the root, the input file's global attributes that the
+  // output does not have already (tessera's provenance, written later, wins).
   void write_to(io::H5File& f, const io::DatasetRef& out, const io::DatasetRef& in) const;
   // Collective. The same for an untransposed copy of the input at `path` (the pipeline job's
   // /input): the attributes, and the dimension scales in the input's order.

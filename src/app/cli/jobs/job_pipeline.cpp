@@ -240,7 +240,7 @@ int run_out_of_core(const Deck& deck, const PipelineSettings& s, const ops::Matr
       log::info("pipeline: the transpose is not stored (output.write_transpose = false); out of "
                 "core it is skipped");
     io::H5File out = io::H5File::create(s.output, ctx.comm);
-    carried.globals.write(out, "/");
+    carried.globals.write(out, "/", {}, io::DatasetAttributes::Existing::Keep);
     add_reductions(out);
     io::write_provenance(out, provenance);
     out.commit();
@@ -363,7 +363,7 @@ int run_pipeline_job(const Deck& deck, const Context& ctx) {
   }
   if (out) {
     if (carried && !s.write_input && !(s.transpose && s.write_transpose))
-      carried->globals.write(*out, "/");
+      carried->globals.write(*out, "/", {}, io::DatasetAttributes::Existing::Keep);
     io::write_provenance(*out, make_provenance(ctx, deck.effective_toml(), backend));
     out->commit();
     log::info("wrote {}: {}", s.output, fmt::join(written, ", "));

@@ -4,10 +4,10 @@
 #include "ops/permute_dataset.hpp"
 
 #include "core/aligned_buffer.hpp"
+#include "core/permute_layout.hpp"
 #include "core/progress.hpp"
 #include "core/throw.hpp"
 #include "cpu/permute.hpp"
-#include "cpu/permute_layout.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/communicator.hpp"
 #include "ops/permute_metadata.hpp"
@@ -54,7 +54,7 @@ PermuteReport permute_dataset(ArrayInput& in, const io::DatasetRef& out, const P
   const double t0 = wall_seconds();
   const int rank = mpi::comm_rank(comm);
   const std::vector<std::int64_t> shape = in.shape();
-  mpi::collectively(comm, [&] { cpu::check_permutation(shape, o.axes); });
+  mpi::collectively(comm, [&] { check_permutation(shape, o.axes); });
   const DType dtype = in.info.dtype;
   const std::size_t esize = dtype_size(dtype);
   const std::shared_ptr<const ops::PermuteMetadata> carried =
@@ -67,7 +67,7 @@ PermuteReport permute_dataset(ArrayInput& in, const io::DatasetRef& out, const P
     out_buf = AlignedBuffer(pieces.buffer_bytes(), "the output pieces of " + out.str());
   });
   PermuteReport report;
-  report.shape = cpu::permuted_shape(shape, o.axes);
+  report.shape = permuted_shape(shape, o.axes);
   report.pieces = pieces.count();
   report.buffer_bytes = 2 * pieces.buffer_bytes();
   io::H5File f = io::H5File::create(out.file, comm, o.mode);

@@ -92,8 +92,8 @@ void launch_rows(cudaStream_t s, const void* in, void* out, i64 row_words, const
   TESSERA_CUDA_REQUIRE(runs <= INT_MAX, "cuda::permute: rows too long");
   const dim3 grid(static_cast<unsigned>(runs),
                   static_cast<unsigned>(std::min<i64>(b.count(), 65535)));
-  permute_rows<W><<<grid, kRowThreads, 0, s>>>(static_cast<const W*>(in), static_cast<W*>(out),
-                                               row_words, b);
+  permute_rows<W>
+      <<<grid, kRowThreads, 0, s>>>(static_cast<const W*>(in), static_cast<W*>(out), row_words, b);
   CHECK_CUDA_LAUNCH();
 }
 
@@ -102,8 +102,8 @@ void launch_rows(cudaStream_t s, const void* in, void* out, i64 row_words, const
 // The driving array's dimensions and the other's strides, in words of w bytes (e / w per
 // element when w < e: rows walked as words).
 template <class I>
-PermuteWalk<I> walk_of(const std::vector<std::int64_t>& length, const std::vector<std::int64_t>& other_stride,
-                       i64 total) {
+PermuteWalk<I> walk_of(const std::vector<std::int64_t>& length,
+                       const std::vector<std::int64_t>& other_stride, i64 total) {
   PermuteWalk<I> w;
   w.dims = static_cast<int>(length.size());
   w.total = static_cast<I>(total);
@@ -118,7 +118,8 @@ PermuteWalk<I> walk_of(const std::vector<std::int64_t>& length, const std::vecto
 
 template <class W>
 void launch_walk(cudaStream_t s, const void* in, void* out, bool out_drives,
-                 const std::vector<std::int64_t>& length, const std::vector<std::int64_t>& other_stride, i64 total) {
+                 const std::vector<std::int64_t>& length,
+                 const std::vector<std::int64_t>& other_stride, i64 total) {
   const i64 per_block = i64{kWalkThreads} * kWalkWords;
   const i64 blocks = std::min<i64>((total + per_block - 1) / per_block, i64{1} << 30);
   const auto grid = static_cast<unsigned>(blocks);

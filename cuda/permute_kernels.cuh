@@ -30,7 +30,7 @@ struct PermuteBatch {
   int dims = 0;
   i64 n = 1;
   i64 length[kPermuteDims - 1] = {}, in_stride[kPermuteDims - 1] = {},
-                                 out_stride[kPermuteDims - 1] = {};
+                            out_stride[kPermuteDims - 1] = {};
   __host__ __device__ i64 count() const { return n; }
   __device__ __forceinline__ void offsets(i64 q, i64& off_in, i64& off_out) const {
     off_in = 0;
@@ -94,8 +94,7 @@ struct FastDiv {
         1;
   }
   __device__ __forceinline__ std::uint32_t div(std::uint32_t n) const {
-    return static_cast<std::uint32_t>(
-        (static_cast<std::uint64_t>(__umulhi(n, m)) + n) >> l);
+    return static_cast<std::uint32_t>((static_cast<std::uint64_t>(__umulhi(n, m)) + n) >> l);
   }
 };
 

@@ -91,8 +91,8 @@ public:
     cuda::copy(got.data(), dout, total);
     if (got != want) {
       const auto first = std::mismatch(got.begin(), got.end(), want.begin()).first - got.begin();
-      FAIL() << "first differing byte " << first << " of " << total << " (output bytes "
-             << off << " to " << off + bytes << ")";
+      FAIL() << "first differing byte " << first << " of " << total << " (output bytes " << off
+             << " to " << off + bytes << ")";
     }
   }
 
@@ -163,7 +163,7 @@ TEST(CudaPermute, LongBatchesAndRows) {
   c.check({2, 40000, 3}, {1, 0, 2}, 4);   // 80000 rows of 3
   c.check({3, 5, 3000}, {1, 0, 2}, 2);    // rows of several runs
   c.check({3, 5, 3001}, {1, 0, 2}, 1);
-  c.check({3, 300, 257}, {0, 2, 1}, 4);   // tall tiles, partial edges
+  c.check({3, 300, 257}, {0, 2, 1}, 4); // tall tiles, partial edges
   c.check({5, 130, 70}, {0, 2, 1}, 8);
   c.check({4, 70, 33}, {0, 2, 1}, 16);
   c.check({100003, 3}, {1, 0}, 4); // one narrow matrix
@@ -218,11 +218,11 @@ TEST(CudaPermute, RejectsBadArguments) {
                InputError);
   EXPECT_THROW(cuda::permute(s.get(), in.data(), in.data(), 4, ShapeN{4, 5}, Axes{1, 0}),
                InputError);
-  EXPECT_THROW(cuda::permute(s.get(), in.as<unsigned char>() + 2, out.data(), 4, ShapeN{4, 5},
-                             Axes{1, 0}),
-               InputError);
-  EXPECT_THROW(cuda::permute(s.get(), in.data(), out.data(), 4,
-                             ShapeN{2, 2, 2, 2, 2, 2, 2, 2, 2}, Axes{0, 1, 2, 3, 4, 5, 6, 7, 8}),
+  EXPECT_THROW(
+      cuda::permute(s.get(), in.as<unsigned char>() + 2, out.data(), 4, ShapeN{4, 5}, Axes{1, 0}),
+      InputError);
+  EXPECT_THROW(cuda::permute(s.get(), in.data(), out.data(), 4, ShapeN{2, 2, 2, 2, 2, 2, 2, 2, 2},
+                             Axes{0, 1, 2, 3, 4, 5, 6, 7, 8}),
                InputError);
 }
 

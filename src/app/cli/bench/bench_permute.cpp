@@ -18,6 +18,7 @@
 #include "cpu/permute.hpp"
 #include "cpu/reference.hpp"
 #include "cpu/transpose.hpp"
+#include "cpu/transpose_tuner.hpp"
 #include "cuda/buffer.hpp"
 #include "cuda/permute.hpp"
 #include "cuda/stream.hpp"
@@ -77,8 +78,8 @@ BenchReport local_permute_cpu(const BenchArgs& args) {
     run();
     AlignedBuffer want(bytes, "the benchmark's reference");
     reference::permute(in.data(), want.data(), esize, args.shape, args.axes);
-    r.checked = std::memcmp(want.data(), out.data(), bytes) == 0 ? "yes (every element)"
-                                                                   : "MISMATCH";
+    r.checked =
+        std::memcmp(want.data(), out.data(), bytes) == 0 ? "yes (every element)" : "MISMATCH";
   } else {
     r.checked = "no (skipped)";
   }

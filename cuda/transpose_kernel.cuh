@@ -36,6 +36,14 @@ namespace tessera::cuda::detail {
 template <int E>
 struct Word;
 template <>
+struct Word<1> { // the permutation's 1- and 2-byte elements (cuda/permute.cu)
+  using type = unsigned char;
+};
+template <>
+struct Word<2> {
+  using type = unsigned short;
+};
+template <>
 struct Word<4> {
   using type = unsigned int;
 };

@@ -145,18 +145,23 @@ void launch_scalar_tile(cudaStream_t s, const void* in, void* out, i64 rows, i64
 
 // ---- the lean scalar tiles (transpose_lean_tile.cuh) ----
 
-template <int E, int TR, int TC, int kMinBlocks, int BX = 32, int BY = 8>
+// A batch (transpose_lean_tile.cuh) runs its matrices along the grid's y dimension, at most
+// 65535 at a time.
+template <int E, int TR, int TC, int kMinBlocks, int BX = 32, int BY = 8, class Batch = OneMatrix>
 void launch_lean_tile(cudaStream_t s, const void* in, void* out, i64 rows, i64 cols, i64 ld_in,
-                      i64 ld_out) {
+                      i64 ld_out, const Batch& batch = {}) {
   using W = typename Word<E>::type;
   const i64 tiles_x = (cols + TC - 1) / TC, tiles_y = (rows + TR - 1) / TR;
   TESSERA_CUDA_REQUIRE(tiles_x * tiles_y <= INT_MAX,
                        "cuda::transpose: " + shape_str(rows, cols) +
                            " has too many tiles for the lean scalar-tile kernel");
-  transpose_lean_tile<W, TR, TC, BX, BY, kMinBlocks>
-      <<<static_cast<unsigned>(tiles_x * tiles_y), dim3(BX, BY), 0, s>>>(
+  unsigned grid_y = 1;
+  if constexpr (Batch::kBatched)
+    grid_y = static_cast<unsigned>(std::min<i64>(batch.count(), 65535));
+  transpose_lean_tile<W, TR, TC, BX, BY, kMinBlocks, Batch>
+      <<<dim3(static_cast<unsigned>(tiles_x * tiles_y), grid_y), dim3(BX, BY), 0, s>>>(
           static_cast<const W*>(in), static_cast<W*>(out), rows, cols, ld_in, ld_out,
-          static_cast<unsigned>(tiles_y));
+          static_cast<unsigned>(tiles_y), batch);
   CHECK_CUDA_LAUNCH();
 }
 

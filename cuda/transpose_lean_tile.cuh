@@ -15,13 +15,18 @@
 
 namespace tessera::cuda::detail {
 
-template <class W, int TR, int TC, int BX, int BY, int kMinBlocks>
-__global__ void __launch_bounds__(BX* BY, kMinBlocks)
-    transpose_lean_tile(const W* __restrict__ in, W* __restrict__ out, i64 rows, i64 cols,
-                        i64 ld_in, i64 ld_out, unsigned tiles_y) {
+// One matrix: what transpose() launches.
+struct OneMatrix {
+  static constexpr bool kBatched = false;
+};
+
+// Tile t (of tiles_y per column of tiles) of the matrix at in, out.
+template <class W, int TR, int TC, int BX, int BY>
+__device__ __forceinline__ void lean_tile(const W* __restrict__ in, W* __restrict__ out, i64 rows,
+                                          i64 cols, i64 ld_in, i64 ld_out, unsigned t,
+                                          unsigned tiles_y) {
   using M = TileMoves<W, TR, TC, BX, BY>;
   __shared__ typename M::Tile tile;
-  const unsigned t = blockIdx.x;
   const unsigned bx = t / tiles_y, by = t % tiles_y;
   const i64 i0 = static_cast<i64>(by) * TR, j0 = static_cast<i64>(bx) * TC;
   const bool interior = i0 + TR <= rows && j0 + TC <= cols;
@@ -36,6 +41,28 @@ __global__ void __launch_bounds__(BX* BY, kMinBlocks)
     M::template store<false>(tile, out, ld_out, rows, cols, i0, j0);
   else
     M::template store<true>(tile, out, ld_out, rows, cols, i0, j0);
+}
+
+// Batch: OneMatrix, or a batch of matrices of one shape and leading dimensions (the permutation
+// of dimensions, cuda/permute_kernels.cuh): count() of them, matrix b at the element offsets
+// offsets(b) of in and out. blockIdx.y walks the batch (stepping by gridDim.y); blockIdx.x is the
+// tile within a matrix.
+template <class W, int TR, int TC, int BX, int BY, int kMinBlocks, class Batch = OneMatrix>
+__global__ void __launch_bounds__(BX* BY, kMinBlocks)
+    transpose_lean_tile(const W* __restrict__ in, W* __restrict__ out, i64 rows, i64 cols,
+                        i64 ld_in, i64 ld_out, unsigned tiles_y, Batch batch = {}) {
+  if constexpr (!Batch::kBatched) {
+    lean_tile<W, TR, TC, BX, BY>(in, out, rows, cols, ld_in, ld_out, blockIdx.x, tiles_y);
+  } else {
+    for (i64 b = blockIdx.y; b < batch.count(); b += gridDim.y) {
+      if (b != blockIdx.y)
+        __syncthreads(); // the previous matrix's reads of the shared tile are done
+      i64 off_in = 0, off_out = 0;
+      batch.offsets(b, off_in, off_out);
+      lean_tile<W, TR, TC, BX, BY>(in + off_in, out + off_out, rows, cols, ld_in, ld_out,
+                                   blockIdx.x, tiles_y);
+    }
+  }
 }
 
 } // namespace tessera::cuda::detail

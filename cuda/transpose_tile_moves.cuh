@@ -4,8 +4,12 @@
 // memory (rows padded by one element word), and shared memory out to the output rows. Each warp
 // access is one run of BX consecutive elements of a row. The checked forms test every element
 // against the matrix; the unchecked ones, for tiles inside it, compute one base pointer and add
-// a per-row step and a constant.
+// a per-row step and a constant. Words narrower than 4 bytes (the permutation's 1- and 2-byte
+// elements) are staged one per 32-bit shared-memory word, so that a tile column read stays free
+// of bank conflicts as it is for 4-byte words.
 #pragma once
+
+#include <type_traits>
 
 #include "cuda/launch.cuh"
 
@@ -16,8 +20,9 @@ struct TileMoves {
   static_assert(TR % BY == 0 && TC % BX == 0 && TC % BY == 0 && TR % BX == 0, "tile vs block");
   static constexpr int LR = TR / BY, LC = TC / BX; // load: rows × column runs per thread
   static constexpr int SR = TC / BY, SC = TR / BX; // store: output rows × runs per thread
+  using Staged = std::conditional_t<(sizeof(W) < 4), unsigned int, W>;
   using Regs = W[LR][LC];
-  using Tile = W[TR][TC + 1];
+  using Tile = Staged[TR][TC + 1];
 
   // The tile whose first element is (i0, j0). Elements outside the matrix are left as they are.
   template <bool kChecked>
@@ -67,9 +72,9 @@ struct TileMoves {
         if constexpr (kChecked) {
           const i64 j = j0 + ty + a * BY, i = i0 + tx + b * BX;
           if (i < rows && j < cols)
-            out[j * ld_out + i] = tile[tx + b * BX][ty + a * BY];
+            out[j * ld_out + i] = static_cast<W>(tile[tx + b * BX][ty + a * BY]);
         } else {
-          dst[a * step + b * BX] = tile[tx + b * BX][ty + a * BY];
+          dst[a * step + b * BX] = static_cast<W>(tile[tx + b * BX][ty + a * BY]);
         }
       }
   }

@@ -8,11 +8,10 @@
 
 #include <algorithm>
 #include <cstring>
-#include <vector>
 
 #include "core/dtype.hpp"
+#include "core/permute_layout.hpp"
 #include "core/throw.hpp"
-#include "cpu/permute_layout.hpp"
 #include "cpu/transpose.hpp"
 
 namespace tessera::cpu {
@@ -22,55 +21,9 @@ namespace {
 // Slices at least this large (elements) go to the tuned 2-D kernel.
 constexpr std::int64_t tuned_slice_elements = std::int64_t{1} << 15;
 
-// The dimensions a loop walks besides the ones a kernel moves: lengths and the element strides
-// of input and output, outermost first.
-struct OuterDims {
-  std::vector<std::int64_t> length, in_stride, out_stride;
-  std::int64_t count() const {
-    std::int64_t n = 1;
-    for (const std::int64_t l : length)
-      n *= l;
-    return n;
-  }
-  // The input and output offsets of outer index q (row-major over `length`).
-  void offsets(std::int64_t q, std::int64_t& in_off, std::int64_t& out_off) const {
-    in_off = 0;
-    out_off = 0;
-    for (std::size_t d = length.size(); d-- > 0;) {
-      const std::int64_t i = q % length[d];
-      q /= length[d];
-      in_off += i * in_stride[d];
-      out_off += i * out_stride[d];
-    }
-  }
-};
-
-std::vector<std::int64_t> row_major_strides(const std::vector<std::int64_t>& shape) {
-  std::vector<std::int64_t> s(shape.size(), 1);
-  for (std::size_t d = shape.size(); d-- > 1;)
-    s[d - 1] = s[d] * shape[d];
-  return s;
-}
-
-// Output dimensions other than those in `skip`, as an outer loop.
-OuterDims outer_dims(const PermuteLayout& p, const std::vector<std::int64_t>& in_stride,
-                     const std::vector<std::int64_t>& out_stride, std::size_t skip_a,
-                     std::size_t skip_b) {
-  OuterDims o;
-  for (std::size_t k = 0; k < p.axes.size(); ++k) {
-    if (k == skip_a || k == skip_b)
-      continue;
-    const auto a = static_cast<std::size_t>(p.axes[k]);
-    o.length.push_back(p.shape[a]);
-    o.in_stride.push_back(in_stride[a]);
-    o.out_stride.push_back(out_stride[k]);
-  }
-  return o;
-}
-
 // Innermost dimension unchanged: each outer index copies one contiguous row.
 void copy_rows(const unsigned char* in, unsigned char* out, std::size_t row_bytes,
-               const OuterDims& outer, std::size_t esize) {
+               const PermuteOuter& outer, std::size_t esize) {
   const std::int64_t rows = outer.count();
 #pragma omp parallel for schedule(static)
   for (std::int64_t q = 0; q < rows; ++q) {
@@ -91,13 +44,9 @@ void transpose_tile(const unsigned char* in, unsigned char* out, std::int64_t r0
                   in + static_cast<std::size_t>(r * ld_in + c) * N, N);
 }
 
-struct Slice {
-  std::int64_t rows, cols, ld_in, ld_out;
-};
-
 template <std::size_t N>
-void transpose_small_slices(const unsigned char* in, unsigned char* out, const Slice& s,
-                            const OuterDims& outer) {
+void transpose_small_slices(const unsigned char* in, unsigned char* out, const PermuteMoves& s,
+                            const PermuteOuter& outer) {
   constexpr std::int64_t edge = N <= 4 ? 32 : 16;
   const std::int64_t row_tiles = (s.rows + edge - 1) / edge;
   const std::int64_t col_tiles = (s.cols + edge - 1) / edge;
@@ -121,7 +70,7 @@ DType word_type(std::size_t esize) {
 }
 
 void transpose_large_slices(const unsigned char* in, unsigned char* out, std::size_t esize,
-                            const Slice& s, const OuterDims& outer) {
+                            const PermuteMoves& s, const PermuteOuter& outer) {
   const std::int64_t n = outer.count();
   const DType t = word_type(esize);
 #pragma omp parallel
@@ -135,7 +84,7 @@ void transpose_large_slices(const unsigned char* in, unsigned char* out, std::si
 }
 
 void transpose_slices(const unsigned char* in, unsigned char* out, std::size_t esize,
-                      const Slice& s, const OuterDims& outer) {
+                      const PermuteMoves& s, const PermuteOuter& outer) {
   if (esize >= 4 && s.rows * s.cols >= tuned_slice_elements) {
     transpose_large_slices(in, out, esize, s, outer);
     return;
@@ -165,31 +114,22 @@ void permute(const void* in, void* out, std::size_t element_size,
              std::span<const std::int64_t> shape, std::span<const int> axes) {
   TESSERA_REQUIRE(permute_element_size_ok(element_size), InputError,
                   "a permutation moves elements of 1, 2, 4, 8 or 16 bytes, not {}", element_size);
-  const PermuteLayout p = reduce_permutation(shape, axes);
+  const PermuteMoves m = permute_moves(reduce_permutation(shape, axes));
   const auto* src = static_cast<const unsigned char*>(in);
   auto* dst = static_cast<unsigned char*>(out);
-  const auto bytes = static_cast<std::size_t>(p.elements) * element_size;
-  if (p.elements == 0)
+  switch (m.kind) {
+  case PermuteMoves::Kind::None:
     return;
-  if (p.shape.empty() || p.identity()) {
-    parallel_copy(src, dst, bytes);
+  case PermuteMoves::Kind::Copy:
+    parallel_copy(src, dst, static_cast<std::size_t>(m.elements) * element_size);
     return;
-  }
-  const std::vector<std::int64_t> in_stride = row_major_strides(p.shape);
-  const std::vector<std::int64_t> out_stride = row_major_strides(permuted_shape(p.shape, p.axes));
-  const std::size_t last = p.axes.size() - 1;
-  if (static_cast<std::size_t>(p.axes[last]) == last) {
-    const OuterDims outer = outer_dims(p, in_stride, out_stride, last, last);
-    copy_rows(src, dst, static_cast<std::size_t>(p.shape[last]) * element_size, outer,
-              element_size);
+  case PermuteMoves::Kind::Rows:
+    copy_rows(src, dst, static_cast<std::size_t>(m.row) * element_size, m.outer, element_size);
+    return;
+  case PermuteMoves::Kind::Transpose:
+    transpose_slices(src, dst, element_size, m, m.outer);
     return;
   }
-  // Output's innermost dimension j = axes[last]; the input's innermost sits at output position q.
-  const auto j = static_cast<std::size_t>(p.axes[last]);
-  const auto q = static_cast<std::size_t>(
-      std::find(p.axes.begin(), p.axes.end(), static_cast<int>(last)) - p.axes.begin());
-  const Slice s{p.shape[j], p.shape[last], in_stride[j], out_stride[q]};
-  transpose_slices(src, dst, element_size, s, outer_dims(p, in_stride, out_stride, q, last));
 }
 
 } // namespace tessera::cpu

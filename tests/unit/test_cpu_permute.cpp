@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/permute_layout.hpp"
 #include "cpu/permute.hpp"
-#include "cpu/permute_layout.hpp"
 #include "cpu/reference.hpp"
 
 using namespace tessera;
@@ -72,13 +72,13 @@ TEST(CpuPermute, ReferenceMatchesHandWorkedRank3) {
 }
 
 TEST(CpuPermute, LayoutMergesDimensionsThatStayTogether) {
-  const cpu::PermuteLayout p = cpu::reduce_permutation(ShapeN{2, 3, 4, 5}, Axes{0, 2, 3, 1});
+  const PermuteLayout p = reduce_permutation(ShapeN{2, 3, 4, 5}, Axes{0, 2, 3, 1});
   EXPECT_EQ(p.shape, (ShapeN{2, 3, 20}));
   EXPECT_EQ(p.axes, (Axes{0, 2, 1}));
-  const cpu::PermuteLayout ones = cpu::reduce_permutation(ShapeN{4, 1, 5, 1}, Axes{2, 3, 0, 1});
+  const PermuteLayout ones = reduce_permutation(ShapeN{4, 1, 5, 1}, Axes{2, 3, 0, 1});
   EXPECT_EQ(ones.shape, (ShapeN{4, 5}));
   EXPECT_EQ(ones.axes, (Axes{1, 0}));
-  EXPECT_TRUE(cpu::reduce_permutation(ShapeN{3, 1, 7}, Axes{1, 0, 2}).identity());
+  EXPECT_TRUE(reduce_permutation(ShapeN{3, 1, 7}, Axes{1, 0, 2}).identity());
 }
 
 TEST(CpuPermute, RejectsBadAxes) {

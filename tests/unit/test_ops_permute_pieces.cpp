@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "cpu/permute_layout.hpp"
+#include "core/permute_layout.hpp"
 #include "ops/permute_pieces.hpp"
 
 using namespace tessera;
@@ -20,7 +20,7 @@ struct Case {
 };
 
 void expect_pieces_cover_output(const Case& c, int nranks) {
-  const std::vector<std::int64_t> out = cpu::permuted_shape(c.shape, c.axes);
+  const std::vector<std::int64_t> out = permuted_shape(c.shape, c.axes);
   std::int64_t total = 1;
   for (const std::int64_t n : out)
     total *= n;

@@ -1,13 +1,19 @@
 // The distributed permutation of a dataset's dimensions (permute_dataset.hpp): per piece, one
-// collective read of the input box, the local permutation (cpu/permute.hpp), one collective
-// write of the output box. The buffers are allocated once, for the largest piece, and reused.
+// collective read of the input box, the local permutation (cpu/permute.hpp, or on the GPU
+// cuda/permute.hpp: copied in, permuted, copied out), one collective write of the output box. The
+// buffers are allocated once, for the largest piece, and reused.
 #include "ops/permute_dataset.hpp"
 
+#include <optional>
+
 #include "core/aligned_buffer.hpp"
+#include "core/permute_layout.hpp"
 #include "core/progress.hpp"
 #include "core/throw.hpp"
 #include "cpu/permute.hpp"
-#include "cpu/permute_layout.hpp"
+#include "cuda/buffer.hpp"
+#include "cuda/device.hpp"
+#include "cuda/permute.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/communicator.hpp"
 #include "ops/permute_metadata.hpp"
@@ -54,20 +60,33 @@ PermuteReport permute_dataset(ArrayInput& in, const io::DatasetRef& out, const P
   const double t0 = wall_seconds();
   const int rank = mpi::comm_rank(comm);
   const std::vector<std::int64_t> shape = in.shape();
-  mpi::collectively(comm, [&] { cpu::check_permutation(shape, o.axes); });
+  mpi::collectively(comm, [&] { check_permutation(shape, o.axes); });
   const DType dtype = in.info.dtype;
   const std::size_t esize = dtype_size(dtype);
   const std::shared_ptr<const ops::PermuteMetadata> carried =
       ops::PermuteMetadata::read(*in.file, in.ref, o.axes, rank);
   const PermutePieces pieces(shape, o.axes, esize, rank, mpi::comm_size(comm),
                              o.memory_limit ? o.memory_limit : default_permute_limit);
+  // The host buffers: pinned for the GPU's copies, else aligned.
+  const bool gpu = o.backend == Backend::Cuda;
   AlignedBuffer in_buf, out_buf;
+  cuda::PinnedBuffer in_pinned, out_pinned;
+  std::optional<cuda::HostPermute> device;
   mpi::collectively(comm, [&] {
-    in_buf = AlignedBuffer(pieces.buffer_bytes(), "the input pieces of " + in.ref.str());
-    out_buf = AlignedBuffer(pieces.buffer_bytes(), "the output pieces of " + out.str());
+    if (gpu) {
+      cuda::ensure_device_bound();
+      in_pinned = cuda::PinnedBuffer(pieces.buffer_bytes());
+      out_pinned = cuda::PinnedBuffer(pieces.buffer_bytes());
+      device.emplace();
+    } else {
+      in_buf = AlignedBuffer(pieces.buffer_bytes(), "the input pieces of " + in.ref.str());
+      out_buf = AlignedBuffer(pieces.buffer_bytes(), "the output pieces of " + out.str());
+    }
   });
+  void* const in_data = gpu ? in_pinned.data() : in_buf.data();
+  void* const out_data = gpu ? out_pinned.data() : out_buf.data();
   PermuteReport report;
-  report.shape = cpu::permuted_shape(shape, o.axes);
+  report.shape = permuted_shape(shape, o.axes);
   report.pieces = pieces.count();
   report.buffer_bytes = 2 * pieces.buffer_bytes();
   io::H5File f = io::H5File::create(out.file, comm, o.mode);
@@ -80,15 +99,18 @@ PermuteReport permute_dataset(ArrayInput& in, const io::DatasetRef& out, const P
     const double bytes = double(piece.elements()) * double(esize);
     {
       ScopedPhase phase(timers, "read", bytes);
-      io::nd::read_array(*in.file, in.ref.path, dtype, piece.in, in_buf.data());
+      io::nd::read_array(*in.file, in.ref.path, dtype, piece.in, in_data);
     }
     if (piece.elements() > 0) {
       ScopedPhase phase(timers, "permute", bytes);
-      cpu::permute(in_buf.data(), out_buf.data(), esize, piece.shape, o.axes);
+      if (gpu)
+        device->run(in_data, out_data, esize, piece.shape, o.axes);
+      else
+        cpu::permute(in_data, out_data, esize, piece.shape, o.axes);
     }
     {
       ScopedPhase phase(timers, "write", bytes);
-      io::nd::write_array(f, out.path, dtype, piece.out, out_buf.data());
+      io::nd::write_array(f, out.path, dtype, piece.out, out_data);
     }
     progress.update(double(p + 1));
   }

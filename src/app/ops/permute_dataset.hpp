@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/backend.hpp"
 #include "core/timers.hpp"
 #include "io/dataset_ref.hpp"
 #include "io/h5_file.hpp"
@@ -40,6 +41,9 @@ struct PermuteOptions {
   io::H5File::Mode mode = io::H5File::Mode::Replace;
   const io::Provenance* provenance = nullptr;
   PhaseTimers* timers = nullptr; // phases "read", "permute", "write"
+  // Cpu, or Cuda: each piece copied to this rank's GPU, permuted there (cuda/permute.hpp) and
+  // copied back, through pinned buffers. Resolved before the call (never Auto).
+  Backend backend = Backend::Cpu;
 };
 
 struct PermuteReport {

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "cpu/permute_layout.hpp"
+#include "core/permute_layout.hpp"
 
 namespace tessera::ops {
 
@@ -24,7 +24,7 @@ PermutePieces::PermutePieces(std::span<const std::int64_t> shape, std::span<cons
                              std::size_t element_size, int rank, int nranks, std::size_t limit)
     : shape_(shape.begin(), shape.end()), axes_(axes.begin(), axes.end()),
       element_size_(element_size) {
-  const std::vector<std::int64_t> out = cpu::permuted_shape(shape, axes);
+  const std::vector<std::int64_t> out = permuted_shape(shape, axes);
   const std::int64_t n = out[0];
   begin_ = pieces_block_begin(n, rank, nranks);
   rows_ = pieces_block_begin(n, rank + 1, nranks) - begin_;
@@ -47,7 +47,7 @@ PermutePieces::PermutePieces(std::span<const std::int64_t> shape, std::span<cons
 }
 
 std::int64_t PermutePieces::largest_elements() const noexcept {
-  const std::vector<std::int64_t> out = cpu::permuted_shape(shape_, axes_);
+  const std::vector<std::int64_t> out = permuted_shape(shape_, axes_);
   std::int64_t row = 1;
   for (std::size_t k = 1; k < out.size(); ++k)
     row *= out[k];
@@ -64,7 +64,7 @@ std::size_t PermutePieces::buffer_bytes() const noexcept {
 
 PermutePieces::Piece PermutePieces::piece(std::int64_t p) const {
   const std::size_t rank = shape_.size();
-  const std::vector<std::int64_t> out = cpu::permuted_shape(shape_, axes_);
+  const std::vector<std::int64_t> out = permuted_shape(shape_, axes_);
   // Output rows [r0, r0 + nr) and, along output dimension 1, [c0, c0 + nc).
   std::int64_t r0 = 0, nr = 0, c0 = 0, nc = rank > 1 ? out[1] : 1;
   const std::int64_t row_piece = p / splits_, split = p % splits_;

@@ -7,9 +7,9 @@
 #include <algorithm>
 
 #include "core/aligned_buffer.hpp"
+#include "core/permute_layout.hpp"
 #include "core/throw.hpp"
 #include "cpu/permute.hpp"
-#include "cpu/permute_layout.hpp"
 #include "io/h5_attribute.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/communicator.hpp"
@@ -104,7 +104,7 @@ ReduceDimsReport reduce_dims(ArrayInput& in, const ReduceDimsOptions& o, MPI_Com
     perm_buf = AlignedBuffer(pieces.buffer_bytes(), "the permuted pieces of " + what);
   });
   ReduceDimsReport report;
-  report.shape = cpu::permuted_shape(shape, kept_axes);
+  report.shape = permuted_shape(shape, kept_axes);
   io::H5File f = io::H5File::create(o.output, comm);
   for (const Op op : o.ops) {
     report.outputs.push_back(in.ref.path + "_" + std::string(op_name(op)));

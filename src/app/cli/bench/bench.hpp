@@ -34,7 +34,8 @@ enum class BenchKind {
   Reduce,       // one rank: the local kernels; several ranks: the distributed ReducePlan
   Exchange,     // the distributed TransposePlan at any rank count, time split by phase
   Redistribute, // RedistributePlan between two layouts (BenchArgs::from, to), CPU backend
-  Heat2d        // one GPU: a step of the heat2d tile path (rows = ny, cols = nx), CUDA backend
+  Heat2d,       // one GPU: a step of the heat2d tile path (rows = ny, cols = nx), CUDA backend
+  Permute       // one rank: the permutation of dimensions (BenchArgs::shape, axes), either backend
 };
 
 struct BenchArgs {
@@ -54,6 +55,8 @@ struct BenchArgs {
   std::size_t chunk_bytes = 0;    // host-staged CUDA transpose: bytes per chunk (0: its default)
   std::string from = "rows", to = "cols"; // redistribute: the layouts (bench_redistribute.cpp)
   bool transpose = false;                 // redistribute: B = Aᵀ
+  std::vector<std::int64_t> shape;        // permute: the input's shape (rows × cols: its product)
+  std::vector<int> axes;                  // permute: output dimension k is input dimension axes[k]
   MPI_Comm comm = MPI_COMM_WORLD;
 };
 
@@ -90,7 +93,9 @@ struct BenchReport {
   std::vector<std::string> notes;
   std::string memory;    // "host" or "device": where the benchmarked data lives
   std::string algorithm; // distributed transpose: the exchange algorithm used ("" otherwise)
-  std::string kernel;    // CUDA local transpose: the kernel the shape got ("" otherwise)
+  std::string kernel;    // CUDA local transpose, permute: the kernel the shape got ("" otherwise)
+  std::vector<std::int64_t> shape; // permute: the input's shape and the axes ({} otherwise)
+  std::vector<int> axes;
   // Further named figures of the run, as JSON fields ("geam_gbps", "cub_gbps", …); the table
   // shows them through the notes.
   std::vector<std::pair<std::string, double>> extras;

@@ -16,6 +16,10 @@ BenchReport local_transpose_device(const BenchArgs& args);
 BenchReport local_transpose_staged(const BenchArgs& args);
 BenchReport local_reduce_device(const BenchArgs& args);
 BenchReport local_heat2d_tiles_device(const BenchArgs& args);
+// One rank, either backend (bench_permute.cpp): the permutation of dimensions beside a copy of
+// the same bytes (memcpy on the host, a D2D copy on the GPU).
+BenchReport local_permute_cpu(const BenchArgs& args);
+BenchReport local_permute_device(const BenchArgs& args);
 // Several ranks (or `exchange`), either backend: the distributed TransposePlan and ReducePlan.
 BenchReport distributed_transpose(const BenchArgs& args);
 BenchReport distributed_reduce(const BenchArgs& args);

@@ -2,6 +2,7 @@
 #include "cli/bench/bench_format.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <string>
@@ -68,6 +69,9 @@ std::string to_json(const BenchReport& r) {
     extras += fmt::format(",\"algorithm\":{}", json_string(r.algorithm));
   if (!r.kernel.empty())
     extras += fmt::format(",\"kernel\":{}", json_string(r.kernel));
+  if (!r.shape.empty())
+    extras += fmt::format(",\"shape\":[{}],\"axes\":[{}]", fmt::join(r.shape, ","),
+                          fmt::join(r.axes, ","));
   for (const auto& [name, value] : r.extras)
     extras += fmt::format(",{}:{}", json_string(name), json_number(value));
   return fmt::format(
@@ -88,8 +92,11 @@ std::string to_json(const BenchReport& r) {
 
 std::string to_table(const BenchReport& r) {
   std::string s = fmt::format("tessera bench: {}\n", r.what);
-  s += fmt::format("  {} x {} {}, {} rank{}, backend {} ({})\n", r.rows, r.cols,
-                   dtype_name(r.dtype), r.ranks, r.ranks == 1 ? "" : "s", r.backend, r.device);
+  const std::string extent = r.shape.empty() ? fmt::format("{} x {}", r.rows, r.cols)
+                                             : fmt::format("{} by axes {}", fmt::join(r.shape, "x"),
+                                                           fmt::join(r.axes, ","));
+  s += fmt::format("  {} {}, {} rank{}, backend {} ({})\n", extent, dtype_name(r.dtype), r.ranks,
+                   r.ranks == 1 ? "" : "s", r.backend, r.device);
   s += fmt::format("  {} timed repeats after {} warm-up; result checked: {}\n", r.repeat, r.warmup,
                    r.checked);
   if (!r.memory.empty() || !r.algorithm.empty())

@@ -19,6 +19,9 @@ BenchReport run_cpu_bench(const BenchArgs& args) {
     return bench::distributed_redistribute(args);
   case BenchKind::Heat2d:
     TESSERA_THROW(InputError, "bench heat2d measures the one-GPU tile step: --backend cuda");
+  case BenchKind::Permute:
+    TESSERA_REQUIRE(nranks == 1, InputError, "bench permute measures the local kernel: one rank");
+    return bench::local_permute_cpu(args);
   case BenchKind::Reduce:
     break;
   }
@@ -45,6 +48,10 @@ BenchReport run_cuda_bench(const BenchArgs& args) {
     TESSERA_REQUIRE(nranks == 1 && args.memory == Memory::Device, InputError,
                     "bench heat2d measures the one-GPU tile step: one rank, device memory");
     return bench::local_heat2d_tiles_device(args);
+  case BenchKind::Permute:
+    TESSERA_REQUIRE(nranks == 1 && args.memory == Memory::Device, InputError,
+                    "bench permute measures the local kernel: one rank, device memory");
+    return bench::local_permute_device(args);
   case BenchKind::Reduce:
     break;
   }

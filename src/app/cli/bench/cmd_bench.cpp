@@ -16,6 +16,7 @@
 #include "cli/commands.hpp"
 #include "cli/commands/byte_size.hpp"
 #include "core/dtype.hpp"
+#include "core/permute_layout.hpp"
 #include "core/throw.hpp"
 #include "mpi/agreement.hpp"
 #include "mpi/backend_select.hpp"
@@ -45,6 +46,8 @@ struct Options {
   std::string shapes; // "16384x16384,17x1000003"
   std::string preset; // named matrix of shapes and types
   bool variants = false;
+  std::string shape; // permute: "64x2048x2048"
+  std::string axes;  // permute: "1,2,0"
 };
 
 // The named benchmark matrices: the shape classes a kernel must handle at full speed.
@@ -97,6 +100,46 @@ std::pair<std::int64_t, std::int64_t> parse_shape(const std::string& s) {
   return {r, c};
 }
 
+// permute: --shape D0xD1x… (rank 1 to 8, positive lengths) and --axes i,j,… (a permutation).
+std::vector<std::int64_t> parse_nd_shape(const std::string& s) {
+  std::vector<std::int64_t> shape;
+  std::size_t a = 0;
+  bool ok = !s.empty();
+  while (ok && a <= s.size()) {
+    const std::size_t b = std::min(s.find('x', a), s.size());
+    try {
+      std::size_t used = 0;
+      shape.push_back(std::stoll(s.substr(a, b - a), &used));
+      ok = used == b - a && shape.back() > 0;
+    } catch (const std::exception&) {
+      ok = false;
+    }
+    a = b + 1;
+  }
+  TESSERA_REQUIRE(ok, InputError,
+                  "bench permute: --shape takes positive lengths joined by x (64x2048x2048), got "
+                  "'{}'",
+                  s);
+  return shape;
+}
+
+std::vector<int> parse_axes(const std::string& s) {
+  std::vector<int> axes;
+  for (const std::string& x : split_list(s)) {
+    try {
+      std::size_t used = 0;
+      axes.push_back(std::stoi(x, &used));
+      TESSERA_REQUIRE(used == x.size(), InputError, "bad axis");
+    } catch (const std::exception&) {
+      TESSERA_THROW(InputError,
+                    "bench permute: --axes takes dimension indices separated by commas "
+                    "(1,2,0), got '{}'",
+                    s);
+    }
+  }
+  return axes;
+}
+
 } // namespace
 
 Command add_bench(CLI::App& app, const Context& ctx) {
@@ -111,8 +154,10 @@ Command add_bench(CLI::App& app, const Context& ctx) {
                   "transpose (local kernel on 1 rank, distributed plan on more), reduce, "
                   "exchange (distributed transpose with its time split by phase), "
                   "redistribute (between the layouts --from and --to), or heat2d (a step of the "
-                  "one-GPU tile path, --rows ny --cols nx, --backend cuda)")
-      ->check(CLI::IsMember({"transpose", "reduce", "exchange", "redistribute", "heat2d"}))
+                  "one-GPU tile path, --rows ny --cols nx, --backend cuda), or permute (the "
+                  "permutation of dimensions of one array, --shape and --axes)")
+      ->check(
+          CLI::IsMember({"transpose", "reduce", "exchange", "redistribute", "heat2d", "permute"}))
       ->required();
   sub->add_option("--backend", opt->backend, "cpu, cuda or auto")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
@@ -120,7 +165,8 @@ Command add_bench(CLI::App& app, const Context& ctx) {
   sub->add_option("--rows", opt->rows, "Rows M of the global matrix")->capture_default_str();
   sub->add_option("--cols", opt->cols, "Columns N of the global matrix")->capture_default_str();
   sub->add_option("--dtype", opt->dtype,
-                  "f32, f64, c64 or c128 (reduce: f32 or f64); a comma-separated list runs each")
+                  "f32, f64, c64 or c128 (reduce: f32 or f64; permute: i8 … u64 too); a "
+                  "comma-separated list runs each")
       ->capture_default_str();
   sub->add_option("--repeat", opt->repeat, "Timed repeats (the median is reported)")
       ->capture_default_str();
@@ -158,6 +204,10 @@ Command add_bench(CLI::App& app, const Context& ctx) {
   sub->add_option("--to", opt->to, "redistribute: the layout of B (as --from)")
       ->capture_default_str();
   sub->add_flag("--transpose", opt->transpose, "redistribute: B = A transposed");
+  sub->add_option("--shape", opt->shape,
+                  "permute: the input's shape, lengths joined by x (64x2048x2048; rank 1 to 8)");
+  sub->add_option("--axes", opt->axes,
+                  "permute: the output's order of the input's dimensions by index (1,2,0)");
   sub->add_flag("--json", opt->json,
                 "Print one JSON object (one line per run) instead of the "
                 "table");
@@ -179,6 +229,7 @@ Command add_bench(CLI::App& app, const Context& ctx) {
                : opt->kind == "exchange"     ? BenchKind::Exchange
                : opt->kind == "redistribute" ? BenchKind::Redistribute
                : opt->kind == "heat2d"       ? BenchKind::Heat2d
+               : opt->kind == "permute"      ? BenchKind::Permute
                                              : BenchKind::Transpose;
       TESSERA_REQUIRE(opt->rows > 0 && opt->cols > 0, InputError,
                       "bench: --rows and --cols must be positive, got {} x {}", opt->rows,
@@ -200,12 +251,28 @@ Command add_bench(CLI::App& app, const Context& ctx) {
         if (axis_opt->count() == 0)
           axes = preset->axes;
       }
+      if (a.kind == BenchKind::Permute) {
+        // One array: rows × cols is its shape flattened before the innermost dimension.
+        TESSERA_REQUIRE(!opt->shape.empty() && !opt->axes.empty() && shapes.empty(), InputError,
+                        "bench permute takes --shape and --axes (not --shapes or --preset)");
+        a.shape = parse_nd_shape(opt->shape);
+        a.axes = parse_axes(opt->axes);
+        check_permutation(a.shape, a.axes);
+        std::int64_t outer = 1;
+        for (std::size_t k = 0; k + 1 < a.shape.size(); ++k)
+          outer *= a.shape[k];
+        shape_list.emplace_back(outer, a.shape.back());
+      } else {
+        TESSERA_REQUIRE(opt->shape.empty() && opt->axes.empty(), InputError,
+                        "bench: --shape and --axes apply to bench permute");
+      }
       for (const auto& sh : split_list(shapes))
         shape_list.push_back(parse_shape(sh));
       if (shape_list.empty())
         shape_list.emplace_back(opt->rows, opt->cols);
       for (const auto& d : split_list(dtypes)) {
-        dtype_list.push_back(parse_matrix_dtype(d));
+        // A permutation moves any element type; the other operations take the matrix types.
+        dtype_list.push_back(a.kind == BenchKind::Permute ? parse_dtype(d) : parse_matrix_dtype(d));
         if (a.kind == BenchKind::Reduce)
           TESSERA_REQUIRE(dtype_is_real(dtype_list.back()), InputError,
                           "bench reduce: --dtype must be f32 or f64, got {}", d);

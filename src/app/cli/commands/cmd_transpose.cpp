@@ -56,31 +56,27 @@ struct TransposeArgs {
 void permute_one(const Context& ctx, const TransposeArgs& args, ops::ArrayInput& in,
                  const io::DatasetRef& out, io::H5File::Mode mode, Backend backend,
                  std::size_t limit, const std::vector<int>& axes) {
-  mpi::collectively(ctx.comm, [&] {
-    TESSERA_REQUIRE(backend != Backend::Cuda, InputError,
-                    "--backend cuda: permutations of dimensions ({}) run on the CPU backend",
-                    in.ref.str());
-  });
   if (ctx.rank == 0 &&
       (args.repeat > 1 || args.chunk_rows || args.deflate || args.shuffle || args.like_input))
     log::warn("--repeat, --chunk-rows, --deflate, --shuffle and --like-input apply to matrix "
               "transposes; {} is written once, contiguous",
               out.str());
   PhaseTimers timers;
-  const io::Provenance provenance = make_provenance(ctx, "", Backend::Cpu);
+  const io::Provenance provenance = make_provenance(ctx, "", backend);
   std::vector<std::string> names;
   for (const int a : axes) {
     const std::string& name = in.dim_names[static_cast<std::size_t>(a)];
     names.push_back(name.empty() ? fmt::format("dim{}", a) : name);
   }
   const DType dtype = in.info.dtype;
-  const ops::PermuteReport r =
-      ops::permute_dataset(in, out, {axes, limit, mode, &provenance, &timers}, ctx.comm);
-  log::info("wrote {}: {} {} {} = {} permuted by axes {} (pieces: {}, {} of buffers per rank, "
-            "{:.3f} s)",
+  ops::PermuteOptions o{axes, limit, mode, &provenance, &timers};
+  o.backend = backend; // Cpu unless --backend cuda (file data stays on the CPU under auto)
+  const ops::PermuteReport r = ops::permute_dataset(in, out, o, ctx.comm);
+  log::info("wrote {}: {} {} {} = {} permuted by axes {} ({} backend, pieces: {}, {} of buffers "
+            "per rank, {:.3f} s)",
             out.str(), fmt::join(r.shape, "x"), dtype_name(dtype), ops::describe_dimensions(names),
-            in.ref.str(), fmt::join(axes, ","), r.pieces, format_bytes(double(r.buffer_bytes)),
-            r.seconds);
+            in.ref.str(), fmt::join(axes, ","), backend_name(backend), r.pieces,
+            format_bytes(double(r.buffer_bytes)), r.seconds);
   print_timing_table(timers, ctx);
 }
 

@@ -1,11 +1,11 @@
 // Reducing a permutation of dimensions to the dimensions that really move (permute_layout.hpp).
-#include "cpu/permute_layout.hpp"
+#include "core/permute_layout.hpp"
 
 #include <algorithm>
 
 #include "core/throw.hpp"
 
-namespace tessera::cpu {
+namespace tessera {
 
 void check_permutation(std::span<const std::int64_t> shape, std::span<const int> axes) {
   const auto rank = static_cast<int>(shape.size());
@@ -90,4 +90,81 @@ PermuteLayout reduce_permutation(std::span<const std::int64_t> shape, std::span<
   return r;
 }
 
-} // namespace tessera::cpu
+std::vector<std::int64_t> row_major_strides(std::span<const std::int64_t> shape) {
+  std::vector<std::int64_t> s(shape.size(), 1);
+  for (std::size_t d = shape.size(); d-- > 1;)
+    s[d - 1] = s[d] * shape[d];
+  return s;
+}
+
+std::int64_t PermuteOuter::count() const noexcept {
+  std::int64_t n = 1;
+  for (const std::int64_t l : length)
+    n *= l;
+  return n;
+}
+
+void PermuteOuter::offsets(std::int64_t q, std::int64_t& in_off,
+                           std::int64_t& out_off) const noexcept {
+  in_off = 0;
+  out_off = 0;
+  for (std::size_t d = length.size(); d-- > 0;) {
+    const std::int64_t i = q % length[d];
+    q /= length[d];
+    in_off += i * in_stride[d];
+    out_off += i * out_stride[d];
+  }
+}
+
+namespace {
+
+// Output dimensions other than skip_a and skip_b, as an outer loop.
+PermuteOuter outer_dims(const PermuteLayout& p, const std::vector<std::int64_t>& in_stride,
+                        const std::vector<std::int64_t>& out_stride, std::size_t skip_a,
+                        std::size_t skip_b) {
+  PermuteOuter o;
+  for (std::size_t k = 0; k < p.axes.size(); ++k) {
+    if (k == skip_a || k == skip_b)
+      continue;
+    const auto a = static_cast<std::size_t>(p.axes[k]);
+    o.length.push_back(p.shape[a]);
+    o.in_stride.push_back(in_stride[a]);
+    o.out_stride.push_back(out_stride[k]);
+  }
+  return o;
+}
+
+} // namespace
+
+PermuteMoves permute_moves(const PermuteLayout& p) {
+  PermuteMoves m;
+  m.elements = p.elements;
+  if (p.elements == 0)
+    return m;
+  if (p.shape.empty() || p.identity()) {
+    m.kind = PermuteMoves::Kind::Copy;
+    return m;
+  }
+  const std::vector<std::int64_t> in_stride = row_major_strides(p.shape);
+  const std::vector<std::int64_t> out_stride = row_major_strides(permuted_shape(p.shape, p.axes));
+  const std::size_t last = p.axes.size() - 1;
+  if (static_cast<std::size_t>(p.axes[last]) == last) {
+    m.kind = PermuteMoves::Kind::Rows;
+    m.row = p.shape[last];
+    m.outer = outer_dims(p, in_stride, out_stride, last, last);
+    return m;
+  }
+  // Output's innermost dimension j = axes[last]; the input's innermost sits at output position q.
+  const auto j = static_cast<std::size_t>(p.axes[last]);
+  const auto q = static_cast<std::size_t>(
+      std::find(p.axes.begin(), p.axes.end(), static_cast<int>(last)) - p.axes.begin());
+  m.kind = PermuteMoves::Kind::Transpose;
+  m.rows = p.shape[j];
+  m.cols = p.shape[last];
+  m.ld_in = in_stride[j];
+  m.ld_out = out_stride[q];
+  m.outer = outer_dims(p, in_stride, out_stride, q, last);
+  return m;
+}
+
+} // namespace tessera

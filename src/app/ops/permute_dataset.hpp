@@ -40,6 +40,7 @@ struct PermuteOptions {
   io::H5File::Mode mode = io::H5File::Mode::Replace;
   const io::Provenance* provenance = nullptr;
   PhaseTimers* timers = nullptr; // phases "read", "permute", "write"
+  io::WriteOptions write{};      // the output's chunks, filters and fill value (permuted_storage)
 };
 
 struct PermuteReport {

@@ -14,29 +14,16 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Missing values compared in double: a stored f32 or integer converts to it exactly, as does
-// the attribute that names it.
-struct MissingTest {
-  bool skip_nan;
-  bool nan_listed = false;
-  std::vector<double> values;
-  double lo, hi;
-  explicit MissingTest(const MissingValues& m)
-      : skip_nan(m.skip_nan), lo(m.valid_min), hi(m.valid_max) {
-    for (double v : m.values)
-      if (std::isnan(v))
-        nan_listed = true;
-      else
-        values.push_back(v);
-  }
-  bool operator()(double x) const noexcept {
-    if (x != x)
-      return skip_nan || nan_listed;
-    return x < lo || x > hi || std::find(values.begin(), values.end(), x) != values.end();
-  }
-};
-
 } // namespace
+
+MissingTest::MissingTest(const MissingValues& m)
+    : skip_nan(m.skip_nan), lo(m.valid_min), hi(m.valid_max) {
+  for (double v : m.values)
+    if (std::isnan(v))
+      nan_listed = true;
+    else
+      values.push_back(v);
+}
 
 MaskedReduceEngine::MaskedReduceEngine(std::unique_ptr<ReduceEngine> inner, DType dtype,
                                        MissingValues missing)

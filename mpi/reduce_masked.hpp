@@ -11,6 +11,7 @@
 // a scratch buffer of the piece's size.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -20,6 +21,21 @@
 #include "mpi/reduce_engine.hpp"
 
 namespace tessera {
+
+// Whether a stored element is missing, compared in double: a stored f32 or integer converts to
+// it exactly, as does the attribute that names it.
+struct MissingTest {
+  bool skip_nan;
+  bool nan_listed = false;
+  std::vector<double> values;
+  double lo, hi;
+  explicit MissingTest(const MissingValues& m);
+  bool operator()(double x) const noexcept {
+    if (x != x)
+      return skip_nan || nan_listed;
+    return x < lo || x > hi || std::find(values.begin(), values.end(), x) != values.end();
+  }
+};
 
 class MaskedReduceEngine final : public ReduceEngine {
 public:

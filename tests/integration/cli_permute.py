@@ -178,3 +178,57 @@ def reduce_dims(r, rng):
     raw = np.ma.masked_equal(packed, FILL).astype(np.float64)
     unpacked = raw * np.float64(np.float32(0.01)) + np.float64(np.float32(280.0))
     expect(np.allclose(got, unpacked.mean(axis=(1, 2)), rtol=1e-12), "packed mean differs")
+
+
+def permute_storage(r, rng):
+    """--axes outputs chunked and compressed as the flags ask (--chunk-rows, --deflate,
+    --shuffle) or as the input is (--like-input, its chunk shape permuted), bit-exact against
+    numpy, and read by netCDF4 with the dimension names in the new order."""
+    import netCDF4
+    ranks = ranks_of(r)
+    # time shorter than the rank count (ranks without output rows), a lev of length 1, primes.
+    nt = max(1, ranks - 2) if ranks > 1 else rng.randint(2, 4)
+    nlat, nlon = rng.choice([7, 11]), rng.choice([13, 17])
+    print(f"== netCDF-4 input: time {nt} (unlimited) x lat {nlat} x lon {nlon}")
+    temp, packed, _ = make_netcdf(r.path("in.nc"), nt, nlat, nlon, rng)
+    cases = [
+        ("lat,lon,time", (1, 2, 0), ["--deflate", "4", "--shuffle"], None, 4, True),
+        ("lon,time,lat", (2, 0, 1), ["--chunk-rows", "2"], None, None, False),
+        # netCDF4 writes zlib with shuffle.
+        ("time,lon,lat", (0, 2, 1), ["--like-input"], (1, nlon, nlat), 4, True),
+        ("lon,lat,time", (2, 1, 0), ["--chunk-rows", "3", "--deflate", "1", "--memory-limit",
+                                     "200B"], None, 1, False),
+    ]
+    for names, axes, flags, chunks, gzip, shuffle in cases:
+        out = "s_" + "".join(map(str, axes)) + ".nc"
+        r.run(["transpose", "in.nc:/temp", f"{out}:/temp", "--axes", names] + flags)
+        with h5py.File(r.path(out), "r") as f:
+            d = f["temp"]
+            same_bits(d[()], temp.transpose(axes), f"/temp axes {axes} {flags}")
+            expect(d.chunks is not None, f"{flags}: the output is not chunked")
+            if chunks is not None:
+                expect(d.chunks == chunks, f"{flags}: chunks {d.chunks}, expected {chunks}")
+            if "--chunk-rows" in flags:
+                want = min(int(flags[flags.index("--chunk-rows") + 1]), d.shape[0])
+                expect(d.chunks[0] == want, f"{flags}: chunks {d.chunks}")
+            expect((d.compression == "gzip") == (gzip is not None) and
+                   (gzip is None or d.compression_opts == gzip),
+                   f"{flags}: compression {d.compression} {d.compression_opts}")
+            expect(bool(d.shuffle) == shuffle, f"{flags}: shuffle {d.shuffle}")
+        got = netcdf_dims(r.path(out), "/temp")
+        expect(got == tuple(names.split(",")), f"netCDF4 reads the dimensions {got}")
+        with netCDF4.Dataset(r.path(out)) as nc:
+            expect(np.array_equal(nc["temp"][:], temp.transpose(axes)), "netCDF4 reads other data")
+
+    # Packed int16 keeps its packing and fill value through a compressed, permuted output.
+    r.run(["transpose", "in.nc:/grp/packed", "p.nc:/grp/packed", "--axes", "lat,time,lon,lev",
+           "--deflate", "2"])
+    with h5py.File(r.path("p.nc"), "r") as f:
+        d = f["grp/packed"]
+        same_bits(d[()], packed.transpose(2, 0, 3, 1), "/grp/packed")
+        expect(d.compression == "gzip" and d.fillvalue == FILL, "packed: gzip or fill value")
+    with netCDF4.Dataset(r.path("in.nc")) as a, netCDF4.Dataset(r.path("p.nc")) as b:
+        want = a["grp"]["packed"][:].transpose(2, 0, 3, 1)
+        have = b["grp"]["packed"][:]
+        expect(np.array_equal(np.ma.getmaskarray(have), np.ma.getmaskarray(want)) and
+               np.ma.allequal(have, want), "netCDF4 unpacks the compressed output otherwise")

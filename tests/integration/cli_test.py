@@ -40,6 +40,10 @@ cli_bad_cases.py, what they share in cli_common.py. Scenarios:
                   against numpy and read back by netCDF4
   reduce_dims     reduce --dims: netCDF-4 variables reduced over some dimensions, against
                   numpy.ma, the same bits at any rank count and memory limit
+  permute_storage --axes outputs chunked and compressed (--chunk-rows, --deflate, --shuffle,
+                  --like-input), bit-exact and read by netCDF4
+  reduce_dims_stats  reduce --dims with every op (norms, var, std, argmin, argmax) against
+                  numpy.ma, --json, several datasets, compressed outputs read by netCDF4
   bad CASE        bad input: a clear message, non-zero exit, no hang, no output file left
 """
 import argparse
@@ -53,6 +57,7 @@ import cli_heat2d  # noqa: E402
 import cli_jobs  # noqa: E402
 import cli_missing  # noqa: E402
 import cli_permute  # noqa: E402
+import cli_reduce_dims  # noqa: E402
 import cli_runs  # noqa: E402
 import cli_views  # noqa: E402
 from cli_bad_cases import BAD, bad  # noqa: E402
@@ -74,7 +79,9 @@ SCENARIOS = {"end_to_end": cli_runs.end_to_end, "transpose_1000": cli_runs.trans
              "checkpoint_keep": cli_heat2d.checkpoint_keep,
              "initial_snapshot": cli_heat2d.initial_snapshot,
              "check_files": cli_heat2d.check_files, "memory_room": cli_jobs.memory_room,
-             "permute": cli_permute.permute, "reduce_dims": cli_permute.reduce_dims}
+             "permute": cli_permute.permute, "reduce_dims": cli_permute.reduce_dims,
+             "permute_storage": cli_permute.permute_storage,
+             "reduce_dims_stats": cli_reduce_dims.stats}
 
 
 def main():

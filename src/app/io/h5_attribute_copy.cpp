@@ -134,11 +134,14 @@ DatasetStorage dataset_storage(const H5File& f, const std::string& dataset, DTyp
     const H5D_layout_t layout = H5Pget_layout(dcpl.get());
     CHECK_HDF5(layout);
     if (layout == H5D_CHUNKED) {
-      hsize_t chunk[2] = {0, 0};
-      if (H5Pget_chunk(dcpl.get(), 2, chunk) != 2)
-        TESSERA_THROW(InputError, "{} in '{}' is not 2-D", dataset, f.path());
-      out.options.chunk_rows = static_cast<std::int64_t>(chunk[0]);
-      out.options.chunk_cols = static_cast<std::int64_t>(chunk[1]);
+      hsize_t chunk[H5S_MAX_RANK] = {};
+      const int rank = H5Pget_chunk(dcpl.get(), H5S_MAX_RANK, chunk);
+      CHECK_HDF5(rank);
+      out.options.chunk.assign(chunk, chunk + rank);
+      if (rank == 2) {
+        out.options.chunk_rows = static_cast<std::int64_t>(chunk[0]);
+        out.options.chunk_cols = static_cast<std::int64_t>(chunk[1]);
+      }
     }
     const int nfilters = H5Pget_nfilters(dcpl.get());
     CHECK_HDF5(nfilters);

@@ -51,8 +51,9 @@ private:
   std::vector<std::string> skipped_;
 };
 
-// The storage of a 2-D dataset as WriteOptions for a dataset of the same element type `dtype`:
-// chunk shape (0 x 0 when contiguous), gzip level and shuffle, and its user-defined fill value
+// The storage of a dataset as WriteOptions for a dataset of the same element type `dtype`:
+// chunk shape (chunk, empty when contiguous; for a 2-D dataset also chunk_rows x chunk_cols,
+// 0 x 0 when contiguous), gzip level and shuffle, and its user-defined fill value
 // (empty when HDF5's default). `dropped` names the filters tessera cannot write (szip, other
 // plugins), which are left out.
 struct DatasetStorage {

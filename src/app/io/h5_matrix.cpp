@@ -21,9 +21,8 @@ namespace {
 
 std::atomic<bool> last_collective{true};
 
-// HDF5 caps a chunk at 4 GiB; a chunk of about 1 MiB reads and compresses well.
-constexpr std::int64_t max_chunk_bytes = (std::int64_t{1} << 32) - 1;
-constexpr std::int64_t default_chunk_bytes = std::int64_t{1} << 20;
+constexpr std::int64_t max_chunk_bytes = kMaxChunkBytes;
+constexpr std::int64_t default_chunk_bytes = kDefaultChunkBytes;
 
 // packed_as_f64: a packed integer dataset (io/missing_values.hpp) is described as f64, the
 // type reductions read it as; everything else refuses integers.
@@ -100,7 +99,10 @@ std::vector<hsize_t> chunk_of(Shape shape, DType dtype, const WriteOptions& o) {
   return {static_cast<hsize_t>(rows), static_cast<hsize_t>(cols)};
 }
 
-unique_hid dataset_creation(const std::vector<hsize_t>& chunk, DType dtype, const WriteOptions& o) {
+} // namespace
+
+unique_hid detail::dataset_creation(const std::vector<hsize_t>& chunk, DType dtype,
+                                    const WriteOptions& o) {
   unique_hid dcpl = checked_hid(H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate(H5P_DATASET_CREATE)");
   if (!o.fill_value.empty()) {
     if (o.fill_value.size() != dtype_size(dtype))
@@ -114,7 +116,7 @@ unique_hid dataset_creation(const std::vector<hsize_t>& chunk, DType dtype, cons
     CHECK_HDF5(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER));
     return dcpl;
   }
-  CHECK_HDF5(H5Pset_chunk(dcpl.get(), 2, chunk.data()));
+  CHECK_HDF5(H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()));
   if (o.shuffle)
     CHECK_HDF5(H5Pset_shuffle(dcpl.get())); // before gzip: filters run in the order set
   if (o.deflate > 0) {
@@ -126,6 +128,8 @@ unique_hid dataset_creation(const std::vector<hsize_t>& chunk, DType dtype, cons
   }
   return dcpl;
 }
+
+namespace {
 
 void check_options(const std::string& path, Shape shape, const WriteOptions& o) {
   if (shape.rows < 0 || shape.cols < 0)
@@ -193,7 +197,7 @@ void create_dataset(H5File& f, const std::string& path, Shape shape, DType dtype
     detail::check_dataset_path(path);
     check_options(path, shape, opts);
     detail::require_new(file, f.path(), path);
-    const unique_hid dcpl = dataset_creation(chunk, dtype, opts);
+    const unique_hid dcpl = detail::dataset_creation(chunk, dtype, opts);
     const unique_hid type = h5_file_type(dtype);
     detail::create_dataset_object(file, f.path(), path, type.get(), dims, {}, dcpl.get());
   });

@@ -20,6 +20,7 @@
 #include "core/block_distribution.hpp"
 #include "core/dtype.hpp"
 #include "io/h5_file.hpp"
+#include "io/h5_handle.hpp"
 
 namespace tessera::io {
 
@@ -34,7 +35,15 @@ struct WriteOptions : h5::WriteOptions {
   // The dataset's fill value (what unwritten chunks read as), one element of the dataset's
   // dtype in memory; empty: HDF5's default, 0.
   std::vector<unsigned char> fill_value{};
+  // N-D datasets (io/h5_typed_array.hpp): the whole chunk shape, outermost first (each entry
+  // capped at its dimension's extent); empty: from chunk_rows (along the outermost dimension),
+  // deflate and shuffle. 2-D matrices take chunk_rows and chunk_cols instead.
+  std::vector<std::int64_t> chunk{};
 };
+
+// HDF5 caps a chunk at 4 GiB; a chunk of about 1 MiB reads and compresses well.
+inline constexpr std::int64_t kMaxChunkBytes = (std::int64_t{1} << 32) - 1;
+inline constexpr std::int64_t kDefaultChunkBytes = std::int64_t{1} << 20;
 
 // The HDF5 chunk shape create_dataset() gives a dataset of `shape` with options `o`; {0, 0} for
 // a contiguous layout.
@@ -88,5 +97,11 @@ void write_block(H5File& f, const std::string& path, const Hyperslab& mine, DTyp
 // serial mode, where there is no collective transfer to fall back from; false after an
 // independent read of unwritten chunks.
 bool last_transfer_was_collective() noexcept;
+
+namespace detail {
+// The creation properties of a dataset of `dtype` with chunk shape `chunk` (empty: contiguous)
+// and the filters and fill value of `o`: shared by the matrices and the N-D arrays.
+unique_hid dataset_creation(const std::vector<hsize_t>& chunk, DType dtype, const WriteOptions& o);
+} // namespace detail
 
 } // namespace tessera::io

@@ -11,6 +11,7 @@
 #include "core/dtype.hpp"
 #include "io/h5_box.hpp"
 #include "io/h5_file.hpp"
+#include "io/h5_matrix.hpp"
 
 namespace tessera::io::nd {
 
@@ -24,9 +25,19 @@ struct ArrayInfo {
 // 32 or 64 bits).
 ArrayInfo inspect_array(const H5File& f, const std::string& path);
 
-// A fixed-size, contiguous dataset (and its parent groups) stored as tessera writes `dtype`
-// (io/h5_type.hpp); InputError when `path` exists.
-void create_array(H5File& f, const std::string& path, DType dtype, const Dims& dims);
+// The chunk shape of an array of `dims` written with `o`; empty for the contiguous layout.
+// o.chunk when given (each entry capped at its extent); else, when o asks for chunks
+// (chunk_rows, deflate or shuffle), the innermost dimension whole, the dimensions between it
+// and the outermost whole while the chunk stays within about 1 MiB (the first that does not fit
+// cut to fit), and o.chunk_rows of the outermost (0: as many as fill about 1 MiB), at most 4 GiB
+// in all. A rank-2 array gets the chunks of a matrix written with the same options.
+Dims chunk_dims(const Dims& dims, DType dtype, const WriteOptions& o);
+
+// A fixed-size dataset (and its parent groups) stored as tessera writes `dtype`
+// (io/h5_type.hpp): contiguous, or chunked with the filters and fill value of `o`
+// (chunk_dims); InputError when `path` exists or a chunk shape or gzip level is out of range.
+void create_array(H5File& f, const std::string& path, DType dtype, const Dims& dims,
+                  const WriteOptions& o = {});
 
 // This rank's `box` between the dataset and a row-major buffer of its counts, in `dtype`'s
 // memory type. A box with a zero count moves nothing; the rank still takes part.

@@ -90,7 +90,7 @@ PermuteReport permute_dataset(ArrayInput& in, const io::DatasetRef& out, const P
   report.pieces = pieces.count();
   report.buffer_bytes = 2 * pieces.buffer_bytes();
   io::H5File f = io::H5File::create(out.file, comm, o.mode);
-  io::nd::create_array(f, out.path, dtype, {report.shape.begin(), report.shape.end()});
+  io::nd::create_array(f, out.path, dtype, {report.shape.begin(), report.shape.end()}, o.write);
   PhaseTimers scratch;
   PhaseTimers& timers = o.timers ? *o.timers : scratch;
   Progress progress("permute", double(pieces.count()));

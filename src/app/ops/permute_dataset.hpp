@@ -41,6 +41,7 @@ struct PermuteOptions {
   io::H5File::Mode mode = io::H5File::Mode::Replace;
   const io::Provenance* provenance = nullptr;
   PhaseTimers* timers = nullptr; // phases "read", "permute", "write"
+  io::WriteOptions write{};      // the output's chunks, filters and fill value (permuted_storage)
   // Cpu, or Cuda: each piece copied to this rank's GPU, permuted there (cuda/permute.hpp) and
   // copied back, through pinned buffers. Resolved before the call (never Auto).
   Backend backend = Backend::Cpu;

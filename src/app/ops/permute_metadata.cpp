@@ -22,6 +22,27 @@ std::vector<std::string> dimension_names(const io::H5File& f, const std::string&
   return names;
 }
 
+io::WriteOptions permuted_storage(const io::H5File& in, const io::DatasetRef& ref, DType dtype,
+                                  std::span<const int> axes, const io::WriteOptions& flags,
+                                  bool like_input, int rank) {
+  const io::DatasetStorage storage = io::dataset_storage(in, ref.path, dtype);
+  io::WriteOptions w = flags;
+  w.fill_value = storage.options.fill_value;
+  if (!like_input)
+    return w;
+  if (flags.chunk_rows == 0 && flags.chunk.empty() && !storage.options.chunk.empty())
+    for (const int a : axes)
+      w.chunk.push_back(storage.options.chunk.at(static_cast<std::size_t>(a)));
+  if (flags.deflate == 0)
+    w.deflate = storage.options.deflate;
+  w.shuffle = flags.shuffle || storage.options.shuffle;
+  if (!storage.dropped.empty() && rank == 0)
+    log::warn("--like-input: the filters {} of {} are not written (tessera writes gzip and "
+              "shuffle only)",
+              fmt::join(storage.dropped, ", "), ref.str());
+  return w;
+}
+
 std::shared_ptr<const PermuteMetadata> PermuteMetadata::read(const io::H5File& in,
                                                              const io::DatasetRef& ref,
                                                              std::span<const int> axes, int rank) {

@@ -15,12 +15,22 @@
 #include "io/h5_attribute_copy.hpp"
 #include "io/h5_dimension_scales.hpp"
 #include "io/h5_file.hpp"
+#include "io/h5_matrix.hpp"
 
 namespace tessera::ops {
 
 // The name of each dimension of `dataset`: a netCDF dimension's (the name of its scale dataset),
 // else the scale's or the dimension's label; empty where there is none. Collective.
 std::vector<std::string> dimension_names(const io::H5File& f, const std::string& dataset);
+
+// How a permutation's output is stored: chunk_rows, deflate and shuffle as `flags` asks; with
+// like_input the input's chunk shape (permuted: output dimension k takes the chunk extent of
+// input dimension axes[k]) unless flags.chunk_rows is given, and its gzip level and shuffle
+// where a flag does not say otherwise; always the input's fill value (an element of `dtype`).
+// Collective; warnings (filters that cannot be written) are logged by `rank` 0.
+io::WriteOptions permuted_storage(const io::H5File& in, const io::DatasetRef& ref, DType dtype,
+                                  std::span<const int> axes, const io::WriteOptions& flags,
+                                  bool like_input, int rank);
 
 struct PermuteMetadata {
   io::DatasetAttributes attributes; // of the input dataset

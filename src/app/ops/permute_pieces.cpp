@@ -46,6 +46,10 @@ PermutePieces::PermutePieces(std::span<const std::int64_t> shape, std::span<cons
   count_ = pieces_ceil_div(largest_block, rows_per_piece_) * splits_;
 }
 
+std::int64_t PermutePieces::block_begin(std::int64_t n, int rank, int nranks) noexcept {
+  return pieces_block_begin(n, rank, nranks);
+}
+
 std::int64_t PermutePieces::largest_elements() const noexcept {
   const std::vector<std::int64_t> out = permuted_shape(shape_, axes_);
   std::int64_t row = 1;

@@ -22,6 +22,9 @@ public:
   PermutePieces(std::span<const std::int64_t> shape, std::span<const int> axes,
                 std::size_t element_size, int rank, int nranks, std::size_t limit);
 
+  // The first output row of `rank`'s block of n rows (rank == nranks: n).
+  static std::int64_t block_begin(std::int64_t n, int rank, int nranks) noexcept;
+
   std::int64_t count() const noexcept { return count_; } // the same on every rank
   std::int64_t largest_elements() const noexcept;        // of any piece of this rank
   std::size_t buffer_bytes() const noexcept;             // of each of the two buffers

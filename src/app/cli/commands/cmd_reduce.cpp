@@ -5,7 +5,8 @@
 // data decoded (io/missing_values.hpp, mpi/reduce_masked.hpp). Several datasets are reduced
 // one after the other, each printed as it is done (--json: one object per line).
 // With --dims NAMES --output OUT.h5 an N-D dataset is reduced over those dimensions into one
-// variable per op over the others (ops/reduce_dims.hpp).
+// variable per op over the others (ops/reduce_dims.hpp), each further dataset's added to the same
+// file; --json prints them (one object per dataset and line), with or without --output.
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
@@ -48,12 +49,51 @@ std::string json_number(double v) {
   return std::isfinite(v) ? fmt::format("{}", v) : "null";
 }
 
+// The names of a comma-separated --op list, as given.
+std::vector<std::string> split_ops(std::string_view list) {
+  std::vector<std::string> names;
+  std::size_t at = 0;
+  while (at <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', at), list.size());
+    names.emplace_back(list.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return names;
+}
+
 std::string json_result(const std::vector<double>& v, Axis axis) {
   if (axis == Axis::All)
     return json_number(v.at(0));
   std::string out = "[";
   for (std::size_t i = 0; i < v.size(); ++i)
     out += (i ? "," : "") + json_number(v[i]);
+  return out + "]";
+}
+
+// Values over `shape` (row-major) as nested JSON arrays, as numpy's tolist() nests them.
+std::string json_nested(const std::vector<double>& v, const std::vector<std::int64_t>& shape) {
+  std::string out;
+  std::size_t at = 0;
+  const auto emit = [&](const auto& self, std::size_t d) -> void {
+    out += '[';
+    for (std::int64_t i = 0; i < shape[d]; ++i) {
+      if (i)
+        out += ',';
+      if (d + 1 < shape.size())
+        self(self, d + 1);
+      else
+        out += json_number(v.at(at++));
+    }
+    out += ']';
+  };
+  emit(emit, 0);
+  return out;
+}
+
+std::string json_names(const std::vector<std::string>& names) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += (i ? ", " : "") + json_string(names[i]);
   return out + "]";
 }
 
@@ -66,11 +106,16 @@ struct ReduceArgs {
   bool keep_nan = false;
   std::string dims;   // --dims: reduce over these dimensions of an N-D dataset
   std::string output; // --output: where --dims writes its variables
+  int ddof = 0;       // --ddof: var and std divide by n - ddof
+  std::int64_t chunk_rows = 0;
+  int deflate = 0;
+  bool shuffle = false;
   StagingArgs staging;
 };
 
 void reduce_one(const Context& ctx, ReduceArgs& args, const io::DatasetRef& in);
-void reduce_over_dims(const Context& ctx, ReduceArgs& args, const io::DatasetRef& in);
+void reduce_over_dims(const Context& ctx, ReduceArgs& args, const io::DatasetRef& in,
+                      io::H5File::Mode mode);
 
 } // namespace
 
@@ -87,8 +132,8 @@ Command add_reduce(CLI::App& app, const Context& ctx) {
   CLI::Option* op_option =
       c.sub
           ->add_option("--op", args->ops,
-                       "Comma-separated: sum, min, max, mean, norm1, norm2, norminf, count "
-                       "(with --dims: sum, mean, min, max, count; default sum,mean,min,max)")
+                       "Comma-separated: sum, min, max, mean, norm1, norm2, norminf, count; "
+                       "with --dims also var, std, argmin, argmax (default sum,mean,min,max)")
           ->capture_default_str();
   c.sub->add_option("--axis", args->axis, "all (one value), rows (one per row) or cols")
       ->capture_default_str();
@@ -99,10 +144,22 @@ Command add_reduce(CLI::App& app, const Context& ctx) {
                   "_FillValue and missing_value elements)");
   c.sub->add_option("--dims", args->dims,
                     "Reduce an N-D dataset over these dimensions (names or indices: lat,lon), "
-                    "writing one variable per op over the others to --output (sum, mean, min, "
-                    "max, count)");
+                    "writing one variable per op over the others to --output");
   c.sub->add_option("--output", args->output,
-                    "The file --dims writes: IN_PATH_op for each op (e.g. /temp_mean)");
+                    "The file --dims writes: IN_PATH_op for each op (e.g. /temp_mean; argmin and "
+                    "argmax: IN_PATH_argmin_DIM, one index per reduced dimension)");
+  c.sub
+      ->add_option("--ddof", args->ddof,
+                   "var and std (--dims) divide by n - ddof: 0 the population variance (numpy's "
+                   "default), 1 the sample variance")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1 << 30));
+  c.sub->add_option("--chunk-rows", args->chunk_rows,
+                    "--dims outputs: HDF5 chunk extent along their outermost dimension");
+  c.sub->add_option("--deflate", args->deflate, "--dims outputs: gzip level 0-9")
+      ->check(CLI::Range(0, 9));
+  c.sub->add_flag("--shuffle", args->shuffle,
+                  "--dims outputs: HDF5 shuffle filter before gzip (chunked output)");
   args->staging.add_to(c.sub, "reduction", false);
   c.run = [args, op_option, &ctx]() -> int {
     if (!args->dims.empty() && op_option->count() == 0)
@@ -113,14 +170,27 @@ Command add_reduce(CLI::App& app, const Context& ctx) {
         for (io::DatasetRef& r : io::DatasetRef::parse_list(spec))
           refs.push_back(std::move(r));
       if (!args->dims.empty()) {
-        TESSERA_REQUIRE(!args->output.empty(), InputError,
-                        "--dims writes one variable per op: name the file with --output OUT.h5");
-        TESSERA_REQUIRE(refs.size() == 1, InputError, "--dims reduces one dataset per call, not {}",
-                        refs.size());
+        TESSERA_REQUIRE(!args->output.empty() || args->json, InputError,
+                        "--dims writes one variable per op: name the file with --output OUT.h5 "
+                        "(or print the values with --json)");
+        // Each dataset's results are named after its path: two of one path would collide.
+        for (std::size_t i = 0; i < refs.size(); ++i)
+          for (std::size_t j = 0; j < i; ++j)
+            TESSERA_REQUIRE(refs[i].path != refs[j].path || args->output.empty(), InputError,
+                            "{} and {} would both write {}_OP to {}; reduce them in two calls",
+                            refs[j].str(), refs[i].str(), refs[i].path, args->output);
+      } else {
+        for (const std::string& op : split_ops(args->ops))
+          TESSERA_REQUIRE(!ops::dims_only(op), InputError,
+                          "--op {}: var, std, argmin and argmax reduce over dimensions; name "
+                          "them with --dims (e.g. --dims 1 for the columns of a matrix)",
+                          op);
       }
     });
     if (!args->dims.empty()) {
-      reduce_over_dims(ctx, *args, refs.front());
+      for (std::size_t k = 0; k < refs.size(); ++k)
+        reduce_over_dims(ctx, *args, refs[k],
+                         k == 0 ? io::H5File::Mode::Replace : io::H5File::Mode::Append);
       return 0;
     }
     for (const io::DatasetRef& in : refs)
@@ -132,30 +202,89 @@ Command add_reduce(CLI::App& app, const Context& ctx) {
 
 namespace {
 
-// One N-D dataset over --dims, written to --output. Collective.
-void reduce_over_dims(const Context& ctx, ReduceArgs& args, const io::DatasetRef& in) {
+// One N-D dataset over --dims, written to --output (`mode`: replacing the file or added to
+// it) and with --json printed. Collective.
+void reduce_over_dims(const Context& ctx, ReduceArgs& args, const io::DatasetRef& in,
+                      io::H5File::Mode mode) {
+  const double t0 = wall_seconds();
   ops::ReduceDimsOptions o;
   mpi::collectively(ctx.comm, [&] {
     args.staging.parse();
     o.memory_limit = args.staging.limit();
-    o.ops = parse_ops(args.ops);
-    TESSERA_REQUIRE(!io::same_file(in.file, args.output), InputError,
+    o.ops = ops::parse_dims_ops(args.ops);
+    TESSERA_REQUIRE(args.output.empty() || !io::same_file(in.file, args.output), InputError,
                     "the output file {} is also the input file; write to another file",
                     args.output);
   });
+  o.ddof = args.ddof;
+  o.write = {{.chunk_rows = args.chunk_rows, .deflate = args.deflate}, args.shuffle};
   PhaseTimers timers;
   ops::ArrayInput array = ops::ArrayInput::open(in, ctx.comm);
+  const DType dtype = array.info.dtype;
+  const std::vector<std::int64_t> shape = array.shape();
   mpi::collectively(ctx.comm,
                     [&] { o.reduced = ops::resolve_dims(args.dims, array.dim_names, in.str()); });
   o.missing = io::read_missing_values(*array.file, in.path, !args.keep_nan);
   o.output = args.output;
+  o.mode = mode;
+  o.gather = args.json;
   const io::Provenance provenance = make_provenance(ctx, "", Backend::Cpu);
   o.provenance = &provenance;
   o.timers = &timers;
   const ops::ReduceDimsReport r = ops::reduce_dims(array, o, ctx.comm);
-  log::info("wrote {} in {}: {} over {} of {} ({:.3f} s)", fmt::join(r.outputs, ", "), o.output,
-            fmt::join(r.shape, "x"), args.dims, in.str(), r.seconds);
-  print_timing_table(timers, ctx);
+  std::vector<std::string> paths;
+  for (const auto& out : r.outputs)
+    paths.push_back(out.path);
+  if (!o.output.empty())
+    log::info("wrote {} in {}: {} over {} of {} ({:.3f} s)", fmt::join(paths, ", "), o.output,
+              fmt::join(r.shape, "x"), fmt::join(r.reduced_names, ","), in.str(), r.seconds);
+  if (!args.json) {
+    print_timing_table(timers, ctx);
+    return;
+  }
+  if (ctx.rank == 0) {
+    // One entry per op: the values over the kept dimensions, nested as numpy's tolist(); for
+    // argmin and argmax an object of one such array per reduced dimension.
+    std::string results, variables;
+    for (std::size_t k = 0; k < r.outputs.size();) {
+      const auto& out = r.outputs[k];
+      const std::string name = json_string(ops::dims_op_name(out.op));
+      const std::string sep = k ? ", " : "";
+      if (out.dim.empty()) {
+        results += fmt::format("{}{}: {}", sep, name, json_nested(out.values, r.shape));
+        variables += fmt::format("{}{}: {}", sep, name, json_string(out.path));
+        ++k;
+        continue;
+      }
+      std::string per_dim, per_path;
+      for (; k < r.outputs.size() && r.outputs[k].op == out.op; ++k) {
+        const std::string dsep = per_dim.empty() ? "" : ", ";
+        per_dim += fmt::format("{}{}: {}", dsep, json_string(r.outputs[k].dim),
+                               json_nested(r.outputs[k].values, r.shape));
+        per_path += fmt::format("{}{}: {}", dsep, json_string(r.outputs[k].dim),
+                                json_string(r.outputs[k].path));
+      }
+      results += fmt::format("{}{}: {{{}}}", sep, name, per_dim);
+      variables += fmt::format("{}{}: {{{}}}", sep, name, per_path);
+    }
+    std::string timings;
+    for (const auto& [name, st] : timers.phases())
+      if (name != "total")
+        timings += fmt::format("{}: {}, ", json_string(name), json_number(st.seconds));
+    const std::string line = fmt::format(
+        "{{\"file\": {}, \"dataset\": {}, \"shape\": [{}], \"dtype\": {}, \"dims\": {}, "
+        "\"kept\": {}, \"result_shape\": [{}], \"ddof\": {}, \"output\": {}, "
+        "\"variables\": {{{}}}, \"results\": {{{}}}, \"timings\": {{{}\"total\": {}}}, "
+        "\"ranks\": {}, \"threads\": {}, \"backend\": \"cpu\"}}\n",
+        json_string(in.file), json_string(in.path), fmt::join(shape, ", "),
+        json_string(dtype_name(dtype)), json_names(r.reduced_names), json_names(r.kept_names),
+        fmt::join(r.shape, ", "), o.ddof, o.output.empty() ? "null" : json_string(o.output),
+        variables, results, timings, json_number(wall_seconds() - t0), ctx.nranks, omp_threads());
+    std::fputs(line.c_str(), stdout);
+    std::fflush(stdout);
+  }
+  // stdout holds exactly the JSON objects; the table goes to stderr.
+  print_timing_table(timers, ctx, stderr);
 }
 
 // One dataset: reduced, printed. Collective.

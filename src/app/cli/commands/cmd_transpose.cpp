@@ -32,6 +32,7 @@
 #include "ops/out_of_core_choice.hpp"
 #include "ops/permute_axes.hpp"
 #include "ops/permute_dataset.hpp"
+#include "ops/permute_metadata.hpp"
 #include "ops/transpose_metadata.hpp"
 
 namespace tessera::app {
@@ -56,11 +57,14 @@ struct TransposeArgs {
 void permute_one(const Context& ctx, const TransposeArgs& args, ops::ArrayInput& in,
                  const io::DatasetRef& out, io::H5File::Mode mode, Backend backend,
                  std::size_t limit, const std::vector<int>& axes) {
-  if (ctx.rank == 0 &&
-      (args.repeat > 1 || args.chunk_rows || args.deflate || args.shuffle || args.like_input))
-    log::warn("--repeat, --chunk-rows, --deflate, --shuffle and --like-input apply to matrix "
-              "transposes; {} is written once, contiguous",
-              out.str());
+  if (ctx.rank == 0 && args.repeat > 1)
+    log::warn("--repeat applies to matrix transposes; {} is permuted once", out.str());
+  // Chunks along the output's outermost dimension (--chunk-rows), gzip and shuffle, as for a
+  // matrix; --like-input: the input's chunk shape permuted.
+  const io::WriteOptions write = ops::permuted_storage(
+      *in.file, in.ref, in.info.dtype, axes,
+      {{.chunk_rows = args.chunk_rows, .deflate = args.deflate}, args.shuffle}, args.like_input,
+      ctx.rank);
   PhaseTimers timers;
   const io::Provenance provenance = make_provenance(ctx, "", backend);
   std::vector<std::string> names;
@@ -69,7 +73,7 @@ void permute_one(const Context& ctx, const TransposeArgs& args, ops::ArrayInput&
     names.push_back(name.empty() ? fmt::format("dim{}", a) : name);
   }
   const DType dtype = in.info.dtype;
-  ops::PermuteOptions o{axes, limit, mode, &provenance, &timers};
+  ops::PermuteOptions o{axes, limit, mode, &provenance, &timers, write};
   o.backend = backend; // Cpu unless --backend cuda (file data stays on the CPU under auto)
   const ops::PermuteReport r = ops::permute_dataset(in, out, o, ctx.comm);
   log::info("wrote {}: {} {} {} = {} permuted by axes {} ({} backend, pieces: {}, {} of buffers "
@@ -224,12 +228,15 @@ Command add_transpose(CLI::App& app, const Context& ctx) {
   args->staging.add_to(c.sub, "transpose", true);
   c.sub->add_option("--repeat", args->repeat, "Executions of the plan (timing)")
       ->check(CLI::Range(1, 1 << 30));
-  c.sub->add_option("--chunk-rows", args->chunk_rows, "HDF5 chunk rows of the output");
+  c.sub->add_option("--chunk-rows", args->chunk_rows,
+                    "HDF5 chunk rows of the output (N-D: chunk extent along its outermost "
+                    "dimension)");
   c.sub->add_option("--deflate", args->deflate, "gzip level 0-9")->check(CLI::Range(0, 9));
   c.sub->add_flag("--shuffle", args->shuffle,
                   "HDF5 shuffle filter before gzip (chunked output; compresses floats better)");
   c.sub->add_flag("--like-input", args->like_input,
-                  "Chunk shape (transposed), gzip level and shuffle of the input dataset; "
+                  "Chunk shape (transposed or permuted), gzip level and shuffle of the input "
+                  "dataset; "
                   "--chunk-rows and --deflate still override");
   c.run = [args, &ctx]() -> int {
     // Argument checks see the same values on every rank; agreed, the error is reported once.

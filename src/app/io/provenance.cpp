@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/build_info.hpp"
+#include "core/error.hpp"
 #include "cuda/device.hpp"
 #include "io/h5_attribute.hpp"
 #include "io/h5_error.hpp"

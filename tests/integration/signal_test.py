@@ -38,8 +38,9 @@ def run_case(args, work, name, targs, stall, sig):
     cmd = [os.path.abspath(args.tessera)] + targs
     if args.np > 0:  # the shim goes to the ranks only, not to mpirun
         # mpirun kills the ranks a second after passing the signal on: time enough for tessera,
-        # but not always for a loaded test machine to schedule it.
-        cmd = [args.mpirun, "-np", str(args.np), "--mca", "odls_base_sigkill_timeout", "20",
+        # but not always for a loaded test machine to schedule it. The ranks see the signal
+        # only about twice this timeout after mpirun does (Open MPI 4.1), so it stays short.
+        cmd = [args.mpirun, "-np", str(args.np), "--mca", "odls_base_sigkill_timeout", "5",
                "-x", preload, "-x", "TESSERA_HDF5_IO",
                "-x", "TESSERA_TEST_STALL", "-x", "TESSERA_TEST_STALL_MARK"] + cmd
     else:

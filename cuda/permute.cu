@@ -187,6 +187,41 @@ void launch_elem(cudaStream_t s, Kernel k, const void* in, void* out, const Perm
   }
 }
 
+// Rows shorter than this many words are walked word by word over the output (permute_walk) rather
+// than a block per row, which would leave most of its threads idle: a row of two 16-byte words
+// moved at 0.02 of the device copy that way.
+constexpr i64 kShortRowWords = kRowThreads;
+
+// The output's words in order (the outer dimensions by decreasing output stride, then the row),
+// each read from its input offset.
+void walk_rows(cudaStream_t s, const void* in, void* out, int w, i64 words, const PermuteOuter& o) {
+  std::vector<std::size_t> order(o.length.size());
+  for (std::size_t d = 0; d < order.size(); ++d)
+    order[d] = d;
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return o.out_stride[a] > o.out_stride[b]; });
+  std::vector<std::int64_t> length, other;
+  for (const std::size_t d : order) {
+    length.push_back(o.length[d]);
+    other.push_back(o.in_stride[d]);
+  }
+  length.push_back(words);
+  other.push_back(1);
+  const i64 total = o.count() * words;
+  switch (w) {
+  case 16:
+    return launch_walk<uint4>(s, in, out, true, length, other, total);
+  case 8:
+    return launch_walk<unsigned long long>(s, in, out, true, length, other, total);
+  case 4:
+    return launch_walk<unsigned int>(s, in, out, true, length, other, total);
+  case 2:
+    return launch_walk<unsigned short>(s, in, out, true, length, other, total);
+  default:
+    return launch_walk<unsigned char>(s, in, out, true, length, other, total);
+  }
+}
+
 // Rows move as the widest words (up to 16 bytes) that the row length and both pointers allow;
 // the outer strides are multiples of the row length.
 void launch_rows_any(cudaStream_t s, const void* in, void* out, std::size_t e,
@@ -203,6 +238,8 @@ void launch_rows_any(cudaStream_t s, const void* in, void* out, std::size_t e,
     o.in_stride[d] = o.in_stride[d] * static_cast<i64>(e) / w;
     o.out_stride[d] = o.out_stride[d] * static_cast<i64>(e) / w;
   }
+  if (words < kShortRowWords)
+    return walk_rows(s, in, out, w, words, o);
   const PermuteBatch b = batch_of(o);
   switch (w) {
   case 16:

@@ -188,8 +188,7 @@ void launch_elem(cudaStream_t s, Kernel k, const void* in, void* out, const Perm
 }
 
 // Rows shorter than this many words are walked word by word over the output (permute_walk) rather
-// than a block per row, which would leave most of its threads idle: a row of two 16-byte words
-// moved at 0.02 of the device copy that way.
+// than a block per row, which would leave most of its threads idle (docs/performance.md).
 constexpr i64 kShortRowWords = kRowThreads;
 
 // The output's words in order (the outer dimensions by decreasing output stride, then the row),

@@ -74,7 +74,7 @@ BenchReport local_transpose_device(const BenchArgs& args) {
   r.kernel = cuda::transpose_variant_name(args.dtype, chosen);
 
   // The timed contenders: name, work; tessera's kernel first.
-  std::vector<std::pair<std::string, std::function<void()>>> runs;
+  TimedRuns runs;
   runs.emplace_back("tessera", [&] {
     cuda::transpose(s, args.dtype, in.data(), out.data(), args.rows, args.cols);
   });
@@ -99,16 +99,7 @@ BenchReport local_transpose_device(const BenchArgs& args) {
                                                   args.rows, args.cols, args.cols, args.rows);
           });
   }
-  for (int w = 0; w < args.warmup; ++w)
-    for (auto& [name, f] : runs)
-      f();
-  cuda::synchronize(s);
-  // Alternating, so that clock or thermal changes during the run affect all alike.
-  EventTimer timer;
-  std::vector<std::vector<double>> t(runs.size());
-  for (int k = 0; k < args.repeat; ++k)
-    for (std::size_t i = 0; i < runs.size(); ++i)
-      t[i].push_back(timer.time(s, runs[i].second));
+  const std::vector<std::vector<double>> t = time_alternately(s, runs, args.warmup, args.repeat);
   r.bytes_per_rank = r.bytes_total = 2.0 * static_cast<double>(bytes);
   r.reference = "copy";
   finish_rates(r, t[0], t[1], r.bytes_total);

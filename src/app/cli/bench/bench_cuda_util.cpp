@@ -87,6 +87,20 @@ Sample check_transposed(DType t, const void* out, std::int64_t row0, std::int64_
   });
 }
 
+std::vector<std::vector<double>> time_alternately(CUstream_st* s, const TimedRuns& runs, int warmup,
+                                                  int repeat) {
+  for (int w = 0; w < warmup; ++w)
+    for (const auto& [name, f] : runs)
+      f();
+  cuda::synchronize(s);
+  EventTimer timer;
+  std::vector<std::vector<double>> t(runs.size());
+  for (int k = 0; k < repeat; ++k)
+    for (std::size_t i = 0; i < runs.size(); ++i)
+      t[i].push_back(timer.time(s, runs[i].second));
+  return t;
+}
+
 std::string device_description(const BenchArgs& args, int nranks) {
   const int index = cuda::current_device();
   std::string name = fmt::format("GPU {}", index);

@@ -8,8 +8,10 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "cli/bench/bench.hpp"
@@ -70,6 +72,12 @@ public:
 private:
   cuda::Event start_, stop_;
 };
+
+// The contenders timed alternately on `s` (so that clock or thermal changes during the run affect
+// all alike): `warmup` rounds untimed, then `repeat` rounds; seconds per contender, in order.
+using TimedRuns = std::vector<std::pair<std::string, std::function<void()>>>;
+std::vector<std::vector<double>> time_alternately(CUstream_st* s, const TimedRuns& runs, int warmup,
+                                                  int repeat);
 
 // "NAME (GPU i)" of this rank's GPU; with several ranks, how rank 0's node shares its GPUs.
 std::string device_description(const BenchArgs& args, int nranks);

@@ -56,7 +56,7 @@ BenchReport local_heat2d_tiles_device(const BenchArgs& args) {
       kernels.emplace_back("variant " + cuda::bench_ref::heat2d_tile_comparison_name(k),
                            cuda::bench_ref::heat2d_tile_comparison(k));
   // Each run steps u to next and back: the state stays bounded whatever the repeats.
-  std::vector<std::pair<std::string, std::function<void()>>> runs;
+  TimedRuns runs;
   for (const auto& [name, launch] : kernels)
     runs.emplace_back(name, [&, launch] {
       tiled->set_tile_launcher(launch);
@@ -67,15 +67,7 @@ BenchReport local_heat2d_tiles_device(const BenchArgs& args) {
     });
   runs.insert(runs.begin() + 1,
               {"copy", [&] { cuda::copy_async(s, copy.data(), u.data(), bytes); }});
-  for (int w = 0; w < args.warmup; ++w)
-    for (auto& [name, f] : runs)
-      f();
-  cuda::synchronize(s);
-  EventTimer timer;
-  std::vector<std::vector<double>> t(runs.size());
-  for (int k = 0; k < args.repeat; ++k)
-    for (std::size_t i = 0; i < runs.size(); ++i)
-      t[i].push_back(timer.time(s, runs[i].second));
+  const std::vector<std::vector<double>> t = time_alternately(s, runs, args.warmup, args.repeat);
   // Two steps a run; the copy reads and writes the field once.
   r.bytes_per_rank = r.bytes_total = 2.0 * (tiled->bytes_half() + tiled->bytes_full());
   r.reference = "copy";

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include <omp.h>
+
 #include "core/reduction.hpp"
 #include "core/throw.hpp"
 
@@ -26,8 +28,9 @@ MissingTest::MissingTest(const MissingValues& m)
 }
 
 MaskedReduceEngine::MaskedReduceEngine(std::unique_ptr<ReduceEngine> inner, DType dtype,
-                                       MissingValues missing)
-    : inner_(std::move(inner)), dtype_(dtype), missing_(std::move(missing)) {
+                                       MissingValues missing, bool cache_pieces)
+    : inner_(std::move(inner)), dtype_(dtype), missing_(std::move(missing)),
+      cache_pieces_(cache_pieces) {
   TESSERA_REQUIRE(dtype_is_real(dtype_), InternalError, "masked reductions of {} data",
                   dtype_name(dtype_));
 }
@@ -78,10 +81,15 @@ bool MaskedReduceEngine::has_missing(const void* a, std::int64_t n) const {
   return dispatch_real_dtype(dtype_, [&](auto tag) {
     using T = decltype(tag);
     const T* x = static_cast<const T*>(a);
+    if (n <= 65536)
+      return missing.any(x, n);
     bool any = false;
-#pragma omp parallel for reduction(|| : any) schedule(static) if (n > 65536)
-    for (std::int64_t i = 0; i < n; ++i)
-      any = any || missing(static_cast<double>(x[i]));
+#pragma omp parallel reduction(|| : any)
+    {
+      const auto t = static_cast<std::int64_t>(omp_get_thread_num());
+      const auto nt = static_cast<std::int64_t>(omp_get_num_threads());
+      any = missing.any(x + n * t / nt, n * (t + 1) / nt - n * t / nt);
+    }
     return any;
   });
 }
@@ -128,9 +136,47 @@ void MaskedReduceEngine::reduce_rows(Op op, const void* a, std::int64_t rows, st
   inner_->reduce_rows(op, view(kind_of(op), a, rows * cols), rows, cols, out);
 }
 
+namespace {
+
+// Rows of `cols` elements of `es` bytes in one stretch of cache_pieces: whole multiples of
+// `unit` rows, about kStretchBytes together (at least one unit).
+constexpr std::int64_t kStretchBytes = std::int64_t{1} << 21;
+std::int64_t stretch_rows(std::int64_t cols, std::size_t es, std::int64_t unit) {
+  const std::int64_t row_bytes = std::max<std::int64_t>(cols, 1) * static_cast<std::int64_t>(es);
+  return std::max<std::int64_t>(1, kStretchBytes / (row_bytes * unit)) * unit;
+}
+
+// Calls fn(first row, rows, the outputs from out_at(first row) on) per stretch of rows.
+template <class At, class Fn>
+void by_stretch(std::int64_t rows, std::int64_t stretch, std::size_t nout, double* const* out,
+                At&& out_at, Fn&& fn) {
+  std::vector<double*> shifted(nout);
+  for (std::int64_t r = 0; r < rows; r += stretch) {
+    for (std::size_t k = 0; k < nout; ++k)
+      shifted[k] = out[k] + out_at(r);
+    fn(r, std::min(stretch, rows - r), shifted.data());
+  }
+}
+
+} // namespace
+
 void MaskedReduceEngine::reduce_rows_multi(const std::vector<Op>& ops, const void* a,
                                            std::int64_t rows, std::int64_t cols,
                                            double* const* out) {
+  if (!cache_pieces_) {
+    rows_multi(ops, a, rows, cols, out);
+    return;
+  }
+  const std::size_t es = dtype_size(dtype_);
+  by_stretch(
+      rows, stretch_rows(cols, es, 1), ops.size(), out, [](std::int64_t r) { return r; },
+      [&](std::int64_t r, std::int64_t n, double* const* o) {
+        rows_multi(ops, static_cast<const char*>(a) + r * cols * es, n, cols, o);
+      });
+}
+
+void MaskedReduceEngine::rows_multi(const std::vector<Op>& ops, const void* a, std::int64_t rows,
+                                    std::int64_t cols, double* const* out) {
   // A row of cols valid elements counts cols (a sum of ones, exact).
   if (all_valid(
           ops, a, rows * cols, out,
@@ -152,6 +198,22 @@ void MaskedReduceEngine::reduce_col_groups(Op op, const void* a, std::int64_t ro
 void MaskedReduceEngine::reduce_col_groups_multi(const std::vector<Op>& ops, const void* a,
                                                  std::int64_t rows, std::int64_t cols,
                                                  double* const* out) {
+  if (!cache_pieces_) {
+    col_groups_multi(ops, a, rows, cols, out);
+    return;
+  }
+  const std::size_t es = dtype_size(dtype_);
+  by_stretch(
+      rows, stretch_rows(cols, es, kReduceBlockRows), ops.size(), out,
+      [cols](std::int64_t r) { return r / kReduceBlockRows * cols; },
+      [&](std::int64_t r, std::int64_t n, double* const* o) {
+        col_groups_multi(ops, static_cast<const char*>(a) + r * cols * es, n, cols, o);
+      });
+}
+
+void MaskedReduceEngine::col_groups_multi(const std::vector<Op>& ops, const void* a,
+                                          std::int64_t rows, std::int64_t cols,
+                                          double* const* out) {
   // A group's column partial counts its rows (kReduceBlockRows, the last group fewer).
   if (all_valid(
           ops, a, rows * cols, out,

@@ -35,12 +35,42 @@ struct MissingTest {
       return skip_nan || nan_listed;
     return x < lo || x > hi || std::find(values.begin(), values.end(), x) != values.end();
   }
+  // Whether any of x[0, n) is missing. Without listed values the test is branch-free, so the
+  // compiler vectorises it: it reads as fast as memory delivers.
+  template <class T>
+  bool any(const T* x, std::int64_t n) const noexcept {
+    if (!values.empty())
+      return std::any_of(x, x + n, [&](T v) { return (*this)(static_cast<double>(v)); });
+    const bool nan_missing = skip_nan || nan_listed;
+    constexpr std::int64_t kStretch = 4096; // elements between looks for an early way out
+    for (std::int64_t i = 0; i < n; i += kStretch) {
+      const std::int64_t end = std::min(n, i + kStretch);
+      unsigned found = 0;
+      if (nan_missing)
+        for (std::int64_t k = i; k < end; ++k) {
+          const double v = static_cast<double>(x[k]);
+          found |= static_cast<unsigned>(!(v >= lo && v <= hi)); // NaN fails both
+        }
+      else
+        for (std::int64_t k = i; k < end; ++k) {
+          const double v = static_cast<double>(x[k]);
+          found |= static_cast<unsigned>(v < lo) | static_cast<unsigned>(v > hi);
+        }
+      if (found != 0)
+        return true;
+    }
+    return false;
+  }
 };
 
 class MaskedReduceEngine final : public ReduceEngine {
 public:
-  // `dtype`: of the pieces (f32 or f64); `inner` computes on the masked pieces.
-  MaskedReduceEngine(std::unique_ptr<ReduceEngine> inner, DType dtype, MissingValues missing);
+  // `dtype`: of the pieces (f32 or f64); `inner` computes on the masked pieces. `cache_pieces`
+  // (for inner engines on the CPU): reduce_rows_multi and reduce_col_groups_multi check and
+  // reduce a piece a few rows at a time, each stretch while it is still in the cache, instead
+  // of reading the whole piece twice (row values and column groups do not depend on it).
+  MaskedReduceEngine(std::unique_ptr<ReduceEngine> inner, DType dtype, MissingValues missing,
+                     bool cache_pieces = false);
   ReduceEngine& inner() noexcept { return *inner_; }
 
   void reduce_rows(Op op, const void* a, std::int64_t rows, std::int64_t cols,
@@ -74,9 +104,16 @@ private:
   bool all_valid(const std::vector<Op>& ops, const void* a, std::int64_t n, double* const* out,
                  Inner&& inner, Fill&& fill_count);
 
+  // reduce_rows_multi / reduce_col_groups_multi on one stretch of rows.
+  void rows_multi(const std::vector<Op>& ops, const void* a, std::int64_t rows, std::int64_t cols,
+                  double* const* out);
+  void col_groups_multi(const std::vector<Op>& ops, const void* a, std::int64_t rows,
+                        std::int64_t cols, double* const* out);
+
   std::unique_ptr<ReduceEngine> inner_;
   DType dtype_;
   MissingValues missing_;
+  bool cache_pieces_;
   std::vector<unsigned char> scratch_;
 };
 

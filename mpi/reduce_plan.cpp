@@ -100,7 +100,8 @@ struct ReducePlan::Impl {
     if (needs_masking(ops, options.missing)) {
       TESSERA_REQUIRE(options.memory == Memory::Host, InputError,
                       "reduce plan: skipping missing values needs the block in host memory");
-      engine = std::make_unique<MaskedReduceEngine>(std::move(engine), dtype, options.missing);
+      engine = std::make_unique<MaskedReduceEngine>(std::move(engine), dtype, options.missing,
+                                                    backend == Backend::Cpu);
     }
     for (Op op : with_counts(ops, options.missing)) {
       const Op k = kernel_op(op);

@@ -103,9 +103,8 @@ std::vector<double> expected(Op op, Axis axis, const std::vector<T>& a, Shape s,
 }
 
 template <class T>
-void check(Shape s, const MissingValues& m, unsigned seed) {
+void check_on(const std::vector<T>& a, Shape s, const MissingValues& m, unsigned seed) {
   const int rank = world(MPI_Comm_rank), nranks = world(MPI_Comm_size);
-  const std::vector<T> a = data<T>(s, seed);
   const BlockDistribution dist(s, nranks);
   const std::vector<Op> ops = {Op::Sum,   Op::Min,   Op::Max,     Op::Mean,
                                Op::Norm1, Op::Norm2, Op::NormInf, Op::Count};
@@ -127,6 +126,11 @@ void check(Shape s, const MissingValues& m, unsigned seed) {
             << " (seed " << seed << ")";
     }
   }
+}
+
+template <class T>
+void check(Shape s, const MissingValues& m, unsigned seed) {
+  check_on(data<T>(s, seed), s, m, seed);
 }
 
 unsigned seed() {
@@ -173,6 +177,33 @@ TEST(ReduceMissing, ValuesOutsideTheValidRangeAreMissing) {
 TEST(ReduceMissing, CountWithoutMissingValuesIsTheSize) {
   for (Shape s : kShapes)
     check<double>(s, MissingValues{}, seed());
+}
+
+// Matrices of several MiB, checked and reduced a few rows at a time while they are in the cache
+// (mpi/reduce_masked.hpp, cache_pieces): stretches with and without missing elements side by
+// side, a row longer than a stretch, and no listed values (the branch-free test).
+TEST(ReduceMissing, LargeMatricesWithMissingValuesInSomeRowsOnly) {
+  const unsigned s0 = seed();
+  const Shape shapes[] = {{300, 900}, {2, 140001}};
+  for (Shape s : shapes) {
+    std::mt19937_64 gen(s0);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    std::vector<double> a(static_cast<std::size_t>(s.size()));
+    for (double& x : a)
+      x = u(gen);
+    // A NaN in the second row and one near the end; 2.0 is outside a valid range of [-1, 1].
+    a[static_cast<std::size_t>(s.cols + 5)] = kNaN;
+    a[a.size() - 7] = kNaN;
+    a[a.size() / 2] = 2.0;
+    MissingValues nan, range, listed;
+    nan.skip_nan = true;
+    range.valid_max = 1.0;
+    listed.skip_nan = true;
+    listed.values = {2.0};
+    for (const MissingValues& m : {nan, range, listed})
+      check_on(a, s, m, s0);
+    check_on(std::vector<float>(a.begin(), a.end()), s, nan, s0);
+  }
 }
 
 } // namespace

@@ -281,7 +281,8 @@ ReduceResult compute_side(Shared& s, const std::vector<Op>& ops, Axis axis, OutO
     if (!s.rescue) {
       engine = make_reduce_engine(backend, {.dtype = g.dtype, .memory = Memory::Host});
       if (needs_masking(all_ops, missing))
-        engine = std::make_unique<MaskedReduceEngine>(std::move(engine), g.dtype, missing);
+        engine = std::make_unique<MaskedReduceEngine>(std::move(engine), g.dtype, missing,
+                                                      backend == Backend::Cpu);
       return;
     }
     TESSERA_REQUIRE(g.dtype == DType::f64 && ops == std::vector<Op>{Op::Norm2}, InternalError,

@@ -25,6 +25,11 @@ std::size_t reduce_footprint(const ReduceGeometry& g, std::int64_t h, int buffer
          static_cast<std::size_t>(m + h) * sizeof(double);
 }
 
+// Input bytes per rank and chunk when neither --chunk-size nor --chunk-rows says: chunks much
+// larger than the caches only cost memory that is faulted in fresh for one job and scanned a
+// second time from DRAM (docs/performance.md, "Whole jobs").
+constexpr std::size_t kDefaultChunkBytesPerRank = std::size_t{32} << 20;
+
 } // namespace
 
 ReduceGeometry plan_geometry(const io::DatasetInfo& info, Axis axis, int nranks, std::size_t nops,
@@ -71,7 +76,10 @@ ReduceGeometry plan_geometry(const io::DatasetInfo& info, Axis axis, int nranks,
                     "along {}: chunks of one row already need {} with staging depth {}",
                     format_bytes(static_cast<double>(ctx.memory_limit)), g.shape.str(),
                     dtype_name(g.dtype), axis_name(axis), need(1), ctx.depth);
-    g.height = whole_blocks(largest_fitting(M, fits));
+    const std::int64_t sized =
+        lines_in(kDefaultChunkBytesPerRank * static_cast<std::size_t>(nranks), g.shape.cols,
+                 dtype_size(g.dtype), M);
+    g.height = whole_blocks(std::min(largest_fitting(M, fits), std::max(sized, unit)));
   }
   g.chunks = ceil_div(M, g.height);
   return g;

@@ -92,7 +92,6 @@ BAD = {
     "wrong_rank_1d": (on_h5("transpose", "in.h5:/v", "out.h5:/vt"),
                       r"/v\b.*(2-D|1-D|dimension|rank)"),
     "wrong_rank_3d": (on_h5("reduce", "in.h5:/cube"), r"/cube\b.*(2-D|3-D|dimension|rank)"),
-    "unsupported_type": (on_h5("reduce", "in.h5:/ints"), r"/ints\b.*(type|integer|int)"),
     "permute_without_axes": (on_h5("transpose", "in.h5:/cube", "out.h5:/c"),
                              r"/cube has rank 3.*--axes"),
     "permute_bad_axes": (on_h5("transpose", "in.h5:/cube", "out.h5:/c", "--axes", "0,1,1"),

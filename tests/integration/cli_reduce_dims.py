@@ -235,3 +235,30 @@ def stats(r, rng):
     p = r.run(["reduce", "in.nc:/w", "--op", "var"], expect_ok=False)
     expect(p.returncode != 0 and "--dims" in p.stderr + p.stdout,
            "var without --dims: no clear refusal")
+
+    # Plain integer variables (no scale_factor): reduced in f64, the fill value skipped, as
+    # numpy.ma reduces them; the 2-D reduce and --dims alike.
+    import netCDF4
+    g = np.random.default_rng(rng.randrange(2 ** 32))
+    counts = g.integers(0, 30000, (shape[0], shape[2], shape[3])).astype(np.int16)
+    counts[0, 0, :2] = -1
+    with netCDF4.Dataset(r.path("ints.nc"), "w") as nc:
+        for n, d in zip(("time", "lat", "lon"), counts.shape):
+            nc.createDimension(n, d)
+        x = nc.createVariable("n", "i2", ("time", "lat", "lon"), fill_value=-1)
+        x[:] = np.ma.masked_equal(counts, -1)
+        nc.createVariable("m", "i4", ("lat", "lon"))[:] = counts[0].astype(np.int32) * 70000
+    with netCDF4.Dataset(r.path("ints.nc")) as nc:
+        n_masked = np.ma.asarray(nc["n"][:], dtype=np.float64)
+        m_plain = np.asarray(nc["m"][:], dtype=np.float64)
+    r.run(["reduce", "ints.nc:/n", "--dims", "lat,lon", "--op", "sum,mean,min,max,count,std",
+           "--output", "ints_r.h5"])
+    with h5py.File(r.path("ints_r.h5"), "r") as f:
+        for op in ("sum", "mean", "min", "max", "count", "std"):
+            compare(f[f"n_{op}"][()], reference(n_masked, (1, 2), op), f"/n_{op} (i2)",
+                    op in ("sum", "min", "max", "count"))
+    p = r.run(["reduce", "ints.nc:/m", "--op", "sum,max,min", "--axis", "cols", "--json"])
+    o = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")][0]
+    for op in ("sum", "max", "min"):
+        compare(np.array(o["results"][op]), getattr(m_plain, op)(axis=0), f"2-D {op} of i4",
+                True)

@@ -13,7 +13,6 @@
 #include "io/h5_path.hpp"
 #include "io/h5_turns.hpp"
 #include "io/h5_type.hpp"
-#include "io/missing_values.hpp"
 
 namespace tessera::io {
 
@@ -24,10 +23,10 @@ std::atomic<bool> last_collective{true};
 constexpr std::int64_t max_chunk_bytes = kMaxChunkBytes;
 constexpr std::int64_t default_chunk_bytes = kDefaultChunkBytes;
 
-// packed_as_f64: a packed integer dataset (io/missing_values.hpp) is described as f64, the
-// type reductions read it as; everything else refuses integers.
+// integers_as_f64: an integer dataset, plain or packed (io/missing_values.hpp), is described as
+// f64, the type reductions read it as; everything else refuses integers.
 DatasetInfo describe(hid_t dset, const std::string& file_name, const std::string& path,
-                     bool packed_as_f64) {
+                     bool integers_as_f64) {
   const unique_hid space = checked_hid(H5Dget_space(dset), "H5Dget_space");
   const int ndims = H5Sget_simple_extent_ndims(space.get());
   CHECK_HDF5(ndims);
@@ -41,7 +40,7 @@ DatasetInfo describe(hid_t dset, const std::string& file_name, const std::string
   // Integers are N-D arrays' business (permutations move them raw); a matrix holds none.
   if (dtype && dtype_is_integer(*dtype))
     dtype.reset();
-  if (!dtype && packed_as_f64 && H5Tget_class(type.get()) == H5T_INTEGER && is_packed(dset))
+  if (!dtype && integers_as_f64 && H5Tget_class(type.get()) == H5T_INTEGER)
     dtype = DType::f64;
   if (!dtype)
     TESSERA_THROW(InputError,
@@ -151,11 +150,11 @@ Shape chunk_dims(Shape shape, DType dtype, const WriteOptions& o) {
   return {static_cast<std::int64_t>(c[0]), static_cast<std::int64_t>(c[1])};
 }
 
-DatasetInfo inspect_dataset(const H5File& f, const std::string& path, bool packed_as_f64) {
+DatasetInfo inspect_dataset(const H5File& f, const std::string& path, bool integers_as_f64) {
   DatasetInfo info{};
   detail::read_metadata(f, [&](hid_t file) {
     const unique_hid dset = detail::open_dataset(file, f.path(), path);
-    info = describe(dset.get(), f.path(), path, packed_as_f64);
+    info = describe(dset.get(), f.path(), path, integers_as_f64);
   });
   return info;
 }

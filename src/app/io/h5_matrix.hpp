@@ -64,9 +64,9 @@ struct Hyperslab {
 
 // Throws InputError on every rank naming the dataset when it is missing, not 2-D, or of an
 // element type tessera cannot handle (integers, strings, …; f32, f64, c64 and c128 are).
-// packed_as_f64: a packed integer dataset (scale_factor, add_offset: io/missing_values.hpp) is
-// described as f64, which HDF5 converts it to on read (reductions).
-DatasetInfo inspect_dataset(const H5File& f, const std::string& path, bool packed_as_f64 = false);
+// integers_as_f64: an integer dataset, plain or packed (scale_factor, add_offset:
+// io/missing_values.hpp), is described as f64, which HDF5 converts it to on read (reductions).
+DatasetInfo inspect_dataset(const H5File& f, const std::string& path, bool integers_as_f64 = false);
 // Whether `path` names a dataset in the file (false for a missing path or a group).
 bool has_dataset(const H5File& f, const std::string& path);
 

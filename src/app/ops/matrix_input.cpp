@@ -16,7 +16,7 @@ MatrixInput MatrixInput::open_for_reduction(const io::DatasetRef& ref, MPI_Comm 
   in.ref = ref;
   in.file.emplace(io::H5File::open_read(ref.file, comm));
   in.missing = io::read_missing_values(*in.file, ref.path, !keep_nan);
-  in.info = io::inspect_dataset(*in.file, ref.path, in.missing.packed());
+  in.info = io::inspect_dataset(*in.file, ref.path, true); // integers reduced in f64
   if (in.missing.packed() && dtype_is_real(in.info.dtype))
     in.info.dtype = DType::f64;
   return in;

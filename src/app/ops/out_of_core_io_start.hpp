@@ -23,9 +23,9 @@ struct IoStart {
 template <class Geometry>
 IoStart<Geometry> start_io_side(PipelineContext& ctx, const io::DatasetRef& in,
                                 io::StagingQueue<io::DatasetInfo>& info,
-                                io::StagingQueue<Geometry>& go) {
+                                io::StagingQueue<Geometry>& go, bool integers_as_f64 = false) {
   const MPI_Comm comm = ctx.io->comm();
-  IoStart<Geometry> start{open_watched_input(ctx, in), Geometry{}};
+  IoStart<Geometry> start{open_watched_input(ctx, in, integers_as_f64), Geometry{}};
   mpi::collectively(comm, [&] { info.push(start.input.info); });
   mpi::collectively(comm, [&] { start.geometry = *go.pop(); });
   return start;

@@ -170,7 +170,8 @@ double phase_bytes(const PhaseTimers& t, const char* name) {
 
 } // namespace
 
-WatchedInput open_watched_input(PipelineContext& ctx, const io::DatasetRef& in) {
+WatchedInput open_watched_input(PipelineContext& ctx, const io::DatasetRef& in,
+                                bool integers_as_f64) {
   const MPI_Comm comm = ctx.io->comm();
   const double t0 = wall_seconds();
   std::optional<io::detail::InputWatch> watch;
@@ -178,7 +179,7 @@ WatchedInput open_watched_input(PipelineContext& ctx, const io::DatasetRef& in) 
   io::H5File file = io::H5File::open_read(in.file, comm);
   // Packed data is decoded in double, and so read as f64 (reductions: OutOfCoreOptions::missing).
   const bool packed = ctx.options.missing.packed();
-  io::DatasetInfo info = inspect_dataset(file, in.path, packed);
+  io::DatasetInfo info = inspect_dataset(file, in.path, integers_as_f64 || packed);
   if (packed && dtype_is_real(info.dtype))
     info.dtype = DType::f64;
   ctx.io_timers.add("open", wall_seconds() - t0);

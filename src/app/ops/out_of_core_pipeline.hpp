@@ -137,7 +137,9 @@ struct WatchedInput {
   io::H5File file;
   io::DatasetInfo info;
 };
-WatchedInput open_watched_input(PipelineContext& ctx, const io::DatasetRef& in);
+// `integers_as_f64`: reductions, which read integer data as f64 (io/h5_matrix.hpp).
+WatchedInput open_watched_input(PipelineContext& ctx, const io::DatasetRef& in,
+                                bool integers_as_f64 = false);
 
 // Fills the report's totals and waits (read from the queues: compute consumes `reads`, whose
 // buffers the I/O thread fills, and produces `results`, which the I/O thread drains) and adds

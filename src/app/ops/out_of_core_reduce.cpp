@@ -95,7 +95,7 @@ void io_side(Shared& s) {
   detail::PipelineContext& ctx = s.ctx;
   const MPI_Comm comm = ctx.io->comm();
   const int rank = ctx.io->rank();
-  detail::IoStart<Geometry> start = detail::start_io_side(ctx, s.in, s.info, s.go);
+  detail::IoStart<Geometry> start = detail::start_io_side(ctx, s.in, s.info, s.go, true);
   auto& watch = start.input.watch;
   const io::H5File& fin = start.input.file;
   const Geometry& g = start.geometry;

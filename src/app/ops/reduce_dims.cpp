@@ -83,13 +83,13 @@ Op dims_kernel_op(Op op) noexcept {
   return op == Op::Mean ? Op::Sum : op;
 }
 
-// The element type the data is reduced in: f32 and f64 as stored, packed data decoded in f64.
+// The element type the data is reduced in: f32 and f64 as stored, integers (plain or packed) and
+// packed data in f64.
 DType reduced_dtype(DType stored, const MissingValues& missing, const std::string& what) {
-  if (missing.packed() && (dtype_is_real(stored) || dtype_is_integer(stored)))
+  if (dtype_is_integer(stored) || (missing.packed() && dtype_is_real(stored)))
     return DType::f64;
   TESSERA_REQUIRE(dtype_is_real(stored), InputError,
-                  "reductions take f32 or f64 data (or packed integers), not {} ({})",
-                  dtype_name(stored), what);
+                  "reductions take real or integer data, not {} ({})", dtype_name(stored), what);
   return stored;
 }
 

@@ -122,7 +122,7 @@ void reduce_over_dims(const Context& ctx, ReduceArgs& args, const io::DatasetRef
 Command add_reduce(CLI::App& app, const Context& ctx) {
   auto args = std::make_shared<ReduceArgs>();
   Command c;
-  c.sub = app.add_subcommand("reduce", "Reductions of a dataset (f32 or f64)");
+  c.sub = app.add_subcommand("reduce", "Reductions of a dataset (f32, f64 or integers)");
   c.sub
       ->add_option(
           "inputs", args->ins,

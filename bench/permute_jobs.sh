@@ -5,6 +5,8 @@
 #   tessera   tessera transpose IN:/v OUT:/v --axes lat,lon,time (1 rank, and RANKS ranks)
 #   ncpdq     NCO's ncpdq -a lat,lon,time (the same permutation, netCDF out)
 #   numpy     h5py read, numpy transpose, h5py write (three lines)
+#   dask      dask.array over the h5py dataset (chunks "auto"), transpose, to_hdf5 (threads), as
+#             xarray with dask computes it (xarray itself is not in Debian 12's python3)
 # The input is a netCDF4 file made by netCDF4-python: v(time, lat, lon), f32, contiguous, with
 # coordinate variables.
 #
@@ -37,7 +39,14 @@ import h5py, numpy as np
 with h5py.File('in.nc', 'r') as f: a = f['v'][...]
 with h5py.File('np.h5', 'w') as g: g['v'] = np.ascontiguousarray(a.transpose(1, 2, 0))
 PY
+cat >dask_p.py <<'PY'
+import h5py, dask, dask.array as da
+dask.config.set(scheduler='threads')
+f = h5py.File('in.nc', 'r')
+da.to_hdf5('dask.h5', '/v', da.from_array(f['v'], chunks='auto').transpose(1, 2, 0))
+PY
 jobs=(cp tessera.1 "tessera.$ranks" numpy)
+"$PY" -c 'import dask.array' 2>/dev/null && jobs+=(dask)
 command -v ncpdq >/dev/null && jobs+=(ncpdq)
 run() {
   case $1 in
@@ -46,6 +55,7 @@ run() {
     tessera.*) mpirun -np "${1#tessera.}" --bind-to none "$tessera" -q transpose in.nc:/v tn.h5:/v \
                  --axes lat,lon,time ;;
     numpy) "$PY" np_p.py ;;
+    dask) "$PY" dask_p.py ;;
     ncpdq) ncpdq -O -a lat,lon,time in.nc nco.nc ;;
   esac
 }
@@ -69,7 +79,7 @@ PY
   declare -A times=()
   for ((r = 0; r < rounds; r++)); do
     for j in "${jobs[@]}"; do
-      rm -f cp.nc t1.h5 tn.h5 np.h5 nco.nc
+      rm -f cp.nc t1.h5 tn.h5 np.h5 dask.h5 nco.nc
       sync
       t0=$(date +%s.%N); run "$j" >/dev/null; t1=$(date +%s.%N)
       times[$j]+="$(echo "$t1 - $t0" | bc) "

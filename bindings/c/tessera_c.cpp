@@ -19,6 +19,9 @@
 struct tessera_transpose_plan_s {
   tessera::TransposePlan plan;
 };
+struct tessera_permute_plan_s {
+  tessera::PermutePlan plan;
+};
 struct tessera_reduce_plan_s {
   tessera::ReducePlan plan;
   std::int64_t count;
@@ -80,6 +83,12 @@ tessera::DType dtype_of(int t) {
           "dtype must be TESSERA_F32, TESSERA_F64, TESSERA_C64 or TESSERA_C128");
   return static_cast<tessera::DType>(t);
 }
+tessera::DType permute_dtype_of(int t) {
+  require(t >= TESSERA_F32 && t <= TESSERA_U64,
+          "dtype must be one of TESSERA_F32, TESSERA_F64, TESSERA_C64, TESSERA_C128, TESSERA_I8 "
+          "... TESSERA_I64, TESSERA_U8 ... TESSERA_U64");
+  return static_cast<tessera::DType>(t);
+}
 tessera::Backend backend_of(int b) {
   require(b >= TESSERA_BACKEND_AUTO && b <= TESSERA_BACKEND_CUDA,
           "backend must be TESSERA_BACKEND_AUTO, TESSERA_BACKEND_CPU or TESSERA_BACKEND_CUDA");
@@ -103,6 +112,21 @@ std::vector<tessera::Op> ops_of(const int* ops, int nops) {
 tessera::BlockDistribution dist_of(std::int64_t rows, std::int64_t cols, MPI_Comm comm) {
   require(comm != MPI_COMM_NULL, "the communicator is MPI_COMM_NULL, expected a communicator");
   return tessera::BlockDistribution({rows, cols}, tessera::mpi::comm_size(comm));
+}
+
+// This rank's input or output block of a permutation, into the pointers that are not null.
+int permute_block_of(tessera_permute_plan plan, bool input, int64_t* begin, int64_t* length,
+                     int64_t* elements) {
+  return guarded([&] {
+    require(plan != nullptr, "plan must not be null");
+    const tessera::PermuteBlock& b = input ? plan->plan.input_block() : plan->plan.output_block();
+    if (begin)
+      *begin = b.begin;
+    if (length)
+      *length = b.length;
+    if (elements)
+      *elements = b.elements;
+  });
 }
 
 } // namespace
@@ -175,6 +199,61 @@ int tessera_transpose_plan_execute(tessera_transpose_plan plan, const void* in, 
 }
 
 int tessera_transpose_plan_destroy(tessera_transpose_plan plan) {
+  return guarded([&] { delete plan; });
+}
+
+int tessera_permute_plan_create(tessera_permute_plan* plan, int rank, const int64_t* shape,
+                                const int* axes, tessera_dtype dtype, MPI_Comm comm,
+                                tessera_backend backend) {
+  if (plan)
+    *plan = nullptr;
+  return guarded([&] {
+    require(plan != nullptr, "plan must not be null");
+    require(comm != MPI_COMM_NULL, "the communicator is MPI_COMM_NULL, expected a communicator");
+    static_assert(static_cast<int>(tessera::DType::u64) == TESSERA_U64);
+    // Checked on every rank together, as the plan checks the permutation itself.
+    tessera::DType t{};
+    tessera::Backend b{};
+    tessera::check_on_every_rank(comm, [&] {
+      require(rank >= 0 && (rank == 0 || (shape != nullptr && axes != nullptr)),
+              "shape and axes must point to `rank` values each");
+      t = permute_dtype_of(dtype);
+      b = backend_of(backend);
+    });
+    *plan = new tessera_permute_plan_s{
+        tessera::PermutePlan(std::vector<std::int64_t>(shape, shape + rank),
+                             std::vector<int>(axes, axes + rank), t, comm, b)};
+  });
+}
+
+int tessera_permute_plan_create_f(tessera_permute_plan* plan, int rank, const int64_t* shape,
+                                  const int* axes, int dtype, MPI_Fint comm, int backend) {
+  MPI_Comm c = MPI_COMM_NULL;
+  const int rc = guarded([&] { c = tessera::mpi::comm_from_fortran(comm); });
+  if (rc != TESSERA_OK)
+    return rc;
+  return tessera_permute_plan_create(plan, rank, shape, axes, static_cast<tessera_dtype>(dtype), c,
+                                     static_cast<tessera_backend>(backend));
+}
+
+int tessera_permute_plan_input_block(tessera_permute_plan plan, int64_t* begin, int64_t* length,
+                                     int64_t* elements) {
+  return permute_block_of(plan, true, begin, length, elements);
+}
+
+int tessera_permute_plan_output_block(tessera_permute_plan plan, int64_t* begin, int64_t* length,
+                                      int64_t* elements) {
+  return permute_block_of(plan, false, begin, length, elements);
+}
+
+int tessera_permute_plan_execute(tessera_permute_plan plan, const void* in, void* out) {
+  return guarded([&] {
+    require(plan != nullptr, "plan must not be null");
+    plan->plan.execute(in, out);
+  });
+}
+
+int tessera_permute_plan_destroy(tessera_permute_plan plan) {
   return guarded([&] { delete plan; });
 }
 

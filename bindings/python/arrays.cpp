@@ -21,25 +21,51 @@ int rank_of(MPI_Comm comm) {
   return comm_rank(comm);
 }
 
-DType dtype_of_object(const py::handle& obj) {
+namespace {
+// The DType of a numpy dtype; false when tessera has none for it.
+bool dtype_of_numpy(const py::dtype& dt, DType& t) {
+  const char kind = dt.kind();
+  const auto size = dt.itemsize();
+  static const struct {
+    char kind;
+    py::ssize_t size;
+    DType t;
+  } known[] = {{'f', 4, DType::f32},   {'f', 8, DType::f64}, {'c', 8, DType::c64},
+               {'c', 16, DType::c128}, {'i', 1, DType::i8},  {'i', 2, DType::i16},
+               {'i', 4, DType::i32},   {'i', 8, DType::i64}, {'u', 1, DType::u8},
+               {'u', 2, DType::u16},   {'u', 4, DType::u32}, {'u', 8, DType::u64}};
+  for (const auto& k : known)
+    if (k.kind == kind && k.size == size) {
+      t = k.t;
+      return true;
+    }
+  return false;
+}
+
+// tessera's names of the matrix types ("f64") or anything numpy.dtype() takes. Its integer
+// names are left to numpy, which reads "i8" as int64 where tessera means int8.
+DType parse_dtype_object(const py::handle& obj, bool integers) {
   if (py::isinstance<py::str>(obj)) {
     const auto s = obj.cast<std::string>();
     if (s == "f32" || s == "f64" || s == "c64" || s == "c128")
       return parse_dtype(s);
   }
   const py::dtype dt = py::dtype::from_args(py::reinterpret_borrow<py::object>(obj));
-  const char kind = dt.kind();
-  const auto size = dt.itemsize();
-  if (kind == 'f' && size == 4)
-    return DType::f32;
-  if (kind == 'f' && size == 8)
-    return DType::f64;
-  if (kind == 'c' && size == 8)
-    return DType::c64;
-  if (kind == 'c' && size == 16)
-    return DType::c128;
-  input_error("dtype " + text(dt) +
-              " is not one tessera handles: expected float32, float64, complex64 or complex128");
+  DType t{};
+  if (dtype_of_numpy(dt, t) && (integers || !dtype_is_integer(t)))
+    return t;
+  input_error("dtype " + text(dt) + " is not one tessera handles: expected float32, float64, " +
+              "complex64 or complex128" +
+              (integers ? ", or a signed or unsigned integer of 8, 16, 32 or 64 bits" : ""));
+}
+} // namespace
+
+DType dtype_of_object(const py::handle& obj) {
+  return parse_dtype_object(obj, false);
+}
+
+DType any_dtype_of_object(const py::handle& obj) {
+  return parse_dtype_object(obj, true);
 }
 
 py::dtype numpy_dtype(DType t) {
@@ -76,31 +102,37 @@ std::string shape_str(std::int64_t r, std::int64_t c) {
   return "(" + std::to_string(r) + ", " + std::to_string(c) + ")";
 }
 
-namespace {
 std::string dims_str(const std::vector<std::int64_t>& dims) {
   std::string s = "(";
   for (std::size_t k = 0; k < dims.size(); ++k)
     s += (k ? ", " : "") + std::to_string(dims[k]);
   return s + (dims.size() == 1 ? ",)" : ")");
 }
-} // namespace
 
-// The array must be a C-contiguous rows x cols array of dtype t, in native byte order.
-void check_block(const py::array& a, DType t, std::int64_t rows, std::int64_t cols,
-                 const char* what) {
-  const std::string name = what;
-  if (a.ndim() != 2 || a.shape(0) != rows || a.shape(1) != cols)
-    input_error(name + " must have shape " + shape_str(rows, cols) + ", got " +
-                dims_str(std::vector<std::int64_t>(a.shape(), a.shape() + a.ndim())));
-  if (dtype_of_object(a.dtype()) != t || !a.dtype().attr("isnative").cast<bool>())
+void check_array(const py::array& a, DType t, const std::vector<std::int64_t>& shape,
+                 const std::string& name) {
+  const std::vector<std::int64_t> got(a.shape(), a.shape() + a.ndim());
+  if (got != shape)
+    input_error(name + " must have shape " + dims_str(shape) + ", got " + dims_str(got));
+  DType have{};
+  if (!dtype_of_numpy(a.dtype(), have) || have != t || !a.dtype().attr("isnative").cast<bool>())
     input_error(name + " must have dtype " + text(numpy_dtype(t)) + " (native byte order), got " +
                 text(a.dtype()));
   if (!(a.flags() & py::array::c_style))
     input_error(name + " must be C-contiguous: pass numpy.ascontiguousarray(" + name + ")");
 }
 
+void check_block(const py::array& a, DType t, std::int64_t rows, std::int64_t cols,
+                 const char* what) {
+  check_array(a, t, {rows, cols}, what);
+}
+
+py::array new_array(DType t, const std::vector<std::int64_t>& shape) {
+  return py::array(numpy_dtype(t), std::vector<py::ssize_t>(shape.begin(), shape.end()));
+}
+
 py::array new_block(DType t, std::int64_t rows, std::int64_t cols) {
-  return py::array(numpy_dtype(t), std::vector<py::ssize_t>{rows, cols});
+  return new_array(t, {rows, cols});
 }
 
 // --- Device arrays: any object exposing the __cuda_array_interface__ (CuPy, Numba, PyTorch),
@@ -159,9 +191,12 @@ std::optional<std::vector<std::int64_t>> int_tuple(const py::handle& o) {
 }
 } // namespace
 
-// Checks obj's __cuda_array_interface__ against a C-contiguous rows × cols block of dtype t
-// (the rules of check_block for numpy arrays), touching no memory.
 DeviceArray device_array(const py::handle& obj, DType t, std::int64_t rows, std::int64_t cols,
+                         const std::string& name) {
+  return device_array(obj, t, std::vector<std::int64_t>{rows, cols}, name);
+}
+
+DeviceArray device_array(const py::handle& obj, DType t, const std::vector<std::int64_t>& want,
                          const std::string& name) {
   const py::object cai = obj.attr("__cuda_array_interface__");
   if (!py::isinstance<py::dict>(cai))
@@ -179,8 +214,11 @@ DeviceArray device_array(const py::handle& obj, DType t, std::int64_t rows, std:
   if (!shape)
     input_error(name + "'s __cuda_array_interface__ shape must be a tuple of ints, got " +
                 text(get("shape")));
-  if (*shape != std::vector<std::int64_t>{rows, cols})
-    input_error(name + " must have shape " + shape_str(rows, cols) + ", got " + dims_str(*shape));
+  if (*shape != want)
+    input_error(name + " must have shape " + dims_str(want) + ", got " + dims_str(*shape));
+  std::int64_t elements = 1;
+  for (const std::int64_t n : want)
+    elements *= n;
   const py::object typestr = get("typestr");
   if (!py::isinstance<py::str>(typestr) || typestr.cast<std::string>() != typestr_of(t))
     input_error(name + " must have dtype " + text(numpy_dtype(t)) + " (typestr '" + typestr_of(t) +
@@ -188,19 +226,21 @@ DeviceArray device_array(const py::handle& obj, DType t, std::int64_t rows, std:
   const py::object strides = get("strides");
   if (!strides.is_none()) {
     const auto s = int_tuple(strides);
-    if (!s || s->size() != 2)
-      input_error(name +
-                  "'s __cuda_array_interface__ strides must be None or a tuple of 2 "
-                  "ints, got " +
-                  text(strides));
-    // As numpy's C-contiguity: an empty block is contiguous, and the stride of a dimension of
+    if (!s || s->size() != want.size())
+      input_error(name + "'s __cuda_array_interface__ strides must be None or a tuple of " +
+                  std::to_string(want.size()) + " ints, got " + text(strides));
+    // As numpy's C-contiguity: an empty array is contiguous, and the stride of a dimension of
     // extent 1 is never used.
-    const auto item = static_cast<std::int64_t>(dtype_size(t));
-    const bool contiguous =
-        rows == 0 || cols == 0 ||
-        ((rows == 1 || (*s)[0] == cols * item) && (cols == 1 || (*s)[1] == item));
-    if (!contiguous)
-      input_error(name + " must be C-contiguous (strides " + shape_str(cols * item, item) +
+    std::vector<std::int64_t> c_strides(want.size());
+    bool contiguous = true;
+    auto step = static_cast<std::int64_t>(dtype_size(t));
+    for (std::size_t k = want.size(); k-- > 0;) {
+      c_strides[k] = step;
+      contiguous = contiguous && (want[k] == 1 || (*s)[k] == step);
+      step *= want[k];
+    }
+    if (!contiguous && elements != 0)
+      input_error(name + " must be C-contiguous (strides " + dims_str(c_strides) +
                   " bytes), got strides " + dims_str(*s) +
                   ": pass a contiguous copy (cupy.ascontiguousarray)");
   }
@@ -217,12 +257,12 @@ DeviceArray device_array(const py::handle& obj, DType t, std::int64_t rows, std:
   DeviceArray a;
   a.ptr = data[py::int_(0)].cast<std::uintptr_t>();
   a.readonly = py::bool_(data[py::int_(1)]).cast<bool>();
-  a.bytes = static_cast<std::size_t>(rows * cols) * dtype_size(t);
+  a.bytes = static_cast<std::size_t>(elements) * dtype_size(t);
   if (a.ptr == 0 && a.bytes != 0)
     input_error(name +
                 "'s __cuda_array_interface__ data pointer is null, expected the address "
                 "of its " +
-                std::to_string(rows * cols) + " elements");
+                std::to_string(elements) + " elements");
   const py::object stream = get("stream");
   if (!stream.is_none()) {
     if (!py::isinstance<py::int_>(stream))

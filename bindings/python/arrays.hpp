@@ -1,6 +1,6 @@
 // Checks of the arrays the Python module is handed (numpy arrays and device arrays through the
-// __cuda_array_interface__), the dtype and shape conversions, and the module's errors: each
-// raises tessera's InputError (tessera.InputError in Python) before any collective call.
+// __cuda_array_interface__, of any rank), the dtype and shape conversions, and the module's errors:
+// each raises tessera's InputError (tessera.InputError in Python) before any collective call.
 #pragma once
 
 #include <pybind11/numpy.h>
@@ -26,16 +26,26 @@ MPI_Comm comm_of(MPI_Fint handle);
 
 int rank_of(MPI_Comm comm);
 
+// The matrix types (f32, f64, c64, c128): what the transpose and reduction plans take.
 DType dtype_of_object(const py::handle& obj);
+// Any type tessera moves: the matrix types and the signed and unsigned integers of 8 to 64 bits
+// (what a permutation of dimensions takes).
+DType any_dtype_of_object(const py::handle& obj);
 
 py::dtype numpy_dtype(DType t);
 
 std::string shape_str(std::int64_t r, std::int64_t c);
+// "(2, 3, 4)", "(5,)": a shape as Python writes it.
+std::string dims_str(const std::vector<std::int64_t>& dims);
 
-// The array must be a C-contiguous rows x cols array of dtype t, in native byte order.
+// The array must be a C-contiguous array of this shape and dtype t, in native byte order.
+void check_array(const py::array& a, DType t, const std::vector<std::int64_t>& shape,
+                 const std::string& name);
+// The same for a rows x cols block.
 void check_block(const py::array& a, DType t, std::int64_t rows, std::int64_t cols,
                  const char* what);
 
+py::array new_array(DType t, const std::vector<std::int64_t>& shape);
 py::array new_block(DType t, std::int64_t rows, std::int64_t cols);
 
 bool is_device_array(const py::handle& obj);
@@ -52,8 +62,11 @@ struct DeviceArray {
   std::uintptr_t stream = 0;
 };
 
-// Checks obj's __cuda_array_interface__ against a C-contiguous rows × cols block of dtype t
-// (the rules of check_block for numpy arrays), touching no memory.
+// Checks obj's __cuda_array_interface__ against a C-contiguous array of this shape and dtype t
+// (the rules of check_array for numpy arrays), touching no memory.
+DeviceArray device_array(const py::handle& obj, DType t, const std::vector<std::int64_t>& shape,
+                         const std::string& name);
+// The same for a rows × cols block.
 DeviceArray device_array(const py::handle& obj, DType t, std::int64_t rows, std::int64_t cols,
                          const std::string& name);
 

@@ -12,6 +12,7 @@
 
 #include "arrays.hpp"
 #include "heat2d_solver.hpp"
+#include "permute_plan.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -259,7 +260,8 @@ OutOfCoreOptions ooc_options(std::size_t memory_limit, const std::string& backen
 } // namespace
 
 PYBIND11_MODULE(_tessera, m) {
-  m.doc() = "tessera: distributed transpose, reductions, HDF5 I/O and the heat2d solver";
+  m.doc() = "tessera: distributed transpose, permutations of dimensions, reductions, HDF5 I/O and "
+            "the heat2d solver";
   auto error = py::register_exception<Error>(m, "Error", PyExc_RuntimeError);
   py::register_exception<InputError>(m, "InputError", error.ptr());
   py::register_exception<IoError>(m, "IoError", error.ptr());
@@ -320,16 +322,30 @@ PYBIND11_MODULE(_tessera, m) {
           py::arg("axis") = "all", py::arg("backend") = "auto", py::arg("skip_nan") = false)
       .def("execute", &PyReducePlan::execute, py::arg("block"))
       .def_property_readonly("backend", &PyReducePlan::backend);
+  py::class_<PyPermutePlan>(m, "PermutePlan")
+      .def(py::init<std::vector<std::int64_t>, std::vector<int>, const py::object&, MPI_Fint,
+                    const std::string&, bool>(),
+           py::arg("shape"), py::arg("axes"), py::arg("dtype"), py::arg("comm"),
+           py::arg("backend") = "auto", py::arg("device") = false)
+      .def("execute", &PyPermutePlan::execute, py::arg("block"), py::arg("out") = py::none())
+      .def_property_readonly("input_shape", &PyPermutePlan::input_shape)
+      .def_property_readonly("output_shape", &PyPermutePlan::output_shape)
+      .def_property_readonly("axes", &PyPermutePlan::axes)
+      .def_property_readonly("input_block_shape", &PyPermutePlan::input_block_shape)
+      .def_property_readonly("output_block_shape", &PyPermutePlan::output_block_shape)
+      .def_property_readonly("input_slice", &PyPermutePlan::input_slice)
+      .def_property_readonly("output_slice", &PyPermutePlan::output_slice)
+      .def_property_readonly("dtype", &PyPermutePlan::dtype)
+      .def_property_readonly("backend", &PyPermutePlan::backend);
   // The checks execute applies to a device array, alone (they touch no memory): (pointer,
   // readonly, the stream to wait for or 0).
   m.def(
       "_device_array_info",
-      [](const py::object& obj, const py::object& dtype,
-         std::pair<std::int64_t, std::int64_t> shape, const std::string& name) {
+      [](const py::object& obj, const py::object& dtype, const std::vector<std::int64_t>& shape,
+         const std::string& name) {
         if (!is_device_array(obj))
           input_error(name + " has no __cuda_array_interface__");
-        const DeviceArray a =
-            device_array(obj, dtype_of_object(dtype), shape.first, shape.second, name);
+        const DeviceArray a = device_array(obj, any_dtype_of_object(dtype), shape, name);
         return py::make_tuple(a.ptr, a.readonly, a.stream);
       },
       py::arg("obj"), py::arg("dtype"), py::arg("shape"), py::arg("name") = "the block");

@@ -1,4 +1,5 @@
-/* tessera from C: a distributed transpose and reductions, with every result checked.
+/* tessera from C: a distributed transpose, reductions and a permutation of dimensions, with
+ * every result checked.
  *   mpirun -np 3 ./tessera_example_c */
 #include <mpi.h>
 #include <tessera/tessera.h>
@@ -73,6 +74,34 @@ int main(int argc, char** argv) {
       count -= 2;
     }
   bad += values[0] != sum || values[1] != count;
+
+  /* Permutation of dimensions: x[i][j][k] = (i * J + j) * K + k (16-bit integers), split along
+   * i, becomes this rank's block of y[k][i][j] = x[i][j][k], split along k. */
+  const int64_t shape[3] = {6, 5, 3};
+  const int axes[3] = {2, 0, 1};
+  tessera_permute_plan pp;
+  CHECK(tessera_permute_plan_create(&pp, 3, shape, axes, TESSERA_I16, MPI_COMM_WORLD,
+                                    TESSERA_BACKEND_CPU));
+  int64_t xb, xn, yb, yk, yn;
+  CHECK(tessera_permute_plan_input_block(pp, &xb, NULL, &xn));
+  CHECK(tessera_permute_plan_output_block(pp, &yb, &yk, &yn));
+  int16_t* x = malloc(sizeof(int16_t) * (size_t)(xn + 1));
+  int16_t* y = malloc(sizeof(int16_t) * (size_t)(yn + 1));
+  for (int64_t q = 0; q < xn; ++q)
+    x[q] = (int16_t)(xb * shape[1] * shape[2] + q);
+  CHECK(tessera_permute_plan_execute(pp, x, y));
+  CHECK(tessera_permute_plan_destroy(pp));
+  bad += yn != yk * shape[0] * shape[1];
+  for (int64_t k = 0; k < yk; ++k)
+    for (int64_t i = 0; i < shape[0]; ++i)
+      for (int64_t j = 0; j < shape[1]; ++j)
+        bad += y[(k * shape[0] + i) * shape[1] + j] != (i * shape[1] + j) * shape[2] + yb + k;
+  free(x);
+  free(y);
+  const int twice[3] = {2, 2, 0};
+  bad += tessera_permute_plan_create(&pp, 3, shape, twice, TESSERA_I16, MPI_COMM_WORLD,
+                                     TESSERA_BACKEND_CPU) != TESSERA_ERROR_INPUT ||
+         pp != NULL;
 
   /* Errors come back as codes with a message. */
   tessera_transpose_plan none;

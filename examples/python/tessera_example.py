@@ -1,4 +1,5 @@
-"""tessera from Python: transpose and reduce a distributed matrix, HDF5 round trip, heat2d.
+"""tessera from Python: transpose and reduce a distributed matrix, permute the dimensions of a
+3-D array, HDF5 round trip, heat2d.
     mpirun -np 3 python3 tessera_example.py [WORKDIR]"""
 import os
 import sys
@@ -23,6 +24,11 @@ r = tessera.ReducePlan(dist, numpy.float64, comm, ops=["sum", "norm2"]).execute(
 n = M * N
 assert r["sum"] == n * (n - 1) / 2
 assert abs(r["norm2"] - numpy.sqrt((n - 1) * n * (2 * n - 1) / 6)) < 1e-12 * r["norm2"]
+
+# Permutation of dimensions: this rank's block of x.transpose(2, 0, 1), from its block of x.
+x = numpy.arange(7 * 5 * 4, dtype=numpy.int32).reshape(7, 5, 4)
+pp = tessera.PermutePlan(x.shape, (2, 0, 1), x.dtype, comm)
+assert (pp.execute(x[pp.input_slice]) == x.transpose(2, 0, 1)[pp.output_slice]).all()
 
 workdir = sys.argv[1] if len(sys.argv) > 1 else "."
 f = os.path.join(workdir, "py_a.h5")

@@ -35,11 +35,21 @@ typedef enum tessera_status {
   TESSERA_ERROR_INTERNAL = 8      /* a bug in tessera (or an unknown exception) */
 } tessera_status;
 
+/* The integer types are for permutations of dimensions; transposes, reductions and HDF5 rows
+ * take the first four. */
 typedef enum tessera_dtype {
   TESSERA_F32 = 0,
   TESSERA_F64 = 1,
   TESSERA_C64 = 2,
-  TESSERA_C128 = 3
+  TESSERA_C128 = 3,
+  TESSERA_I8 = 4,
+  TESSERA_I16 = 5,
+  TESSERA_I32 = 6,
+  TESSERA_I64 = 7,
+  TESSERA_U8 = 8,
+  TESSERA_U16 = 9,
+  TESSERA_U32 = 10,
+  TESSERA_U64 = 11
 } tessera_dtype;
 typedef enum tessera_backend {
   TESSERA_BACKEND_AUTO = 0,
@@ -71,6 +81,7 @@ typedef enum tessera_log_level {
 
 typedef struct tessera_transpose_plan_s* tessera_transpose_plan;
 typedef struct tessera_reduce_plan_s* tessera_reduce_plan;
+typedef struct tessera_permute_plan_s* tessera_permute_plan;
 
 /* The message of the last failing call on this thread ("" when none). */
 TESSERA_API const char* tessera_last_error(void);
@@ -127,6 +138,27 @@ TESSERA_API int tessera_reduce_plan_execute(tessera_reduce_plan plan, const void
                                             double* values);
 TESSERA_API int tessera_reduce_plan_destroy(tessera_reduce_plan plan);
 
+/* Distributed permutation of dimensions (numpy's transpose(axes)) of the row-major array of
+ * `rank` (1 to 8) dimensions shape[0 .. rank), any dtype: output dimension k is input dimension
+ * axes[k]. The input is split along its dimension 0 over comm, the output along its own
+ * dimension 0 (input dimension axes[0]), both in blocks: rank r of P owns indices
+ * [tessera_block_begin(n, P, r), ... (r + 1)) of them, n = shape[0] for the input and
+ * shape[axes[0]] for the output, with every index of the other dimensions. execute reads this
+ * rank's input block and writes its output block (host memory, also on the CUDA backend, which
+ * then permutes through the GPU); they must not overlap. Any MPI thread level suffices. */
+TESSERA_API int tessera_permute_plan_create(tessera_permute_plan* plan, int rank,
+                                            const int64_t* shape, const int* axes,
+                                            tessera_dtype dtype, MPI_Comm comm,
+                                            tessera_backend backend);
+/* This rank's input and output blocks: the first index and the length along their dimension 0,
+ * and the number of elements. Any of the pointers may be null. */
+TESSERA_API int tessera_permute_plan_input_block(tessera_permute_plan plan, int64_t* begin,
+                                                 int64_t* length, int64_t* elements);
+TESSERA_API int tessera_permute_plan_output_block(tessera_permute_plan plan, int64_t* begin,
+                                                  int64_t* length, int64_t* elements);
+TESSERA_API int tessera_permute_plan_execute(tessera_permute_plan plan, const void* in, void* out);
+TESSERA_API int tessera_permute_plan_destroy(tessera_permute_plan plan);
+
 /* This rank's rows of a 2-D dataset, collectively (see tessera/hdf5.hpp). write creates `file`
  * with the one dataset (replacing an existing file once complete). */
 TESSERA_API int tessera_h5_read_rows(const char* file, const char* dataset, int64_t rows,
@@ -147,6 +179,9 @@ TESSERA_API int tessera_reduce_plan_create_missing_f(tessera_reduce_plan* plan, 
                                                      int backend, const int* ops, int nops,
                                                      int axis, int skip_nan, const double* values,
                                                      int nvalues);
+TESSERA_API int tessera_permute_plan_create_f(tessera_permute_plan* plan, int rank,
+                                              const int64_t* shape, const int* axes, int dtype,
+                                              MPI_Fint comm, int backend);
 /* Copies the last error message into buf (at most len bytes, NUL-padded); its length. */
 TESSERA_API int tessera_last_error_copy(char* buf, int len);
 

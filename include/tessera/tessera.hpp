@@ -1,10 +1,11 @@
-// tessera: distributed dense matrices. One include gives the whole C++ API:
+// tessera: distributed dense matrices and N-D arrays. One include gives the whole C++ API:
 //   Shape, BlockDistribution, DType           tessera/shape.hpp, block_distribution.hpp, dtype.hpp
 //   Backend, Memory                           tessera/backend.hpp
 //   TransposePlan, TransposeOptions, Exchange tessera/transpose_plan.hpp, exchange.hpp
 //   ReducePlan, Op, Axis, ReduceResult        tessera/reduce_plan.hpp, reduction.hpp
 //   Layout, BlockCyclicSpec                   tessera/layout.hpp
 //   RedistributePlan, RedistributeOptions     tessera/redistribute_plan.hpp
+//   PermutePlan, PermuteOptions, PermuteBlock tessera/permute_plan.hpp
 //   h5::read_rows, h5::write_rows, h5::Writer tessera/hdf5.hpp
 //   transpose_out_of_core, reduce_out_of_core tessera/out_of_core.hpp
 //   Heat2dSolver, Heat2dSettings              tessera/heat2d.hpp
@@ -26,6 +27,7 @@
 #include <tessera/layout.hpp>
 #include <tessera/log.hpp>
 #include <tessera/out_of_core.hpp>
+#include <tessera/permute_plan.hpp>
 #include <tessera/redistribute_plan.hpp>
 #include <tessera/reduce_plan.hpp>
 #include <tessera/reduction.hpp>

@@ -1,9 +1,11 @@
-"""tessera: distributed transpose, reductions, HDF5 block I/O and the heat2d solver.
+"""tessera: distributed transpose, permutations of dimensions, reductions, HDF5 block I/O and
+the heat2d solver.
 
 Communicators are mpi4py communicators; blocks are numpy arrays (C-contiguous, this rank's
-rows) or, for the plans on the CUDA backend, device arrays (CuPy, or any object exposing the
-__cuda_array_interface__). Every call that takes a communicator is collective over it. Errors
-raise tessera.Error (InputError for bad arguments, IoError, MpiError, ...) with tessera's message.
+rows, or its indices of an N-D array's outermost dimension) or, for the plans on the CUDA
+backend, device arrays (CuPy, or any object exposing the __cuda_array_interface__). Every call
+that takes a communicator is collective over it. Errors raise tessera.Error (InputError for bad
+arguments, IoError, MpiError, ...) with tessera's message.
 
     from mpi4py import MPI
     import numpy, tessera
@@ -12,15 +14,19 @@ raise tessera.Error (InputError for bad arguments, IoError, MpiError, ...) with 
     b, e = dist.begin(comm.rank), dist.end(comm.rank)
     at_rows = tessera.TransposePlan(dist, numpy.float64, comm).execute(a[b:e])
     r = tessera.ReducePlan(dist, numpy.float64, comm, ops=["sum", "norm2"]).execute(a[b:e])
+    plan = tessera.PermutePlan(x.shape, (2, 0, 1), x.dtype, comm)   # x: a 3-D array
+    y_block = plan.execute(x[plan.input_slice])   # this rank's block of x.transpose(2, 0, 1)
 """
 
+import numpy as _numpy
 from mpi4py import MPI as _MPI  # loads libmpi for the whole process first
 
 from . import _tessera
 from ._tessera import (BlockDistribution, Error, Heat2dSettings, InputError, IoError, MpiError,
                        NotCompiled, ResourceError, set_log_level, version)
 
-__all__ = ["BlockDistribution", "TransposePlan", "ReducePlan", "read_rows", "write_rows",
+__all__ = ["BlockDistribution", "TransposePlan", "ReducePlan", "PermutePlan", "permute",
+           "read_rows", "write_rows",
            "inspect", "transpose_out_of_core", "reduce_out_of_core", "Heat2dSolver",
            "Heat2dSettings", "Error", "InputError", "IoError", "MpiError", "NotCompiled",
            "ResourceError", "set_log_level", "version"]
@@ -73,6 +79,96 @@ class ReducePlan(_tessera.ReducePlan):
         """skip_nan: NaN elements are missing (numpy's nansum, nanmax, …); host arrays only."""
         super().__init__(dist, dtype, _handle(comm), _ops(ops), axis, backend, skip_nan)
         self._comm = comm  # the device plan, built later, is built over it
+
+
+def _axes(axes, ndim):
+    """numpy.transpose's axes: None reverses the dimensions, a negative axis counts from the
+    end (tessera checks the rest: each dimension named once)."""
+    if axes is None:
+        return list(range(ndim - 1, -1, -1))
+    return [int(a) + ndim if int(a) < 0 else int(a) for a in axes]
+
+
+class PermutePlan(_tessera.PermutePlan):
+    """Distributed permutation of dimensions: the N-D array of global shape `shape` (rank 1 to
+    8), split along its outermost dimension over the ranks, becomes numpy.transpose(a, axes),
+    split along its own outermost dimension. Both splits are BlockDistribution's: a rank's
+    input block is a[plan.input_slice] (shape plan.input_block_shape), its output block
+    numpy.transpose(a, axes)[plan.output_slice] (plan.output_block_shape). Any dtype numpy and
+    tessera share: float32/64, complex64/128, signed and unsigned integers of 8 to 64 bits.
+
+    execute(block) returns this rank's output block (a new array), or writes it into out= and
+    returns out. On a plan whose backend is "cuda" the block may be a device array, under
+    TransposePlan's rules: the result is then a new cupy.ndarray or out= (a writable device
+    array), and every rank passes the same kind of array to a given execute."""
+
+    def __init__(self, shape, axes=None, dtype=_numpy.float64, comm=None, backend="auto"):
+        """axes as numpy.transpose takes them (None: reversed); comm: MPI.COMM_WORLD if None."""
+        comm = _MPI.COMM_WORLD if comm is None else comm
+        shape = [int(n) for n in shape]
+        super().__init__(shape, _axes(axes, len(shape)), dtype, _handle(comm), backend, False)
+        self._comm = comm  # the device plan, built later, is built over it
+
+
+def _block_info(block):
+    """(shape, dtype name, whether on the device) of a block, or an InputError."""
+    cai = getattr(block, "__cuda_array_interface__", None)
+    if cai is not None:
+        if not isinstance(cai, dict) or "shape" not in cai or "typestr" not in cai:
+            raise InputError("the block's __cuda_array_interface__ has no shape or typestr")
+        shape, dtype, device = tuple(cai["shape"]), _numpy.dtype(cai["typestr"]), True
+    elif isinstance(block, _numpy.ndarray):
+        shape, dtype, device = block.shape, block.dtype, False
+    else:
+        raise InputError("the block must be a numpy array or a device array "
+                         f"(__cuda_array_interface__), got {type(block).__name__}")
+    if not shape:
+        raise InputError("the block must have at least one dimension, got a 0-d array")
+    return tuple(int(n) for n in shape), dtype.str, device
+
+
+def permute(block, axes=None, global_shape=None, comm=None, backend="auto", out=None):
+    """This rank's block of numpy.transpose(a, axes) (axes as numpy takes them), where `block` is this rank's block of the
+    N-D array `a` split along its outermost dimension over `comm` (default MPI.COMM_WORLD) as
+    BlockDistribution splits rows; the result is split the same way along its own outermost
+    dimension. Without global_shape, a's shape is the blocks' shape with their outermost lengths
+    summed over the ranks. A numpy block gives a numpy array, a device array (CuPy, or any
+    __cuda_array_interface__) a CuPy array, or out= when given. Collective: every rank passes
+    the same axes and the same kind of array. Builds a plan each call: for repeated
+    permutations of one shape, a PermutePlan does the setup once."""
+    comm = _MPI.COMM_WORLD if comm is None else comm
+    handle = _handle(comm)
+    # What every rank holds, gathered first, so that a rank with a bad block raises on every
+    # rank instead of leaving the others in the collective calls that follow.
+    try:
+        mine = (_block_info(block), None)
+    except Error as e:
+        mine = (None, str(e))
+    except Exception as e:  # numpy.dtype on a foreign typestr, say
+        mine = (None, f"the block cannot be read: {e}")
+    gathered = comm.allgather(mine)
+    for r, (_, message) in enumerate(gathered):
+        if message is not None:
+            raise InputError(message if r == comm.rank else f"rank {r}: {message}")
+    infos = [info for info, _ in gathered]
+    if len({device for _, _, device in infos}) > 1:
+        raise InputError("the ranks passed different kinds of arrays (numpy on some, device "
+                         "arrays on others): pass the same kind on every rank")
+    if len({dtype for _, dtype, _ in infos}) > 1:
+        raise InputError("the ranks' blocks have different dtypes: " +
+                         ", ".join(f"rank {r}: {_numpy.dtype(d)}" for r, (_, d, _) in
+                                   enumerate(infos)))
+    if global_shape is None:
+        if len({shape[1:] for shape, _, _ in infos}) > 1:
+            raise InputError("the ranks' blocks differ beyond their outermost dimension: " +
+                             ", ".join(f"rank {r}: {s}" for r, (s, _, _) in enumerate(infos)) +
+                             "; pass global_shape, or blocks of one array")
+        global_shape = (sum(s[0] for s, _, _ in infos),) + infos[0][0][1:]
+    _, dtype, device = infos[comm.rank]
+    global_shape = [int(n) for n in global_shape]
+    plan = _tessera.PermutePlan(global_shape, _axes(axes, len(global_shape)), _numpy.dtype(dtype),
+                                handle, backend, device)
+    return plan.execute(block, out)
 
 
 def read_rows(file, dataset, dist, dtype, comm):

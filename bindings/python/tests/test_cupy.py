@@ -142,10 +142,37 @@ def test_device_array_checks():
     for obj, message in bad:
         with pytest.raises(tessera.InputError, match=message):
             info(obj, (3, 4))
+    # Arrays of any rank, and the integer types (permutations of dimensions).
+    assert info(fake((2, 3, 4), strides=(96, 32, 8)), (2, 3, 4))[0] == 0x1000
+    assert info(fake((5,), "|i1", strides=(1,)), (5,), numpy.int8)[0] == 0x1000
+    assert info(fake((2, 1, 4), "<u2", strides=(8, 2, 2)), (2, 1, 4), numpy.uint16)[0] == 0x1000
+    with pytest.raises(tessera.InputError, match="C-contiguous \\(strides \\(96, 32, 8\\) bytes"):
+        info(fake((2, 3, 4), strides=(8, 16, 48)), (2, 3, 4))
+    with pytest.raises(tessera.InputError, match="strides must be None or a tuple of 3 ints"):
+        info(fake((2, 3, 4), strides=(32, 8)), (2, 3, 4))
+    with pytest.raises(tessera.InputError, match="must have shape \\(2, 3, 4\\), got \\(6, 4\\)"):
+        info(fake((6, 4)), (2, 3, 4))
     not_a_dict = Interface()
     not_a_dict.__cuda_array_interface__ = [1, 2]
     with pytest.raises(tessera.InputError, match="must be a dict, got list"):
         info(not_a_dict, (3, 4))
+
+
+def test_permute_device_array_needs_cuda_plan():
+    shape = (5, 4, 3)
+    plan = tessera.PermutePlan(shape, (2, 0, 1), numpy.float64, comm, backend="cpu")
+    assert plan.backend == "cpu"
+    with pytest.raises(tessera.InputError, match='need a plan with backend="cuda"'):
+        plan.execute(fake(plan.input_block_shape))
+    a = matrix(5, 12, numpy.float64).reshape(shape)
+    with pytest.raises(tessera.InputError, match="out is a device array but the input block is"):
+        plan.execute(a[plan.input_slice], out=fake(plan.output_block_shape))
+    numpy.testing.assert_array_equal(plan.execute(a[plan.input_slice]),
+                                     a.transpose(2, 0, 1)[plan.output_slice])
+    # permute() with device arrays asks for the CUDA backend.
+    with pytest.raises(tessera.InputError, match="device pointers need the CUDA backend"):
+        tessera.permute(fake(plan.input_block_shape), (2, 0, 1), global_shape=shape,
+                        backend="cpu")
 
 
 def test_host_out():
@@ -282,3 +309,26 @@ def test_device_bad_arrays_raise():
     out = plan.execute(d)
     numpy.testing.assert_array_equal(cupy.asnumpy(out),
                                      rows_of(t, matrix(m, n, numpy.float64).T))
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.complex64, numpy.int16, numpy.uint8])
+@pytest.mark.parametrize("shape,axes", [((7, 5, 3), (2, 0, 1)), ((6, 4, 5, 2), (3, 1, 0, 2)),
+                                        ((2, 33, 65), (1, 2, 0)), ((5, 3, 4), (0, 2, 1))])
+def test_permute_device(dtype, shape, axes):
+    rng = numpy.random.default_rng(sum(shape))
+    a = (rng.standard_normal(shape) * 100).astype(dtype)
+    want = a.transpose(axes)
+    plan = tessera.PermutePlan(shape, axes, dtype, comm, backend="cuda")
+    out = plan.execute(cupy.asarray(a[plan.input_slice]))
+    assert isinstance(out, cupy.ndarray) and out.shape == plan.output_block_shape
+    numpy.testing.assert_array_equal(cupy.asnumpy(out), want[plan.output_slice])
+    # The host plan beside the device one, and out= on the device.
+    numpy.testing.assert_array_equal(plan.execute(a[plan.input_slice]), want[plan.output_slice])
+    out2 = cupy.zeros_like(out)
+    assert plan.execute(cupy.asarray(a[plan.input_slice]), out=out2) is out2
+    numpy.testing.assert_array_equal(cupy.asnumpy(out2), want[plan.output_slice])
+    # The function, on device arrays: a cupy result.
+    got = tessera.permute(cupy.asarray(a[plan.input_slice]), axes)
+    assert isinstance(got, cupy.ndarray)
+    numpy.testing.assert_array_equal(cupy.asnumpy(got), want[plan.output_slice])

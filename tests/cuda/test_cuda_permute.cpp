@@ -9,6 +9,7 @@
 #include <numeric>
 #include <vector>
 
+#include "../permute_test_support.hpp"
 #include "core/error.hpp"
 #include "core/permute_layout.hpp"
 #include "cpu/reference.hpp"
@@ -21,7 +22,8 @@ namespace tessera {
 namespace {
 
 using ShapeN = std::vector<std::int64_t>;
-using Axes = std::vector<int>;
+using tessera::test::all_permutations;
+using tessera::test::Axes;
 
 constexpr std::size_t kSizes[] = {1, 2, 4, 8, 16};
 
@@ -44,16 +46,6 @@ std::vector<unsigned char> random_bytes(std::size_t n, std::uint64_t seed) {
   for (; i < n; ++i)
     v[i] = static_cast<unsigned char>(r.next());
   return v;
-}
-
-std::vector<Axes> all_permutations(int rank) {
-  Axes a(static_cast<std::size_t>(rank));
-  std::iota(a.begin(), a.end(), 0);
-  std::vector<Axes> all;
-  do {
-    all.push_back(a);
-  } while (std::next_permutation(a.begin(), a.end()));
-  return all;
 }
 
 // Permutes on the device, `offset` elements into both buffers (misaligning them for words wider

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../mpi_test_support.hpp"
+#include "../permute_test_support.hpp"
 #include "core/block_distribution.hpp"
 #include "core/error.hpp"
 #include "mpi/permute_plan.hpp"
@@ -24,7 +25,8 @@ namespace tessera {
 namespace {
 
 using ShapeN = std::vector<std::int64_t>;
-using Axes = std::vector<int>;
+using tessera::test::all_permutations;
+using tessera::test::Axes;
 using test::rank_of;
 using test::size_of;
 
@@ -130,16 +132,6 @@ void expect_permuted(const ShapeN& shape, const Axes& axes, MPI_Comm comm = MPI_
     const std::vector<unsigned char> tail(esize, 0xA5);
     ASSERT_EQ(std::memcmp(out.data() + ob.elements, tail.data(), esize), 0);
   }
-}
-
-std::vector<Axes> all_permutations(int rank) {
-  Axes a(static_cast<std::size_t>(rank));
-  std::iota(a.begin(), a.end(), 0);
-  std::vector<Axes> all;
-  do {
-    all.push_back(a);
-  } while (std::next_permutation(a.begin(), a.end()));
-  return all;
 }
 
 TEST(PermutePlan, EveryPermutationOfRanksTwoAndThree) {

@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "../permute_test_support.hpp"
 #include "core/error.hpp"
 #include "core/permute_layout.hpp"
 #include "cpu/permute.hpp"
@@ -20,7 +21,8 @@ using namespace tessera;
 namespace {
 
 using ShapeN = std::vector<std::int64_t>;
-using Axes = std::vector<int>;
+using tessera::test::all_permutations;
+using tessera::test::Axes;
 
 std::int64_t elements_of(const ShapeN& shape) {
   std::int64_t n = 1;
@@ -46,16 +48,6 @@ void expect_same_as_reference(const ShapeN& shape, const Axes& axes, std::size_t
   cpu::permute(in.data(), got.data(), esize, shape, axes);
   ASSERT_EQ(got, want) << "shape " << ::testing::PrintToString(shape) << " axes "
                        << ::testing::PrintToString(axes) << " element size " << esize;
-}
-
-std::vector<Axes> all_permutations(int rank) {
-  Axes a(static_cast<std::size_t>(rank));
-  std::iota(a.begin(), a.end(), 0);
-  std::vector<Axes> all;
-  do {
-    all.push_back(a);
-  } while (std::next_permutation(a.begin(), a.end()));
-  return all;
 }
 
 const std::size_t kSizes[] = {1, 2, 4, 8, 16};

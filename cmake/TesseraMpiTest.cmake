@@ -15,6 +15,23 @@ set(TESSERA_MPI_TEST_ENV
     OMPI_MCA_odls_base_sigkill_timeout=0 OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader,tcp
     OMP_NUM_THREADS=1 HDF5_USE_FILE_LOCKING=FALSE)
 
+# GoogleTest as the test binaries link it: tessera_gtest (the framework), tessera_gtest_main (with
+# its main). Debian's libgtest.a was compiled against a standard library that instantiates
+# std::string once, in libstdc++.so; in C++20 every tessera object carries its own weak copies
+# of std::string's members, so gtest's references to them were answered by the first tessera
+# archive after it (libtessera_app.a), pulling that object in and, through it, nearly all of
+# tessera into every test binary (an AddressSanitizer test binary of 140 MB, most of each link's
+# time). With libstdc++ right after gtest, a test links only the tessera objects it uses.
+add_library(tessera_gtest INTERFACE)
+add_library(tessera_gtest_main INTERFACE)
+set(_stdlib_after_gtest)
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  set(_stdlib_after_gtest stdc++)
+endif()
+target_link_libraries(tessera_gtest INTERFACE GTest::gtest ${_stdlib_after_gtest})
+target_link_libraries(tessera_gtest_main INTERFACE GTest::gtest_main GTest::gtest
+                                                   ${_stdlib_after_gtest})
+
 # Options of every test binary's own code. In the AddressSanitizer build the tests compile at
 # -O0 (tessera's libraries keep the preset's -O1): test code is mostly GoogleTest macros and
 # small reference loops, and at -O1 under ASan it took half of that build's time.
@@ -72,7 +89,7 @@ function(tessera_add_mpi_test name)
     tessera_test_main()
   endif()
   add_executable(${name} ${ARG_SOURCES} $<TARGET_OBJECTS:tessera_mpi_test_main>)
-  target_link_libraries(${name} PRIVATE ${ARG_BASE} GTest::gtest tessera_warnings tessera_sanitizers
+  target_link_libraries(${name} PRIVATE ${ARG_BASE} tessera_gtest tessera_warnings tessera_sanitizers
                                         ${ARG_LINKS})
   tessera_test_setup(${name})
   foreach(np IN LISTS ARG_RANKS)

@@ -1,4 +1,4 @@
-# Build-time helpers: precompiled headers and unity batches.
+# Build-time helpers: precompiled headers, unity batches and the linker.
 #
 # Every translation unit of tessera parses the same ~100k lines of the standard library, fmt,
 # spdlog, MPI and HDF5 before its own code; on a small machine that is most of the build.
@@ -37,6 +37,25 @@ set(TESSERA_UNITY_SKIP
     # one such build of the reduction kernels (file-local copies of the same names).
     src/cpu/transpose_avx2.cpp src/cpu/transpose_avx512.cpp src/cpu/reduce.cpp
     src/cpu/reduce_avx2.cpp src/cpu/reduce_avx512.cpp)
+
+# TESSERA_LINKER: the linker the compiler driver runs for tessera's executables (-fuse-ld=NAME:
+# gold, lld, mold); empty keeps the compiler's default (GNU ld). The CI presets take gold, which
+# comes with binutils: each build links about a hundred test executables, gold in about half of
+# ld's time. Shared libraries keep the default linker: gold exports the function-local statics
+# of templates (GNU unique symbols) that libtessera.so's version script hides.
+set(TESSERA_LINKER "" CACHE STRING
+    "Linker for tessera's executables (gold, lld, mold; empty: the compiler's default)")
+if(TESSERA_LINKER)
+  include(CheckLinkerFlag)
+  check_linker_flag(CXX "-fuse-ld=${TESSERA_LINKER}" TESSERA_LINKER_WORKS_${TESSERA_LINKER})
+  if(TESSERA_LINKER_WORKS_${TESSERA_LINKER})
+    set(_exe "$<STREQUAL:$<TARGET_PROPERTY:TYPE>,EXECUTABLE>")
+    add_link_options("$<$<AND:$<LINK_LANGUAGE:C,CXX>,${_exe}>:-fuse-ld=${TESSERA_LINKER}>")
+  else()
+    message(WARNING "TESSERA_LINKER=${TESSERA_LINKER}: the compiler cannot link with it; "
+                    "the default linker is used")
+  endif()
+endif()
 
 # The libraries that keep the sanitizer preset's -O1 (the kernels the tests spend their time in).
 set(TESSERA_ASAN_KEEP_OPTIMISED tessera_core)

@@ -17,23 +17,26 @@ scripts/check-format.sh
 
 # Each stage's start, with the minutes spent so far (CI keeps the whole run short).
 step() { echo; echo "=== $* (at $((SECONDS / 60))m$((SECONDS % 60))s) ==="; }
-# The Slurm tests mostly wait (for sbatch, for a time limit to strike): they run in the
-# background, one at a time (they share the local cluster), beside a build or the other tests.
+# The tests that mostly wait with the cores idle run in the background, beside a build or the
+# other tests, instead of holding a slot: the Slurm tests (for sbatch, for a time limit to
+# strike; one at a time, they share the local cluster) and those labelled waits (cli.signal: for
+# Open MPI to pass a signal on).
 # No build runs beside the MPI tests: ranks oversubscribed on the cores wait for each other by
 # yielding, and a build taking those slices stretches every collective (measured: the release
 # tests and the asan build overlapped took longer than one after the other).
-start_slurm_tests() {
-  (exec setsid ctest --preset ci -L slurm >"$logs/slurm.log" 2>&1) &
-  slurm_pid=$!
+background_labels='slurm|waits'
+start_background_tests() {
+  (exec setsid ctest --preset ci -L "$background_labels" >"$logs/background.log" 2>&1) &
+  background_pid=$!
 }
-finish_slurm_tests() {
-  if ! wait "$slurm_pid"; then
-    cat "$logs/slurm.log"
-    echo "scripts/test.sh: the Slurm tests failed" >&2
+finish_background_tests() {
+  if ! wait "$background_pid"; then
+    cat "$logs/background.log"
+    echo "scripts/test.sh: the Slurm tests or the waiting tests failed" >&2
     exit 1
   fi
-  slurm_pid=
-  grep -E '^[0-9]+/[0-9]+ Test|tests passed' "$logs/slurm.log"
+  background_pid=
+  grep -E '^[0-9]+/[0-9]+ Test|tests passed' "$logs/background.log"
 }
 # The asan stage's exclusion regex: each test family (NAME.npN) at N=2 where it has it, else
 # at N=1 where it has it; np0 and tests without a rank count always run.
@@ -55,9 +58,9 @@ asan_excluded() {
          }' | paste -sd'|'
 }
 logs=$(mktemp -d)
-slurm_pid=
+background_pid=
 deps_pid=
-trap '[[ -n $slurm_pid ]] && kill -- -"$slurm_pid" 2>/dev/null
+trap '[[ -n $background_pid ]] && kill -- -"$background_pid" 2>/dev/null
       [[ -n $deps_pid ]] && wait "$deps_pid"; rm -rf "$logs"' EXIT
 
 step "release build (preset ci), the test tools installing beside it"
@@ -75,15 +78,15 @@ cat "$logs/deps.log"
 # Again, now that the test tools are there: the tests that need one (pvbatch) register only
 # where it is found.
 cmake --preset ci >/dev/null
-start_slurm_tests
+start_background_tests
 if [[ $quick == 0 ]]; then
-  step "asan build (the Slurm tests beside it)"
+  step "asan build (the Slurm and waiting tests beside it)"
   cmake --preset asan >/dev/null
   cmake --build --preset asan -j"$jobs"
 fi
 step "release tests"
-ctest --preset ci -j"$jobs" -LE slurm
-finish_slurm_tests
+ctest --preset ci -j"$jobs" -LE "$background_labels"
+finish_background_tests
 
 if [[ $quick == 0 ]]; then
   step "asan tests"

@@ -5,14 +5,14 @@ import os
 import re
 import subprocess
 
-import h5py
-import numpy as np
-
 from cli_common import PIPELINE, Runner, expect
 
 
 def make_h5(r):
     """Input files for the bad-input cases, written with h5py."""
+    import h5py  # here: most cases need neither h5py nor numpy (cli_test.py)
+    import numpy as np
+
     with h5py.File(r.path("in.h5"), "w") as f:
         f["A"] = np.arange(12.0).reshape(3, 4)
         f["v"] = np.arange(5.0)                       # 1-D
@@ -36,6 +36,9 @@ def deck(r, text):
 
 def nan_field(r):
     """A 3 x 4 initial field with one NaN."""
+    import h5py
+    import numpy as np
+
     u = np.ones((3, 4))
     u[1, 2] = np.nan
     with h5py.File(r.path("nan.h5"), "w") as f:

@@ -121,13 +121,16 @@ void expect_permuted(const ShapeN& shape, const Axes& axes, MPI_Comm comm = MPI_
     // Blocks one element longer than needed, so that an empty block is not a null pointer.
     std::vector<T> in(static_cast<std::size_t>(ib.elements) + 1);
     std::vector<T> out(static_cast<std::size_t>(ob.elements) + 1);
-    std::memcpy(in.data(), global.data() + static_cast<std::size_t>(ib.begin) * in_row,
-                static_cast<std::size_t>(ib.elements) * esize);
+    if (ib.elements > 0) // an empty matrix's vectors hold no pointer at all
+      std::memcpy(in.data(), global.data() + static_cast<std::size_t>(ib.begin) * in_row,
+                  static_cast<std::size_t>(ib.elements) * esize);
     std::memset(static_cast<void*>(out.data()), 0xA5, out.size() * esize);
     plan.execute(in.data(), out.data());
-    const unsigned char* expect = want.data() + static_cast<std::size_t>(ob.begin) * out_row;
-    ASSERT_EQ(std::memcmp(out.data(), expect, static_cast<std::size_t>(ob.elements) * esize), 0)
-        << "rank " << rank << ", round " << round;
+    if (ob.elements > 0) {
+      const unsigned char* expect = want.data() + static_cast<std::size_t>(ob.begin) * out_row;
+      ASSERT_EQ(std::memcmp(out.data(), expect, static_cast<std::size_t>(ob.elements) * esize), 0)
+          << "rank " << rank << ", round " << round;
+    }
     // Nothing written past the block.
     const std::vector<unsigned char> tail(esize, 0xA5);
     ASSERT_EQ(std::memcmp(out.data() + ob.elements, tail.data(), esize), 0);

@@ -305,6 +305,14 @@ bool overlap(std::uintptr_t a, std::size_t na, std::uintptr_t b, std::size_t nb)
   return na != 0 && nb != 0 && a < b + nb && b < a + na;
 }
 
+void check_out_apart(const py::array& in, const py::array& out) {
+  if (!out.writeable())
+    input_error("out is read-only, expected a writable array");
+  if (overlap(reinterpret_cast<std::uintptr_t>(in.data()), static_cast<std::size_t>(in.nbytes()),
+              reinterpret_cast<std::uintptr_t>(out.data()), static_cast<std::size_t>(out.nbytes())))
+    input_error("out overlaps the input block, expected separate memory");
+}
+
 // Device arrays go to a Memory::Device plan, which needs the CUDA backend.
 void require_cuda(Backend resolved, const std::string& name) {
   if (resolved != Backend::Cuda)

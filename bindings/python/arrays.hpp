@@ -79,6 +79,8 @@ py::object import_cupy(const std::string& without);
 void wait_for_stream(const DeviceArray& a, const std::string& name);
 
 bool overlap(std::uintptr_t a, std::size_t na, std::uintptr_t b, std::size_t nb);
+// InputError unless `out` (already checked for dtype and shape) is writable and apart from `in`.
+void check_out_apart(const py::array& in, const py::array& out);
 
 // Device arrays go to a Memory::Device plan, which needs the CUDA backend.
 void require_cuda(Backend resolved, const std::string& name);

@@ -56,13 +56,7 @@ public:
       } else {
         result = host_array(out, "out");
         check_block(result, dtype_, o.rows(rank_), o.global().cols, "out");
-        if (!result.writeable())
-          input_error("out is read-only, expected a writable array");
-        if (overlap(reinterpret_cast<std::uintptr_t>(a.data()),
-                    static_cast<std::size_t>(a.nbytes()),
-                    reinterpret_cast<std::uintptr_t>(result.data()),
-                    static_cast<std::size_t>(result.nbytes())))
-          input_error("out overlaps the input block, expected separate memory");
+        check_out_apart(a, result);
       }
     });
     const void* src = a.data();

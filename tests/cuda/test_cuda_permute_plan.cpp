@@ -65,8 +65,8 @@ void check_permute_plan(const ShapeN& shape, const Axes& axes, std::size_t esize
       cuda::copy(din.data(), in, in_bytes);
       plan.execute(din.data(), dout.data());
       cuda::copy(out.data(), dout.data(), out_bytes);
-    } else {
-      plan.execute(in, out.data());
+    } else { // untyped: the bytes stand for elements of any size
+      plan.execute(static_cast<const void*>(in), static_cast<void*>(out.data()));
     }
     ASSERT_EQ(std::memcmp(out.data(), expect, out_bytes), 0) << "round " << round;
   }

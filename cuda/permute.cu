@@ -7,6 +7,7 @@
 #include "core/permute_layout.hpp"
 #include "cuda/permute.hpp"
 #include "cuda/permute_kernels.cuh"
+#include "cuda/permute_packed_tile.cuh"
 #include "cuda/transpose.hpp"
 #include "cuda/transpose_launch.cuh"
 
@@ -18,7 +19,7 @@ namespace {
 // Matrices with both sides at least this long take the tiles; narrower ones the walk.
 constexpr i64 kMinTileSide = 16;
 
-enum class Kernel { None, Copy, Rows, Transpose, Tall, Square64, Square32, Walk };
+enum class Kernel { None, Copy, Rows, Transpose, Tall, Square64, Square32, Packed, Walk };
 
 // The batch's tile (transpose_launch.cuh's shapes): 128 rows × 256 bytes for matrices that fill
 // it, else 64×64 (32×32 for 16-byte elements), else 32×32. 1- and 2-byte elements, staged as
@@ -30,6 +31,23 @@ Kernel tile_kernel(std::size_t e, i64 rows, i64 cols) {
   if (rows >= side && cols >= side)
     return Kernel::Square64;
   return Kernel::Square32;
+}
+
+// 1- and 2-byte elements moved as 32-bit words (permute_packed_tile.cuh) when every side,
+// leading dimension and batch stride is a multiple of the elements per word (the pointers'
+// alignment is checked at the launch), and the matrices fill at least half a tile each way.
+bool packed_fits(const PermuteMoves& m, std::size_t e) {
+  if (e >= 4)
+    return false;
+  const i64 per_word = 4 / static_cast<i64>(e), half_tile = 16 * per_word;
+  auto fits = [&](i64 x) { return x % per_word == 0; };
+  if (!(fits(m.rows) && fits(m.cols) && fits(m.ld_in) && fits(m.ld_out)) || m.rows < half_tile ||
+      m.cols < half_tile)
+    return false;
+  for (std::size_t d = 0; d < m.outer.length.size(); ++d)
+    if (!fits(m.outer.in_stride[d]) || !fits(m.outer.out_stride[d]))
+      return false;
+  return true;
 }
 
 Kernel choose(const PermuteMoves& m, std::size_t e) {
@@ -45,6 +63,8 @@ Kernel choose(const PermuteMoves& m, std::size_t e) {
   }
   if (m.outer.count() == 1 && e >= 4)
     return Kernel::Transpose;
+  if (packed_fits(m, e))
+    return Kernel::Packed;
   if (m.rows >= kMinTileSide && m.cols >= kMinTileSide)
     return tile_kernel(e, m.rows, m.cols);
   return Kernel::Walk;
@@ -66,6 +86,8 @@ std::string kernel_name(Kernel k, std::size_t e) {
     return e == 16 ? "tiles 32x32" : "tiles 64x64";
   case Kernel::Square32:
     return "tiles 32x32";
+  case Kernel::Packed:
+    return e == 1 ? "tiles 128x128 (4 bytes a word)" : "tiles 128x64 (2 shorts a word)";
   case Kernel::Walk:
     return "walk";
   }
@@ -94,6 +116,23 @@ void launch_rows(cudaStream_t s, const void* in, void* out, i64 row_words, const
                   static_cast<unsigned>(std::min<i64>(b.count(), 65535)));
   permute_rows<W>
       <<<grid, kRowThreads, 0, s>>>(static_cast<const W*>(in), static_cast<W*>(out), row_words, b);
+  CHECK_CUDA_LAUNCH();
+}
+
+// ---- 1- and 2-byte elements as words ----
+
+template <int P>
+void launch_packed(cudaStream_t s, const void* in, void* out, const PermuteMoves& m) {
+  constexpr i64 TR = PackedTile<P>::TR, TC = PackedTile<P>::TC;
+  const i64 tiles_x = (m.cols + TC - 1) / TC, tiles_y = (m.rows + TR - 1) / TR;
+  TESSERA_CUDA_REQUIRE(tiles_x * tiles_y <= INT_MAX,
+                       "cuda::permute: " + shape_str(m.rows, m.cols) + " has too many tiles");
+  const PermuteBatch b = batch_of(m.outer);
+  const dim3 grid(static_cast<unsigned>(tiles_x * tiles_y),
+                  static_cast<unsigned>(std::min<i64>(b.count(), 65535)));
+  permute_packed_tile<P, PermuteBatch><<<grid, PackedTile<P>::kThreads, 0, s>>>(
+      static_cast<const unsigned char*>(in), static_cast<unsigned char*>(out), m.rows, m.cols,
+      m.ld_in, m.ld_out, static_cast<unsigned>(tiles_y), b);
   CHECK_CUDA_LAUNCH();
 }
 
@@ -277,9 +316,11 @@ void permute(CUstream_st* stream, const void* in, void* out, std::size_t element
   check_element_size(element_size);
   const PermuteLayout p = reduce_permutation(shape, axes);
   const PermuteMoves m = permute_moves(p);
-  const Kernel k = choose(m, element_size);
+  Kernel k = choose(m, element_size);
   if (k == Kernel::None)
     return;
+  if (k == Kernel::Packed && !(aligned_to(in, 4) && aligned_to(out, 4)))
+    k = tile_kernel(element_size, m.rows, m.cols);
   TESSERA_CUDA_REQUIRE(in != nullptr && out != nullptr, "cuda::permute: null pointer");
   TESSERA_CUDA_REQUIRE(in != out, "cuda::permute: in and out are the same buffer (out of place "
                                   "only)");
@@ -298,6 +339,9 @@ void permute(CUstream_st* stream, const void* in, void* out, std::size_t element
   default:
     break;
   }
+  if (k == Kernel::Packed)
+    return element_size == 1 ? launch_packed<4>(stream, in, out, m)
+                             : launch_packed<2>(stream, in, out, m);
   switch (element_size) {
   case 1:
     return launch_elem<1>(stream, k, in, out, p, m);

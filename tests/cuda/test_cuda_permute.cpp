@@ -163,6 +163,37 @@ TEST(CudaPermute, LongBatchesAndRows) {
   c.check({50021, 2, 3}, {0, 2, 1}, 8); // a long batch of tiny matrices (the walk)
 }
 
+// 1- and 2-byte elements moved as words: whole tiles, partial edge tiles (sides a multiple of the
+// elements per word, not of the tile), batches, and the fallback to the scalar tiles where a side,
+// a stride or a pointer is off the word.
+TEST(CudaPermute, NarrowElementsAsWords) {
+  TESSERA_REQUIRE_GPU();
+  Checker c;
+  const struct {
+    ShapeN shape;
+    Axes axes;
+  } cases[] = {
+      {{3, 132, 260}, {0, 2, 1}},
+      {{2, 256, 128}, {0, 2, 1}},
+      {{520, 136}, {1, 0}},
+      {{4, 68, 2, 36}, {2, 3, 0, 1}},
+      {{2, 64, 4, 200}, {0, 3, 2, 1}},
+      {{6, 36, 4, 44}, {3, 1, 0, 2}},
+      {{3, 130, 66}, {0, 2, 1}},  // shorts as words; bytes on the scalar tiles
+      {{2, 133, 260}, {0, 2, 1}}, // an odd side: the scalar tiles
+  };
+  for (const std::size_t e : {std::size_t{1}, std::size_t{2}})
+    for (const auto& x : cases) {
+      c.check(x.shape, x.axes, e);
+      c.check(x.shape, x.axes, e, 1); // pointers off the word: the scalar tiles
+    }
+  EXPECT_EQ(cuda::permute_kernel(1, ShapeN{3, 132, 260}, Axes{0, 2, 1}),
+            "tiles 128x128 (4 bytes a word)");
+  EXPECT_EQ(cuda::permute_kernel(2, ShapeN{3, 130, 66}, Axes{0, 2, 1}),
+            "tiles 128x64 (2 shorts a word)");
+  EXPECT_EQ(cuda::permute_kernel(1, ShapeN{3, 130, 66}, Axes{0, 2, 1}), "tiles 64x64");
+}
+
 // The kernel each class of shape gets: what the cases above cover.
 TEST(CudaPermute, KernelChoice) {
   TESSERA_REQUIRE_GPU();
@@ -172,10 +203,17 @@ TEST(CudaPermute, KernelChoice) {
   EXPECT_EQ(cuda::permute_kernel(4, ShapeN{64, 256, 256}, Axes{1, 2, 0}), "transpose");
   EXPECT_EQ(cuda::permute_kernel(4, ShapeN{3, 300, 300}, Axes{0, 2, 1}), "tiles 128x64");
   EXPECT_EQ(cuda::permute_kernel(8, ShapeN{3, 100, 100}, Axes{0, 2, 1}), "tiles 64x64");
-  EXPECT_EQ(cuda::permute_kernel(1, ShapeN{3, 300, 300}, Axes{0, 2, 1}), "tiles 64x64");
+  EXPECT_EQ(cuda::permute_kernel(1, ShapeN{3, 300, 300}, Axes{0, 2, 1}),
+            "tiles 128x128 (4 bytes a word)");
+  EXPECT_EQ(cuda::permute_kernel(1, ShapeN{3, 300, 302}, Axes{0, 2, 1}), "tiles 64x64");
+  EXPECT_EQ(cuda::permute_kernel(1, ShapeN{3, 60, 300}, Axes{0, 2, 1}), "tiles 32x32");
   EXPECT_EQ(cuda::permute_kernel(4, ShapeN{3, 40, 40}, Axes{0, 2, 1}), "tiles 32x32");
   EXPECT_EQ(cuda::permute_kernel(4, ShapeN{3, 40, 7}, Axes{0, 2, 1}), "walk");
-  EXPECT_EQ(cuda::permute_kernel(2, ShapeN{300, 300}, Axes{1, 0}), "tiles 64x64");
+  EXPECT_EQ(cuda::permute_kernel(2, ShapeN{300, 300}, Axes{1, 0}),
+            "tiles 128x64 (2 shorts a word)");
+  EXPECT_EQ(cuda::permute_kernel(2, ShapeN{301, 300}, Axes{1, 0}), "tiles 64x64");
+  EXPECT_EQ(cuda::permute_kernel(2, ShapeN{60, 300}, Axes{1, 0}),
+            "tiles 32x32"); // under half a tile
 }
 
 TEST(CudaPermute, HostResident) {

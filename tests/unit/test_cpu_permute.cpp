@@ -133,10 +133,14 @@ TEST(CpuPermute, Ranks5To8) {
 }
 
 TEST(CpuPermute, LargeSlicesThroughTheTunedKernel) {
-  // 2-D slices past the size where the tuned 2-D transpose takes over, with and without a batch.
+  // 2-D slices past the size where the tuned 2-D transpose takes over, with and without a batch;
+  // batches of a few slices (the whole team on each) and of several per thread (whole slices
+  // each).
   std::mt19937_64 rng(14);
   for (const std::size_t esize : kSizes) {
     expect_same_as_reference({3, 181, 191}, {0, 2, 1}, esize, rng);
+    expect_same_as_reference({13, 181, 191}, {0, 2, 1}, esize, rng);
+    expect_same_as_reference({3, 181, 7, 191}, {1, 3, 2, 0}, esize, rng);
     expect_same_as_reference({181, 5, 191}, {2, 1, 0}, esize, rng);
     expect_same_as_reference({191, 181, 2}, {1, 2, 0}, esize, rng);
   }
@@ -148,6 +152,7 @@ TEST(CpuPermute, SameResultAtOneToThreeThreads) {
     omp_set_num_threads(threads);
     expect_same_as_reference({7, 11, 13, 3}, {3, 1, 0, 2}, 4, rng);
     expect_same_as_reference({5, 200, 200}, {2, 0, 1}, 8, rng);
+    expect_same_as_reference({13, 150, 230}, {0, 2, 1}, 4, rng); // whole slices per thread
     expect_same_as_reference({5, 7, 9, 11}, {1, 0, 2, 3}, 2, rng);
   }
 }

@@ -87,7 +87,7 @@ std::string kernel_name(Kernel k, std::size_t e) {
   case Kernel::Square32:
     return "tiles 32x32";
   case Kernel::Packed:
-    return e == 1 ? "tiles 128x128 (4 bytes a word)" : "tiles 128x64 (2 shorts a word)";
+    return e == 1 ? "tiles 128x128 (4 bytes a word)" : "tiles 64x64 (2 shorts a word)";
   case Kernel::Walk:
     return "walk";
   }

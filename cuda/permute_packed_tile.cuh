@@ -20,9 +20,9 @@
 
 namespace tessera::cuda::detail {
 
-// P elements per word; G row groups of P rows per tile (32 for bytes, 64 for shorts: both tiles
-// 16 KiB, 16 words in flight per thread).
-template <int P, int G = 128 / P>
+// P elements per word; G row groups of P rows per tile (32: tiles of 128 × 128 bytes, 64 × 64
+// shorts).
+template <int P, int G = 32>
 struct PackedTile {
   static_assert(P == 2 || P == 4, "bytes (4 per word) or shorts (2 per word)");
   static_assert(G % 32 == 0, "whole warps of word columns on the output side");

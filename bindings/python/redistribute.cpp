@@ -223,8 +223,8 @@ private:
 
 } // namespace
 
-void bind_redistribute(py::module_& m) {
-  py::class_<Layout>(m, "Layout")
+void bind_redistribute(py::module_& module) {
+  py::class_<Layout>(module, "Layout")
       .def_static(
           "rows",
           [](std::int64_t m, std::int64_t n, int nranks, const std::string& order) {
@@ -333,7 +333,7 @@ void bind_redistribute(py::module_& m) {
       .def(py::self == py::self)
       .def("__repr__", &layout_repr);
 
-  py::class_<PyRedistributePlan>(m, "RedistributePlan")
+  py::class_<PyRedistributePlan>(module, "RedistributePlan")
       .def(py::init<const Layout&, const Layout&, const py::object&, const std::string&, Pair,
                     Pair, std::optional<Pair>, MPI_Fint>(),
            py::arg("a"), py::arg("b"), py::arg("dtype"), py::arg("op"), py::arg("a_corner"),

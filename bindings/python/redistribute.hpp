@@ -7,6 +7,6 @@
 
 namespace tessera::python {
 
-void bind_redistribute(pybind11::module_& m);
+void bind_redistribute(pybind11::module_& module);
 
 } // namespace tessera::python

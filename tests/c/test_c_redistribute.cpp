@@ -2,7 +2,8 @@
 // through libtessera.so: each layout constructor against the C++ Layout it wraps (shapes, local
 // blocks, blocks, element positions), plans on random layout pairs, ops, dtypes, sub-matrices
 // and scalars against the serial reference, the Fortran-handle variant, and the errors (every
-// rank fails together, with a message).
+// rank fails together, with a message). Its own main: MPI, GoogleTest, and the ranks agree on
+// the outcome.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -92,13 +93,13 @@ void make_layout(std::mt19937_64& g, int kind, Shape s, int p, Both& out) {
     b.csrc = static_cast<int>(pick(g, 0, b.pc - 1));
     b.grid_order = order;
     b.nranks = p;
+    b.storage = kind == 3 ? storage : StorageOrder::ColMajor; // descriptors: column-major
     // One leading dimension on every rank (the reference needs it), padded.
     std::int64_t ld = 1;
     for (int r = 0; r < p; ++r)
       ld = std::max(ld, Layout::block_cyclic(b).leading_dimension(r));
     b.lld = ld + pick(g, 0, 2);
     if (kind == 3) {
-      b.storage = storage;
       rc = tessera_layout_create_block_cyclic(&out.c, s.rows, s.cols, b.mb, b.nb, b.pr, b.pc,
                                               b.rsrc, b.csrc, c_order(order), p, b.lld,
                                               c_storage(storage));
@@ -411,3 +412,12 @@ TEST(CRedistributePlan, RejectsBadArgumentsOnEveryRank) {
 }
 
 } // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  testing::InitGoogleTest(&argc, argv);
+  int failed = RUN_ALL_TESTS();
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return failed;
+}

@@ -344,8 +344,8 @@ class Layout:
         rank = self.comm.rank if rank is None else rank
         out = self.empty(a.dtype, rank)
         for rows, cols, owner, (lr, lc) in self.blocks():
-            if owner == rank:
-                n_r, n_c = rows.stop - rows.start, cols.stop - cols.start
+            n_r, n_c = rows.stop - rows.start, cols.stop - cols.start
+            if owner == rank and n_r > 0 and n_c > 0:
                 out[lr:lr + n_r, lc:lc + n_c] = a[rows, cols]
         return out
 

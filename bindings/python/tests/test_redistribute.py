@@ -12,13 +12,22 @@ comm = MPI.COMM_WORLD
 DTYPES = [numpy.float64, numpy.float32, numpy.complex128, numpy.complex64]
 
 
-def communicators():
-    """MPI.COMM_WORLD's first k ranks for k = 1 … size (None on the ranks left out)."""
+def on_each_communicator(body):
+    """body(c) on MPI.COMM_WORLD's first k ranks, for k = 1 … size. A failure on some ranks
+    fails the test on every rank (after each k, so that no rank is left in a collective call
+    the failing ones never reach)."""
     for k in range(1, comm.size + 1):
         sub = comm.Split(0 if comm.rank < k else MPI.UNDEFINED, comm.rank)
-        yield None if sub == MPI.COMM_NULL else sub
+        error = None
         if sub != MPI.COMM_NULL:
+            try:
+                body(sub)
+            except Exception as e:  # AssertionError included
+                error = f"rank {comm.rank} of {k}: {type(e).__name__}: {e}"
             sub.Free()
+        errors = [e for e in comm.allgather(error) if e is not None]
+        if errors:
+            pytest.fail("\n".join(errors))
 
 
 def matrix(shape, dtype, rng):
@@ -117,85 +126,93 @@ def expected(a, b0, op, a_corner, b_corner, window, alpha, beta):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_redistribute_matches_numpy(dtype):
-    for c in communicators():
-        if c is None:
-            continue
-        rng = numpy.random.default_rng(100 + c.size + 7 * DTYPES.index(dtype))
-        for case in range(12):
-            la, lb, op, a_corner, b_corner, window = random_case(rng, c, dtype)
-            a = matrix(la.shape, dtype, rng)
-            b0 = matrix(lb.shape, dtype, rng)
-            complex_ = numpy.dtype(dtype).kind == "c"
-            alpha = [1, -2, 0.5 + 1.5j][rng.integers(0, 3 if complex_ else 2)]
-            beta = [0, 0.5, -1 + 2j][rng.integers(0, 3 if complex_ else 2)]
-            out = lb.local_block(b0) if beta != 0 or rng.integers(0, 2) else None
-            got = tessera.redistribute(la.local_block(a), la, lb, op=op, alpha=alpha, beta=beta,
-                                       out=out, a_corner=a_corner, b_corner=b_corner,
-                                       shape=window)
-            if out is not None:
-                assert got is out
-            assert got.shape == lb.local_shape()
-            assert got.dtype == numpy.dtype(dtype)
-            if got.size and got.ndim == 2 and min(got.shape) > 1:
-                assert got.flags["C_CONTIGUOUS" if lb.order == "C" else "F_CONTIGUOUS"]
-            want = expected(a, b0, op, a_corner, b_corner, window, alpha, beta)
-            if out is None and window is not None:  # B outside the window is not written
-                got_global = gather(lb, got)
-                rows, cols = window
-                sl = (slice(b_corner[0], b_corner[0] + rows), slice(b_corner[1], b_corner[1] + cols))
-                numpy.testing.assert_array_equal(got_global[sl], want[sl], err_msg=f"case {case}")
-            else:
-                numpy.testing.assert_array_equal(gather(lb, got), want, err_msg=f"case {case}")
+    on_each_communicator(lambda c: redistribute_cases(c, dtype))
+
+
+def redistribute_cases(c, dtype):
+    rng = numpy.random.default_rng(100 + c.size + 7 * DTYPES.index(dtype))
+    for case in range(12):
+        la, lb, op, a_corner, b_corner, window = random_case(rng, c, dtype)
+        a = matrix(la.shape, dtype, rng)
+        b0 = matrix(lb.shape, dtype, rng)
+        complex_ = numpy.dtype(dtype).kind == "c"
+        alpha = [1, -2, 0.5 + 1.5j][rng.integers(0, 3 if complex_ else 2)]
+        beta = [0, 0.5, -1 + 2j][rng.integers(0, 3 if complex_ else 2)]
+        out = lb.local_block(b0) if beta != 0 or rng.integers(0, 2) else None
+        got = tessera.redistribute(la.local_block(a), la, lb, op=op, alpha=alpha, beta=beta,
+                                   out=out, a_corner=a_corner, b_corner=b_corner,
+                                   shape=window)
+        # What this rank alone can check, agreed before the collective gathers below.
+        local = []
+        if out is not None and got is not out:
+            local.append("out= was not returned")
+        if got.shape != lb.local_shape() or got.dtype != numpy.dtype(dtype):
+            local.append(f"got {got.shape} {got.dtype}, expected {lb.local_shape()} {dtype}")
+        elif got.size and min(got.shape) > 1 and \
+                not got.flags["C_CONTIGUOUS" if lb.order == "C" else "F_CONTIGUOUS"]:
+            local.append(f"the block is not in the layout's order {lb.order}")
+        assert not any(c.allgather(local)), f"case {case}: {c.allgather(local)}"
+        want = expected(a, b0, op, a_corner, b_corner, window, alpha, beta)
+        if out is None and window is not None:  # B outside the window is not written
+            got_global = gather(lb, got)
+            rows, cols = window
+            sl = (slice(b_corner[0], b_corner[0] + rows), slice(b_corner[1], b_corner[1] + cols))
+            numpy.testing.assert_array_equal(got_global[sl], want[sl], err_msg=f"case {case}")
+        else:
+            numpy.testing.assert_array_equal(gather(lb, got), want, err_msg=f"case {case}")
 
 
 def test_plan_is_reused_with_other_scalars():
-    for c in communicators():
-        if c is None:
-            continue
-        rng = numpy.random.default_rng(7 + c.size)
-        la = tessera.Layout.block_cyclic(13, 9, 2, 3, 1, c.size, c)
-        lb = tessera.Layout.rows(9, 13, c)
-        plan = tessera.RedistributePlan(la, lb, numpy.complex128, op="C")
-        assert plan.dtype == numpy.complex128
-        a = matrix(la.shape, numpy.complex128, rng)
-        b0 = matrix(lb.shape, numpy.complex128, rng)
-        for alpha, beta in [(1, 0), (2 - 1j, 0.5), (-1, 1j)]:
-            out = lb.local_block(b0)
-            assert plan.execute(la.local_block(a), out=out, alpha=alpha, beta=beta) is out
-            numpy.testing.assert_array_equal(
-                gather(lb, out), expected(a, b0, "C", (0, 0), (0, 0), None, alpha, beta))
-        t = plan.traffic
-        assert t["sent"] == t["sent_lower_bound"]
-        assert c.allreduce(t["sent"]) == c.allreduce(t["received"])
+    on_each_communicator(plan_reuse)
+
+
+def plan_reuse(c):
+    rng = numpy.random.default_rng(7 + c.size)
+    la = tessera.Layout.block_cyclic(13, 9, 2, 3, 1, c.size, c)
+    lb = tessera.Layout.rows(9, 13, c)
+    plan = tessera.RedistributePlan(la, lb, numpy.complex128, op="C")
+    assert plan.dtype == numpy.complex128
+    a = matrix(la.shape, numpy.complex128, rng)
+    b0 = matrix(lb.shape, numpy.complex128, rng)
+    for alpha, beta in [(1, 0), (2 - 1j, 0.5), (-1, 1j)]:
+        out = lb.local_block(b0)
+        got = plan.execute(la.local_block(a), out=out, alpha=alpha, beta=beta)
+        assert all(c.allgather(got is out))
+        numpy.testing.assert_array_equal(
+            gather(lb, out), expected(a, b0, "C", (0, 0), (0, 0), None, alpha, beta))
+    t = plan.traffic
+    assert t["sent"] == t["sent_lower_bound"]
+    assert c.allreduce(t["sent"]) == c.allreduce(t["received"])
 
 
 def test_layout_queries():
-    for c in communicators():
-        if c is None:
-            continue
-        p = c.size
-        rows = tessera.Layout.rows(7, 5, c)
-        assert rows.shape == (7, 5) and rows.nranks == p and rows.order == "C"
-        assert sum(rows.local_shape(r)[0] for r in range(p)) == 7
-        cols = tessera.Layout.cols(7, 5, c, order="F")
-        assert cols.order == "F" and sum(cols.local_shape(r)[1] for r in range(p)) == 5
-        cyclic = tessera.Layout.block_cyclic(10, 10, 3, 3, 1, p, c)
-        # Global element (4, 7): block column 2 goes to grid column 2 mod p.
-        assert cyclic.locate(4, 7) == (2 % p, 4, (2 // p) * 3 + 1)
-        desc = tessera.Layout.from_descriptor([1, 0, 10, 10, 3, 3, 0, 0, 10], 1, p, c)
-        assert desc.order == "F" and desc.leading_dimension() == 10
-        assert desc.empty(numpy.float64).strides[1] == 80  # padded to the leading dimension
-        a = numpy.arange(100.0).reshape(10, 10)
-        block = desc.local_block(a)
-        assert block.shape == desc.local_shape()
-        assert gather(desc, block).tolist() == a.tolist()
-        assert rows.transposed().shape == (5, 7) and rows.transposed().order == "F"
-        assert tessera.Layout.rows(7, 5, c) == rows and rows != cols
-        g = tessera.Layout.grid([0, 2, 7], [0, 5], [[0], [p - 1]], c)
-        assert g.local_shape(p - 1)[0] == (5 if p > 1 else 7)
-        assert "Layout((7, 5)" in repr(rows)
-        if p > 1:
-            assert tessera.Layout.grid2d(4, 4, 1, 1, c).local_shape(1) == (0, 0)
+    on_each_communicator(layout_queries)
+
+
+def layout_queries(c):
+    p = c.size
+    rows = tessera.Layout.rows(7, 5, c)
+    assert rows.shape == (7, 5) and rows.nranks == p and rows.order == "C"
+    assert sum(rows.local_shape(r)[0] for r in range(p)) == 7
+    cols = tessera.Layout.cols(7, 5, c, order="F")
+    assert cols.order == "F" and sum(cols.local_shape(r)[1] for r in range(p)) == 5
+    cyclic = tessera.Layout.block_cyclic(10, 10, 3, 3, 1, p, c)
+    # Global element (4, 7): block column 2 goes to grid column 2 mod p.
+    assert cyclic.locate(4, 7) == (2 % p, 4, (2 // p) * 3 + 1)
+    desc = tessera.Layout.from_descriptor([1, 0, 10, 10, 3, 3, 0, 0, 10], 1, p, c)
+    assert desc.order == "F" and desc.leading_dimension() == 10
+    assert desc.empty(numpy.float64).strides[1] == 80  # padded to the leading dimension
+    a = numpy.arange(100.0).reshape(10, 10)
+    block = desc.local_block(a)
+    assert block.shape == desc.local_shape()
+    assert gather(desc, block).tolist() == a.tolist()
+    assert rows.transposed().shape == (5, 7) and rows.transposed().order == "F"
+    assert tessera.Layout.rows(7, 5, c) == rows and rows != cols
+    g = tessera.Layout.grid([0, 2, 7], [0, 5], [[0], [p - 1]], c)
+    assert g.local_shape(p - 1)[0] == (5 if p > 1 else 7)
+    assert "Layout((7, 5)" in repr(rows)
+    if p > 1:
+        assert tessera.Layout.grid2d(4, 4, 1, 1, c).local_shape(1) == (0, 0)
 
 
 def test_bad_arguments_raise_on_every_rank():

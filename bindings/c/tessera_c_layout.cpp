@@ -151,7 +151,8 @@ int tessera_layout_create_grid(tessera_layout* layout, int64_t nblock_rows,
                                const int64_t* col_splits, const int* owners, int nranks,
                                tessera_storage storage, int64_t lld) {
   return create_layout(layout, [&] {
-    require(nblock_rows >= 0 && nblock_cols >= 0, "nblock_rows and nblock_cols must not be negative");
+    require(nblock_rows >= 0 && nblock_cols >= 0,
+            "nblock_rows and nblock_cols must not be negative");
     require(row_splits && col_splits, "row_splits and col_splits must not be null");
     require(owners != nullptr || nblock_rows * nblock_cols == 0, "owners must not be null");
     std::vector<std::int64_t> r(row_splits, row_splits + nblock_rows + 1);
@@ -186,8 +187,8 @@ int tessera_layout_local_block(tessera_layout layout, int rank, int64_t* rows, i
     set(rows, s.rows);
     set(cols, s.cols);
     set(ld, l.leading_dimension(rank));
-    set(storage, l.storage() == tessera::StorageOrder::RowMajor ? TESSERA_ROW_MAJOR
-                                                                : TESSERA_COL_MAJOR);
+    set(storage,
+        l.storage() == tessera::StorageOrder::RowMajor ? TESSERA_ROW_MAJOR : TESSERA_COL_MAJOR);
     set(elements, s.empty() ? std::int64_t{0} : l.local_extent(rank));
   });
 }
@@ -200,9 +201,9 @@ int tessera_layout_blocks(tessera_layout layout, int64_t* nblock_rows, int64_t* 
   });
 }
 
-int tessera_layout_block(tessera_layout layout, int64_t bi, int64_t bj, int64_t* row,
-                         int64_t* rows, int64_t* col, int64_t* cols, int* owner,
-                         int64_t* local_row, int64_t* local_col) {
+int tessera_layout_block(tessera_layout layout, int64_t bi, int64_t bj, int64_t* row, int64_t* rows,
+                         int64_t* col, int64_t* cols, int* owner, int64_t* local_row,
+                         int64_t* local_col) {
   return guarded([&] {
     const tessera::Layout& l = layout_of(layout);
     require(bi >= 0 && bi < l.block_rows() && bj >= 0 && bj < l.block_cols(),
@@ -291,8 +292,7 @@ int tessera_redistribute_plan_execute_complex(tessera_redistribute_plan plan, co
 }
 
 int tessera_redistribute_plan_traffic(tessera_redistribute_plan plan, int64_t* sent,
-                                      int64_t* received, int64_t* kept,
-                                      int64_t* sent_lower_bound) {
+                                      int64_t* received, int64_t* kept, int64_t* sent_lower_bound) {
   return guarded([&] {
     require(plan != nullptr, "plan must not be null");
     const tessera::RedistributeTraffic& t = plan->plan.traffic();

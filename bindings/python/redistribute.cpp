@@ -78,7 +78,8 @@ py::array new_local_block(const Layout& l, int rank, DType t) {
   const py::module_ numpy = py::module_::import("numpy");
   const py::object all = py::slice(py::none(), py::none(), py::none());
   if (s.empty() || ld <= tight)
-    return numpy.attr("empty")(py::make_tuple(s.rows, s.cols), numpy_dtype(t), row_major ? "C" : "F")
+    return numpy
+        .attr("empty")(py::make_tuple(s.rows, s.cols), numpy_dtype(t), row_major ? "C" : "F")
         .cast<py::array>();
   if (row_major) {
     const py::object buffer = numpy.attr("empty")(py::make_tuple(s.rows, ld), numpy_dtype(t), "C");
@@ -95,8 +96,8 @@ void check_local_block(const py::object& obj, const Layout& l, int rank, DType t
   const Shape s = l.local_shape(rank);
   if (obj.is_none()) {
     if (!s.empty())
-      input_error(name + " is None, but this rank's local block is " +
-                  shape_str(s.rows, s.cols) + ": pass a numpy array");
+      input_error(name + " is None, but this rank's local block is " + shape_str(s.rows, s.cols) +
+                  ": pass a numpy array");
     return;
   }
   const py::array a = host_array(obj, name);
@@ -120,7 +121,8 @@ void check_local_block(const py::object& obj, const Layout& l, int rank, DType t
   const std::int64_t along = row_major ? s.cols : s.rows;
   const bool ok = (along <= 1 || unit_stride == item) && (lines <= 1 || line_stride == ld * item);
   if (!ok)
-    input_error(name + " must be " + (row_major ? "C-ordered (row-major)" : "Fortran-ordered (column-major)") +
+    input_error(name + " must be " +
+                (row_major ? "C-ordered (row-major)" : "Fortran-ordered (column-major)") +
                 " with leading dimension " + std::to_string(ld) + ", as the layout says: pass " +
                 (row_major ? "numpy.ascontiguousarray(" + name + ")"
                            : "numpy.asfortranarray(" + name + ")") +
@@ -143,10 +145,9 @@ std::pair<std::uintptr_t, std::size_t> span_of(const py::object& obj) {
 class PyRedistributePlan {
 public:
   PyRedistributePlan(const Layout& a, const Layout& b, const py::object& dtype,
-                     const std::string& op, Pair a_corner, Pair b_corner,
-                     std::optional<Pair> shape, MPI_Fint comm)
-      : comm_(comm_of(comm)), rank_(rank_of(comm_)), a_(a), b_(b),
-        dtype_(dtype_of_object(dtype)),
+                     const std::string& op, Pair a_corner, Pair b_corner, std::optional<Pair> shape,
+                     MPI_Fint comm)
+      : comm_(comm_of(comm)), rank_(rank_of(comm_)), a_(a), b_(b), dtype_(dtype_of_object(dtype)),
         plan_(make(a, b, dtype_, op, a_corner, b_corner, shape, comm_)) {}
 
   py::object execute(const py::object& in, const py::object& out, std::complex<double> alpha,
@@ -154,9 +155,8 @@ public:
     py::object result = out;
     check_on_every_rank(comm_, [&] {
       if (dtype_is_real(dtype_) && (alpha.imag() != 0 || beta.imag() != 0))
-        input_error("alpha and beta must be real for a real dtype (" +
-                    text(numpy_dtype(dtype_)) + "), got alpha = " +
-                    text(py::cast(alpha)) + ", beta = " + text(py::cast(beta)));
+        input_error("alpha and beta must be real for a real dtype (" + text(numpy_dtype(dtype_)) +
+                    "), got alpha = " + text(py::cast(alpha)) + ", beta = " + text(py::cast(beta)));
       check_local_block(in, a_, rank_, dtype_, "the input block");
       if (out.is_none()) {
         if (beta != 0.0)
@@ -272,8 +272,8 @@ void bind_redistribute(py::module_& module) {
           py::arg("lld") = 0, py::arg("order") = "F")
       .def_static(
           "from_descriptor",
-          [](std::vector<int> desc, int nprow, int npcol, int nranks,
-             const std::string& grid_order, std::vector<int> grid_ranks) {
+          [](std::vector<int> desc, int nprow, int npcol, int nranks, const std::string& grid_order,
+             std::vector<int> grid_ranks) {
             if (desc.size() != 9)
               input_error("desc must be a ScaLAPACK descriptor of 9 integers, got " +
                           std::to_string(desc.size()));
@@ -316,9 +316,8 @@ void bind_redistribute(py::module_& module) {
           "locate",
           [](const Layout& l, std::int64_t i, std::int64_t j) {
             if (i < 0 || j < 0 || i >= l.global().rows || j >= l.global().cols)
-              input_error("(" + std::to_string(i) + ", " + std::to_string(j) +
-                          ") is outside the " + shape_str(l.global().rows, l.global().cols) +
-                          " matrix");
+              input_error("(" + std::to_string(i) + ", " + std::to_string(j) + ") is outside the " +
+                          shape_str(l.global().rows, l.global().cols) + " matrix");
             const LocalIndex x = l.local_index(i, j);
             return py::make_tuple(x.rank, x.row, x.col);
           },
@@ -334,12 +333,12 @@ void bind_redistribute(py::module_& module) {
       .def("__repr__", &layout_repr);
 
   py::class_<PyRedistributePlan>(module, "RedistributePlan")
-      .def(py::init<const Layout&, const Layout&, const py::object&, const std::string&, Pair,
-                    Pair, std::optional<Pair>, MPI_Fint>(),
+      .def(py::init<const Layout&, const Layout&, const py::object&, const std::string&, Pair, Pair,
+                    std::optional<Pair>, MPI_Fint>(),
            py::arg("a"), py::arg("b"), py::arg("dtype"), py::arg("op"), py::arg("a_corner"),
            py::arg("b_corner"), py::arg("shape"), py::arg("comm"))
-      .def("execute", &PyRedistributePlan::execute, py::arg("a"), py::arg("out"),
-           py::arg("alpha"), py::arg("beta"))
+      .def("execute", &PyRedistributePlan::execute, py::arg("a"), py::arg("out"), py::arg("alpha"),
+           py::arg("beta"))
       .def_property_readonly("dtype", &PyRedistributePlan::dtype)
       .def_property_readonly("traffic", &PyRedistributePlan::traffic);
 }

@@ -249,8 +249,8 @@ TESSERA_API int tessera_layout_create_scalapack(tessera_layout* layout, const in
  * likewise, owners[bi * nblock_cols + bj] the rank holding block (bi, bj). lld as above. */
 TESSERA_API int tessera_layout_create_grid(tessera_layout* layout, int64_t nblock_rows,
                                            const int64_t* row_splits, int64_t nblock_cols,
-                                           const int64_t* col_splits, const int* owners,
-                                           int nranks, tessera_storage storage, int64_t lld);
+                                           const int64_t* col_splits, const int* owners, int nranks,
+                                           tessera_storage storage, int64_t lld);
 /* Null is accepted. */
 TESSERA_API int tessera_layout_destroy(tessera_layout layout);
 

@@ -100,9 +100,9 @@ void make_layout(std::mt19937_64& g, int kind, Shape s, int p, Both& out) {
       ld = std::max(ld, Layout::block_cyclic(b).leading_dimension(r));
     b.lld = ld + pick(g, 0, 2);
     if (kind == 3) {
-      rc = tessera_layout_create_block_cyclic(&out.c, s.rows, s.cols, b.mb, b.nb, b.pr, b.pc,
-                                              b.rsrc, b.csrc, c_order(order), p, b.lld,
-                                              c_storage(storage));
+      rc =
+          tessera_layout_create_block_cyclic(&out.c, s.rows, s.cols, b.mb, b.nb, b.pr, b.pc, b.rsrc,
+                                             b.csrc, c_order(order), p, b.lld, c_storage(storage));
     } else {
       const int desc[9] = {1,
                            0,
@@ -224,7 +224,8 @@ void random_plans(unsigned seed, int count, tessera_dtype dtype) {
     const auto op = static_cast<tessera_matrix_op>(pick(g, 0, complex ? 2 : 1));
     const bool t = op != TESSERA_MATRIX_OP_NONE;
     const Shape as{pick(g, 1, 40), pick(g, 1, 40)};
-    const Shape bs = pick(g, 0, 1) ? (t ? as.transposed() : as) : Shape{pick(g, 1, 40), pick(g, 1, 40)};
+    const Shape bs =
+        pick(g, 0, 1) ? (t ? as.transposed() : as) : Shape{pick(g, 1, 40), pick(g, 1, 40)};
     Both a, b;
     make_layout(g, static_cast<int>(pick(g, 0, 5)), as, p, a);
     make_layout(g, static_cast<int>(pick(g, 0, 5)), bs, p, b);
@@ -286,8 +287,7 @@ void random_plans(unsigned seed, int count, tessera_dtype dtype) {
     EXPECT_EQ(rc, TESSERA_OK) << tessera_last_error();
     EXPECT_EQ(got, expected);
     std::int64_t sent = -1, received = -1, kept = -1, bound = -1;
-    ASSERT_EQ(tessera_redistribute_plan_traffic(plan, &sent, &received, &kept, &bound),
-              TESSERA_OK);
+    ASSERT_EQ(tessera_redistribute_plan_traffic(plan, &sent, &received, &kept, &bound), TESSERA_OK);
     EXPECT_EQ(sent, bound);
     std::int64_t totals[3] = {sent, received, kept};
     MPI_Allreduce(MPI_IN_PLACE, totals, 3, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
@@ -347,9 +347,9 @@ TEST(CLayout, RejectsBadArguments) {
   ASSERT_EQ(tessera_layout_create_rows(&l, 4, 4, 2, TESSERA_ROW_MAJOR), TESSERA_OK);
   EXPECT_EQ(tessera_layout_local_block(l, 2, nullptr, nullptr, nullptr, nullptr, nullptr),
             TESSERA_ERROR_INPUT);
-  EXPECT_EQ(tessera_layout_block(l, 2, 0, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
-                                 nullptr),
-            TESSERA_ERROR_INPUT);
+  EXPECT_EQ(
+      tessera_layout_block(l, 2, 0, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr),
+      TESSERA_ERROR_INPUT);
   EXPECT_EQ(tessera_layout_locate(l, 4, 0, nullptr, nullptr, nullptr), TESSERA_ERROR_INPUT);
   EXPECT_EQ(tessera_layout_destroy(l), TESSERA_OK);
   EXPECT_EQ(tessera_layout_destroy(nullptr), TESSERA_OK);
@@ -381,25 +381,24 @@ TEST(CRedistributePlan, RejectsBadArgumentsOnEveryRank) {
   EXPECT_EQ(tessera_redistribute_plan_create(&plan, a, a, TESSERA_MATRIX_OP_NONE, TESSERA_F64, -1,
                                              -1, 0, 0, 0, 0, MPI_COMM_NULL),
             TESSERA_ERROR_INPUT);
-  EXPECT_EQ(tessera_redistribute_plan_create_f(&plan, a, a, TESSERA_MATRIX_OP_NONE, TESSERA_F64,
-                                               -1, -1, 0, 0, 0, 0, MPI_Comm_c2f(MPI_COMM_NULL)),
+  EXPECT_EQ(tessera_redistribute_plan_create_f(&plan, a, a, TESSERA_MATRIX_OP_NONE, TESSERA_F64, -1,
+                                               -1, 0, 0, 0, 0, MPI_Comm_c2f(MPI_COMM_NULL)),
             TESSERA_ERROR_INPUT);
 
   ASSERT_EQ(tessera_redistribute_plan_create(&plan, a, a, TESSERA_MATRIX_OP_NONE, TESSERA_F64, -1,
                                              -1, 0, 0, 0, 0, MPI_COMM_WORLD),
             TESSERA_OK)
       << tessera_last_error();
-  std::vector<double> x(static_cast<std::size_t>(std::max<std::int64_t>(1, 6 * 5))),
-      y(x.size());
+  std::vector<double> x(static_cast<std::size_t>(std::max<std::int64_t>(1, 6 * 5))), y(x.size());
   // An imaginary part for a real plan, on the last rank only.
   const double one[2] = {1, rank == p - 1 ? 1.0 : 0.0}, zero[2] = {0, 0};
   expect_input_error(
       tessera_redistribute_plan_execute_complex(plan, one, x.data(), zero, y.data()));
-  expect_input_error(tessera_redistribute_plan_execute_complex(
-      plan, rank == p - 1 ? nullptr : one, x.data(), zero, y.data()));
+  expect_input_error(tessera_redistribute_plan_execute_complex(plan, rank == p - 1 ? nullptr : one,
+                                                               x.data(), zero, y.data()));
   // A null block on rank 0, which holds rows.
-  expect_input_error(tessera_redistribute_plan_execute(plan, 1.0, rank == 0 ? nullptr : x.data(),
-                                                       0.0, y.data()));
+  expect_input_error(
+      tessera_redistribute_plan_execute(plan, 1.0, rank == 0 ? nullptr : x.data(), 0.0, y.data()));
   EXPECT_EQ(tessera_redistribute_plan_execute(nullptr, 1.0, x.data(), 0.0, y.data()),
             TESSERA_ERROR_INPUT);
   EXPECT_EQ(tessera_redistribute_plan_traffic(nullptr, nullptr, nullptr, nullptr, nullptr),

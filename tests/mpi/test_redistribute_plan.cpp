@@ -243,9 +243,9 @@ TEST(RedistributePlan, ScalarsPerExecute) {
     o.cols = s.rows;
     const auto a_local = local_block<std::complex<double>>(a, rank, 1);
     const auto b_start = local_block<std::complex<double>>(b, rank, 2);
-    for (const auto& [alpha, beta] : {std::pair<std::complex<double>, std::complex<double>>{
-                                          {0.5, -2}, {1.5, 0.5}},
-                                      {{-1, 0}, {0, 0}}}) {
+    for (const auto& [alpha, beta] :
+         {std::pair<std::complex<double>, std::complex<double>>{{0.5, -2}, {1.5, 0.5}},
+          {{-1, 0}, {0, 0}}}) {
       o.alpha = alpha;
       o.beta = beta;
       auto expected = b_start, got = b_start;

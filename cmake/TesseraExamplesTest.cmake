@@ -28,15 +28,20 @@ set_tests_properties(examples.installed PROPERTIES LABELS "examples;mpi" TIMEOUT
 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMP_NUM_THREADS=1;\
 HDF5_USE_FILE_LOCKING=FALSE")
 
-# python.permute.npN: the Python module's permutations of dimensions against numpy.transpose,
-# from the build tree, at several rank counts (each job also runs on its sub-communicators).
+# python.permute.npN: the Python module's permutations of dimensions against numpy.transpose;
+# python.redistribute.npN: its layouts and redistributions against numpy on the gathered
+# matrices. From the build tree, at several rank counts (each job also runs on its
+# sub-communicators).
 if(TESSERA_HAVE_PYTHON)
-  foreach(np 1 2 4)
-    add_test(NAME python.permute.np${np}
-             COMMAND ${_mpirun} -np ${np} ${TESSERA_PYTHON_EXECUTABLE} -m pytest -q
-                     -p no:cacheprovider ${PROJECT_SOURCE_DIR}/bindings/python/tests/test_permute.py)
-    set_tests_properties(python.permute.np${np} PROPERTIES LABELS "python;mpi" TIMEOUT 300
-      PROCESSORS ${np} ENVIRONMENT
-      "${TESSERA_MPI_TEST_ENV};PYTHONDONTWRITEBYTECODE=1;PYTHONPATH=${PROJECT_BINARY_DIR}/bindings/python")
+  foreach(suite permute redistribute)
+    foreach(np 1 2 4)
+      add_test(NAME python.${suite}.np${np}
+               COMMAND ${_mpirun} -np ${np} ${TESSERA_PYTHON_EXECUTABLE} -m pytest -q
+                       -p no:cacheprovider
+                       ${PROJECT_SOURCE_DIR}/bindings/python/tests/test_${suite}.py)
+      set_tests_properties(python.${suite}.np${np} PROPERTIES LABELS "python;mpi" TIMEOUT 300
+        PROCESSORS ${np} ENVIRONMENT
+        "${TESSERA_MPI_TEST_ENV};PYTHONDONTWRITEBYTECODE=1;PYTHONPATH=${PROJECT_BINARY_DIR}/bindings/python")
+    endforeach()
   endforeach()
 endif()

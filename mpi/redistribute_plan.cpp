@@ -53,11 +53,10 @@ struct RedistributePlan::Impl {
   RedistributeTraffic traffic;
 
   template <class T>
-  void run(const T* a, T* b) {
+  void run(const T* a, T* b, std::complex<double> alpha, std::complex<double> beta) {
     const cpu::BlockStrides src = redistribute_strides(from, rank);
     const cpu::BlockStrides dst = redistribute_strides(to, rank);
-    const cpu::ScaleUpdate<T> update{redistribute_scalar<T>(options.alpha),
-                                     redistribute_scalar<T>(options.beta),
+    const cpu::ScaleUpdate<T> update{redistribute_scalar<T>(alpha), redistribute_scalar<T>(beta),
                                      options.op == MatrixOp::ConjTranspose};
     T* send = send_buffer.as<T>();
     T* recv = recv_buffer.as<T>();
@@ -138,10 +137,16 @@ RedistributePlan::RedistributePlan(RedistributePlan&&) noexcept = default;
 RedistributePlan& RedistributePlan::operator=(RedistributePlan&&) noexcept = default;
 
 void RedistributePlan::execute(const void* a, void* b) {
-  execute_as(impl_->dtype, a, b);
+  execute_as(impl_->dtype, a, b, impl_->options.alpha, impl_->options.beta);
 }
 
-void RedistributePlan::execute_as(DType t, const void* a, void* b) {
+void RedistributePlan::execute(const void* a, void* b, std::complex<double> alpha,
+                               std::complex<double> beta) {
+  execute_as(impl_->dtype, a, b, alpha, beta);
+}
+
+void RedistributePlan::execute_as(DType t, const void* a, void* b, std::complex<double> alpha,
+                                  std::complex<double> beta) {
   // Checked on every rank before the exchange, so that a bad argument on one rank raises the
   // error everywhere instead of leaving the others waiting.
   mpi::collectively(impl_->comm.get(), [&] {
@@ -155,8 +160,15 @@ void RedistributePlan::execute_as(DType t, const void* a, void* b) {
   });
   dispatch_dtype(t, [&](auto tag) {
     using T = decltype(tag);
-    impl_->run(static_cast<const T*>(a), static_cast<T*>(b));
+    impl_->run(static_cast<const T*>(a), static_cast<T*>(b), alpha, beta);
   });
+}
+
+std::complex<double> RedistributePlan::options_alpha() const noexcept {
+  return impl_->options.alpha;
+}
+std::complex<double> RedistributePlan::options_beta() const noexcept {
+  return impl_->options.beta;
 }
 
 DType RedistributePlan::dtype() const noexcept {

@@ -8,11 +8,10 @@
 
 #include <algorithm>
 #include <cstring>
-#include <exception>
-#include <new>
 #include <string>
 #include <vector>
 
+#include "c_api_errors.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/fortran_comm.hpp"
 
@@ -30,53 +29,8 @@ struct tessera_reduce_plan_s {
 
 namespace {
 
-thread_local std::string g_last_error;
-
-int fail(int code, const char* message) {
-  g_last_error = message;
-  return code;
-}
-
-int code_of(const tessera::Error& e) {
-  if (dynamic_cast<const tessera::InputError*>(&e))
-    return TESSERA_ERROR_INPUT;
-  if (dynamic_cast<const tessera::IoError*>(&e))
-    return TESSERA_ERROR_IO;
-  if (dynamic_cast<const tessera::MpiError*>(&e))
-    return TESSERA_ERROR_MPI;
-  if (dynamic_cast<const tessera::CudaError*>(&e))
-    return TESSERA_ERROR_CUDA;
-  if (dynamic_cast<const tessera::NotCompiled*>(&e))
-    return TESSERA_ERROR_NOT_COMPILED;
-  if (dynamic_cast<const tessera::ResourceError*>(&e))
-    return TESSERA_ERROR_RESOURCE;
-  if (dynamic_cast<const tessera::NumericalError*>(&e))
-    return TESSERA_ERROR_NUMERICAL;
-  return TESSERA_ERROR_INTERNAL;
-}
-
-// Runs f, turning exceptions into codes and messages.
-template <class F>
-int guarded(F&& f) noexcept {
-  try {
-    f();
-    g_last_error.clear();
-    return TESSERA_OK;
-  } catch (const tessera::Error& e) {
-    return fail(code_of(e), e.what());
-  } catch (const std::bad_alloc&) {
-    return fail(TESSERA_ERROR_RESOURCE, "out of memory");
-  } catch (const std::exception& e) {
-    return fail(TESSERA_ERROR_INTERNAL, e.what());
-  } catch (...) {
-    return fail(TESSERA_ERROR_INTERNAL, "unknown exception");
-  }
-}
-
-void require(bool ok, const char* what) {
-  if (!ok)
-    throw tessera::InputError(what, __FILE__, __LINE__);
-}
+using tessera::c_api::guarded;
+using tessera::c_api::require;
 
 tessera::DType dtype_of(int t) {
   require(t >= TESSERA_F32 && t <= TESSERA_C128,
@@ -134,14 +88,15 @@ int permute_block_of(tessera_permute_plan plan, bool input, int64_t* begin, int6
 extern "C" {
 
 const char* tessera_last_error(void) {
-  return g_last_error.c_str();
+  return tessera::c_api::last_error().c_str();
 }
 
 int tessera_last_error_copy(char* buf, int len) {
-  const int n = static_cast<int>(g_last_error.size());
+  const std::string& message = tessera::c_api::last_error();
+  const int n = static_cast<int>(message.size());
   if (buf && len > 0) {
     std::memset(buf, 0, static_cast<std::size_t>(len));
-    std::memcpy(buf, g_last_error.data(), static_cast<std::size_t>(std::min(n, len)));
+    std::memcpy(buf, message.data(), static_cast<std::size_t>(std::min(n, len)));
   }
   return n;
 }

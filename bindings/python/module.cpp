@@ -13,6 +13,7 @@
 #include "arrays.hpp"
 #include "heat2d_solver.hpp"
 #include "permute_plan.hpp"
+#include "redistribute.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -331,6 +332,7 @@ PYBIND11_MODULE(_tessera, m) {
       .def_property_readonly("output_slice", &PyPermutePlan::output_slice)
       .def_property_readonly("dtype", &PyPermutePlan::dtype)
       .def_property_readonly("backend", &PyPermutePlan::backend);
+  bind_redistribute(m);
   // The checks execute applies to a device array, alone (they touch no memory): (pointer,
   // readonly, the stream to wait for or 0).
   m.def(

@@ -64,14 +64,21 @@ public:
   void execute(const void* a, void* b);
   template <class T>
   void execute(const T* a, T* b) {
-    execute_as(dtype_of<T>, static_cast<const void*>(a), static_cast<void*>(b));
+    execute_as(dtype_of<T>, static_cast<const void*>(a), static_cast<void*>(b), options_alpha(),
+               options_beta());
   }
+  // The same with other scalars than the options' (B = beta·B + alpha·op(A)) for this execute
+  // only: one plan serves any alpha and beta.
+  void execute(const void* a, void* b, std::complex<double> alpha, std::complex<double> beta);
 
   DType dtype() const noexcept;
   const RedistributeTraffic& traffic() const noexcept;
 
 private:
-  void execute_as(DType t, const void* a, void* b);
+  void execute_as(DType t, const void* a, void* b, std::complex<double> alpha,
+                  std::complex<double> beta);
+  std::complex<double> options_alpha() const noexcept;
+  std::complex<double> options_beta() const noexcept;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

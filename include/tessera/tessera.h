@@ -185,6 +185,130 @@ TESSERA_API int tessera_permute_plan_create_f(tessera_permute_plan* plan, int ra
 /* Copies the last error message into buf (at most len bytes, NUL-padded); its length. */
 TESSERA_API int tessera_last_error_copy(char* buf, int len);
 
+/* ---- Layouts and redistribution between them ----
+ *
+ * A layout says which rank holds which part of a global rows x cols matrix and where in its
+ * local block: row blocks, column blocks, 2-D blocks on a pr x pc grid, ScaLAPACK's 2-D
+ * block-cyclic, or any grid of blocks with an owner each. A layout is a value: creating one
+ * is local (no communication), and a plan keeps its own copy, so a layout may be destroyed
+ * once the plans that use it are built. A rank's local block holds the blocks it owns, block
+ * rows and block columns in global order (for block-cyclic layouts exactly ScaLAPACK's local
+ * matrix), row- or column-major with a leading dimension.
+ *
+ *   tessera_layout rows, cyclic;
+ *   tessera_layout_create_rows(&rows, M, N, P, TESSERA_ROW_MAJOR);
+ *   tessera_layout_create_scalapack(&cyclic, desc, nprow, npcol, TESSERA_GRID_ROW_MAJOR, NULL, P);
+ *   tessera_redistribute_plan plan;
+ *   tessera_redistribute_plan_create(&plan, rows, cyclic, TESSERA_MATRIX_OP_TRANSPOSE,
+ *                                    TESSERA_F64, -1, -1, 0, 0, 0, 0, comm);
+ *   tessera_redistribute_plan_execute(plan, 1.0, a_local, 0.0, b_local);   B = A^T
+ */
+typedef struct tessera_layout_s* tessera_layout;
+typedef struct tessera_redistribute_plan_s* tessera_redistribute_plan;
+
+/* How a local block is stored: row-major (C) or column-major (Fortran, ScaLAPACK). */
+typedef enum tessera_storage { TESSERA_ROW_MAJOR = 0, TESSERA_COL_MAJOR = 1 } tessera_storage;
+/* How ranks are numbered on a pr x pc process grid: row-major gives rank p * pc + q to grid
+ * position (p, q) (BLACS's default "Row" order), column-major q * pr + p. */
+typedef enum tessera_grid_order {
+  TESSERA_GRID_ROW_MAJOR = 0,
+  TESSERA_GRID_COL_MAJOR = 1
+} tessera_grid_order;
+/* op in B = beta * B + alpha * op(A). */
+typedef enum tessera_matrix_op {
+  TESSERA_MATRIX_OP_NONE = 0,
+  TESSERA_MATRIX_OP_TRANSPOSE = 1,
+  TESSERA_MATRIX_OP_CONJ_TRANSPOSE = 2
+} tessera_matrix_op;
+
+/* Rows (or columns) split evenly over nranks ranks, as tessera_block_begin splits rows. */
+TESSERA_API int tessera_layout_create_rows(tessera_layout* layout, int64_t rows, int64_t cols,
+                                           int nranks, tessera_storage storage);
+TESSERA_API int tessera_layout_create_cols(tessera_layout* layout, int64_t rows, int64_t cols,
+                                           int nranks, tessera_storage storage);
+/* Rows split evenly over pr, columns over pc: one block per rank of the pr x pc grid; ranks
+ * pr * pc .. nranks - 1 hold nothing (nranks 0 means pr * pc). */
+TESSERA_API int tessera_layout_create_2d(tessera_layout* layout, int64_t rows, int64_t cols, int pr,
+                                         int pc, tessera_grid_order order, tessera_storage storage,
+                                         int nranks);
+/* 2-D block-cyclic: mb x nb blocks dealt over a pr x pc grid from grid position (rsrc, csrc).
+ * lld is the calling rank's leading dimension (0: tight). nranks as tessera_layout_create_2d. */
+TESSERA_API int tessera_layout_create_block_cyclic(tessera_layout* layout, int64_t rows,
+                                                   int64_t cols, int64_t mb, int64_t nb, int pr,
+                                                   int pc, int rsrc, int csrc,
+                                                   tessera_grid_order order, int nranks,
+                                                   int64_t lld, tessera_storage storage);
+/* The layout a ScaLAPACK descriptor desc[9] (dtype 1, ctxt, m, n, mb, nb, rsrc, csrc, lld)
+ * describes on an nprow x npcol BLACS grid (Cblacs_gridinfo), column-major, leading dimension
+ * desc[8]. grid_ranks, when not null, gives the rank of grid position (p, q) at
+ * grid_ranks[p * npcol + q] (a context whose ranks are numbered otherwise); else `order`. */
+TESSERA_API int tessera_layout_create_scalapack(tessera_layout* layout, const int* desc, int nprow,
+                                                int npcol, tessera_grid_order order,
+                                                const int* grid_ranks, int nranks);
+/* Any grid of blocks: row_splits[0 .. nblock_rows] (0 = r_0 <= r_1 <= ... = rows), col_splits
+ * likewise, owners[bi * nblock_cols + bj] the rank holding block (bi, bj). lld as above. */
+TESSERA_API int tessera_layout_create_grid(tessera_layout* layout, int64_t nblock_rows,
+                                           const int64_t* row_splits, int64_t nblock_cols,
+                                           const int64_t* col_splits, const int* owners, int nranks,
+                                           tessera_storage storage, int64_t lld);
+/* Null is accepted. */
+TESSERA_API int tessera_layout_destroy(tessera_layout layout);
+
+/* The global shape and the number of ranks. Any of the pointers may be null (here and below). */
+TESSERA_API int tessera_layout_global(tessera_layout layout, int64_t* rows, int64_t* cols,
+                                      int* nranks);
+/* Rank `rank`'s local block: its rows and columns (0 x 0 when it holds nothing), its leading
+ * dimension, its storage order, and the elements its memory spans (what to allocate). */
+TESSERA_API int tessera_layout_local_block(tessera_layout layout, int rank, int64_t* rows,
+                                           int64_t* cols, int64_t* ld, tessera_storage* storage,
+                                           int64_t* elements);
+/* The grid of blocks: nblock_rows x nblock_cols of them. */
+TESSERA_API int tessera_layout_blocks(tessera_layout layout, int64_t* nblock_rows,
+                                      int64_t* nblock_cols);
+/* Block (bi, bj): the global rows [row, row + rows) and columns [col, col + cols) it covers,
+ * the rank holding it and where its first element sits in that rank's local block. */
+TESSERA_API int tessera_layout_block(tessera_layout layout, int64_t bi, int64_t bj, int64_t* row,
+                                     int64_t* rows, int64_t* col, int64_t* cols, int* owner,
+                                     int64_t* local_row, int64_t* local_col);
+/* Where global element (i, j) lives: the rank and the local row and column there. */
+TESSERA_API int tessera_layout_locate(tessera_layout layout, int64_t i, int64_t j, int* rank,
+                                      int64_t* local_row, int64_t* local_col);
+
+/* B = beta * B + alpha * op(A) between any two layouts, f32, f64, c64 or c128, on the
+ * sub-matrices B(b_row : b_row + rows, b_col : b_col + cols) and the matching part of A
+ * (rows x cols from (a_row, a_col), or cols x rows under a transpose). Indices are 0-based;
+ * rows or cols < 0 means the whole of B from its corner. Collective over comm; both layouts
+ * must be over comm's size. Any MPI thread level suffices. */
+TESSERA_API int tessera_redistribute_plan_create(tessera_redistribute_plan* plan, tessera_layout a,
+                                                 tessera_layout b, tessera_matrix_op op,
+                                                 tessera_dtype dtype, int64_t rows, int64_t cols,
+                                                 int64_t a_row, int64_t a_col, int64_t b_row,
+                                                 int64_t b_col, MPI_Comm comm);
+/* Collective. a: this rank's local block of A, b: of B, host memory, not overlapping (null
+ * where the rank holds nothing of it). alpha and beta are real, for any dtype; beta = 0 never
+ * reads B (it may hold NaN), alpha = 1 with beta = 0 copies the bits. */
+TESSERA_API int tessera_redistribute_plan_execute(tessera_redistribute_plan plan, double alpha,
+                                                  const void* a, double beta, void* b);
+/* The same with complex scalars, each two doubles (real, imaginary): the layout of C's double
+ * _Complex and C++'s std::complex<double>, so a pointer to either may be passed. A real plan
+ * (f32, f64) accepts only imaginary parts 0. */
+TESSERA_API int tessera_redistribute_plan_execute_complex(tessera_redistribute_plan plan,
+                                                          const double* alpha, const void* a,
+                                                          const double* beta, void* b);
+/* What one execute moves on this rank, in bytes: sent to and received from other ranks, kept
+ * (copied locally), and the least it must send (sent equals it). */
+TESSERA_API int tessera_redistribute_plan_traffic(tessera_redistribute_plan plan, int64_t* sent,
+                                                  int64_t* received, int64_t* kept,
+                                                  int64_t* sent_lower_bound);
+/* Null is accepted. */
+TESSERA_API int tessera_redistribute_plan_destroy(tessera_redistribute_plan plan);
+/* tessera_redistribute_plan_create with a Fortran communicator handle (MPI_Comm_c2f). */
+TESSERA_API int tessera_redistribute_plan_create_f(tessera_redistribute_plan* plan,
+                                                   tessera_layout a, tessera_layout b, int op,
+                                                   int dtype, int64_t rows, int64_t cols,
+                                                   int64_t a_row, int64_t a_col, int64_t b_row,
+                                                   int64_t b_col, MPI_Fint comm);
+
 #ifdef __cplusplus
 }
 #endif

@@ -91,15 +91,26 @@ for b in by.get("sh", []):
                     failed.append("the static link needs libtessera.so")
             run_mpi(f"./{out}")
 
-# Fortran: the program, with the command the page gives.
+# The C programs after the first (which the pkg-config lines above build as app.c), each built
+# and run as the first one.
+for k, body in enumerate(programs["c"][1:]):
+    src = os.path.join(work, f"app{k + 1}.c")
+    with open(src, "w") as fh:
+        fh.write(body)
+    if sh(f"mpicc {src} -o c_app{k + 1} $(pkg-config --cflags --libs tessera) "
+          f"-Wl,-rpath,{prefix}/lib").returncode == 0:
+        run_mpi(f"./c_app{k + 1}")
+
+# Fortran: the programs, with the command the page gives.
 fortran = [b for b in by.get("fortran", []) if "program" in b]
 m = re.search(r"`(mpifort [^`]*)`", text.replace("\n", " "))
 if fortran and m and os.path.isdir(os.path.join(prefix, "include", "tessera", "fortran")):
-    with open(os.path.join(work, "app.f90"), "w") as fh:
-        fh.write(fortran[0])
     cmd = m.group(1).replace("PREFIX", prefix)
-    if sh(cmd + " -o f_app").returncode == 0:
-        run_mpi("./f_app")
+    for k, body in enumerate(fortran):   # every program, built with the page's command
+        with open(os.path.join(work, "app.f90"), "w") as fh:
+            fh.write(body)
+        if sh(cmd + f" -o f_app{k}").returncode == 0:
+            run_mpi(f"./f_app{k}")
 else:
     print("skipped: the Fortran program (no module installed, or no command on the page)")
 

@@ -39,6 +39,7 @@ run "$work/build/tessera_example_c"
 run "$work/example_c_pc"
 if [[ -x "$work/build/tessera_example_fortran" ]]; then
   run "$work/build/tessera_example_fortran"
+  run "$work/build/tessera_redistribute_example_fortran"
 else
   echo "the Fortran example was not built (no Fortran compiler or module)"
 fi

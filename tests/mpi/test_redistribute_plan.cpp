@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <complex>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include <tessera/error.hpp>
@@ -225,6 +226,36 @@ TEST(RedistributePlan, SameLayoutCopiesLocallyOnly) {
   EXPECT_EQ(plan.traffic().sent, 0);
   EXPECT_EQ(plan.traffic().received, 0);
   check_case<double>(l, l, {});
+}
+
+// One plan, other scalars at each execute: the options' are only the default.
+TEST(RedistributePlan, ScalarsPerExecute) {
+  const int p = comm_size(), rank = comm_rank();
+  std::mt19937_64 g(15);
+  for (int c = 0; c < 10; ++c) {
+    const Shape s{pick(g, 1, 40), pick(g, 1, 40)};
+    const Layout a = random_layout(g, s, p);
+    const Layout b = random_layout(g, s.transposed(), p);
+    RedistributeOptions o;
+    o.op = MatrixOp::ConjTranspose;
+    RedistributePlan plan(a, b, DType::c128, MPI_COMM_WORLD, o);
+    o.rows = s.cols;
+    o.cols = s.rows;
+    const auto a_local = local_block<std::complex<double>>(a, rank, 1);
+    const auto b_start = local_block<std::complex<double>>(b, rank, 2);
+    for (const auto& [alpha, beta] :
+         {std::pair<std::complex<double>, std::complex<double>>{{0.5, -2}, {1.5, 0.5}},
+          {{-1, 0}, {0, 0}}}) {
+      o.alpha = alpha;
+      o.beta = beta;
+      auto expected = b_start, got = b_start;
+      tessera::test::redistribute_reference(a, b, o, a_local.data(), expected.data(),
+                                            MPI_COMM_WORLD);
+      plan.execute(a_local.empty() ? nullptr : a_local.data(), got.empty() ? nullptr : got.data(),
+                   alpha, beta);
+      EXPECT_EQ(got, expected) << "case " << c;
+    }
+  }
 }
 
 TEST(RedistributePlan, RejectsMismatchedArguments) {

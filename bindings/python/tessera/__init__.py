@@ -16,6 +16,8 @@ arguments, IoError, MpiError, ...) with tessera's message.
     r = tessera.ReducePlan(dist, numpy.float64, comm, ops=["sum", "norm2"]).execute(a[b:e])
     plan = tessera.PermutePlan(x.shape, (2, 0, 1), x.dtype, comm)   # x: a 3-D array
     y_block = plan.execute(x[plan.input_slice])   # this rank's block of x.transpose(2, 0, 1)
+    cyclic = tessera.Layout.block_cyclic(M, N, 32, 32, 2, 2, comm)   # ScaLAPACK's, 2 x 2 grid
+    b = tessera.redistribute(a_rows, tessera.Layout.rows(M, N, comm), cyclic, op="T")
 """
 
 import numpy as _numpy
@@ -26,6 +28,7 @@ from ._tessera import (BlockDistribution, Error, Heat2dSettings, InputError, IoE
                        NotCompiled, ResourceError, set_log_level, version)
 
 __all__ = ["BlockDistribution", "TransposePlan", "ReducePlan", "PermutePlan", "permute",
+           "Layout", "RedistributePlan", "redistribute",
            "read_rows", "write_rows",
            "inspect", "transpose_out_of_core", "reduce_out_of_core", "Heat2dSolver",
            "Heat2dSettings", "Error", "InputError", "IoError", "MpiError", "NotCompiled",
@@ -213,3 +216,223 @@ class Heat2dSolver(_tessera.Heat2dSolver):
                 raise InputError(f"Heat2dSolver: unknown setting '{key}'")
             setattr(s, key, value)
         super().__init__(_handle(comm), s)
+
+
+# --- Layouts and redistribution ---------------------------------------------------------------
+
+
+def _comm_and_size(comm):
+    """(the mpi4py communicator, its size)."""
+    _handle(comm)
+    return comm, comm.size
+
+
+class Layout:
+    """Which rank holds which part of a global m x n matrix, and where in its local block:
+    row blocks, column blocks, 2-D blocks, ScaLAPACK's 2-D block-cyclic or any grid of blocks
+    with an owner each. A layout belongs to a communicator (an mpi4py one) and is a value:
+    building it is local, no communication.
+
+    A rank's local block is a 2-D numpy array of layout.local_shape(rank), holding the blocks
+    it owns (block rows and block columns in global order: for block-cyclic layouts exactly
+    ScaLAPACK's local matrix), C-ordered when layout.order is "C", Fortran-ordered when "F"
+    (ScaLAPACK's), and with a leading dimension larger than the tight one (lld=) a view into a
+    padded buffer: layout.empty(dtype) makes one, layout.local_block(a) fills one from a
+    global array."""
+
+    def __init__(self, layout, comm):
+        """Use the constructors below (Layout.rows, .cols, .grid2d, .block_cyclic,
+        .from_descriptor, .grid)."""
+        self._layout = layout
+        self.comm = comm
+
+    @staticmethod
+    def rows(m, n, comm, order="C"):
+        """Rows split evenly over the ranks (BlockDistribution's split)."""
+        comm, size = _comm_and_size(comm)
+        return Layout(_tessera.Layout.rows(m, n, size, order), comm)
+
+    @staticmethod
+    def cols(m, n, comm, order="C"):
+        """Columns split evenly over the ranks."""
+        comm, size = _comm_and_size(comm)
+        return Layout(_tessera.Layout.cols(m, n, size, order), comm)
+
+    @staticmethod
+    def grid2d(m, n, pr, pc, comm, grid_order="row", order="C"):
+        """One block per rank of a pr x pc grid: rows split evenly over pr, columns over pc.
+        grid_order "row" gives rank p * pc + q to grid position (p, q), "col" q * pr + p; ranks
+        beyond pr * pc hold nothing."""
+        comm, size = _comm_and_size(comm)
+        return Layout(_tessera.Layout.grid2d(m, n, pr, pc, size, grid_order, order), comm)
+
+    @staticmethod
+    def block_cyclic(m, n, mb, nb, pr, pc, comm, rsrc=0, csrc=0, grid_order="row",
+                     grid_ranks=None, lld=0, order="F"):
+        """2-D block-cyclic, as ScaLAPACK: mb x nb blocks dealt over a pr x pc grid from grid
+        position (rsrc, csrc). grid_ranks[p * pc + q], when given, is the rank at grid position
+        (p, q) (else grid_order says). lld: this rank's leading dimension (0: tight); local
+        blocks are Fortran-ordered unless order="C"."""
+        comm, size = _comm_and_size(comm)
+        return Layout(_tessera.Layout.block_cyclic(m, n, mb, nb, pr, pc, size, rsrc, csrc,
+                                                   grid_order, list(grid_ranks or []), lld,
+                                                   order), comm)
+
+    @staticmethod
+    def from_descriptor(desc, nprow, npcol, comm, grid_order="row", grid_ranks=None):
+        """The layout a ScaLAPACK descriptor desc[9] (dtype 1, ctxt, m, n, mb, nb, rsrc, csrc,
+        lld) describes on an nprow x npcol BLACS grid: Fortran-ordered local blocks with
+        leading dimension desc[8] (this rank's)."""
+        comm, size = _comm_and_size(comm)
+        return Layout(_tessera.Layout.from_descriptor([int(d) for d in desc], nprow, npcol, size,
+                                                      grid_order, list(grid_ranks or [])), comm)
+
+    @staticmethod
+    def grid(row_splits, col_splits, owners, comm, order="C", lld=0):
+        """Any grid of blocks: split points 0 = r_0 <= r_1 <= ... <= m (columns likewise) and
+        owners[bi][bj] (or flat, block-row-major) the rank holding block (bi, bj)."""
+        comm, size = _comm_and_size(comm)
+        flat = [int(o) for o in _numpy.asarray(owners).ravel()]
+        return Layout(_tessera.Layout.grid([int(r) for r in row_splits],
+                                           [int(c) for c in col_splits], flat, size, order, lld),
+                      comm)
+
+    @property
+    def shape(self):
+        return self._layout.shape
+
+    @property
+    def nranks(self):
+        return self._layout.nranks
+
+    @property
+    def order(self):
+        """"C" (row-major local blocks) or "F" (column-major)."""
+        return self._layout.order
+
+    def local_shape(self, rank=None):
+        """The shape of rank's local block (default: this rank's); (0, 0) when it holds
+        nothing."""
+        return self._layout.local_shape(self.comm.rank if rank is None else rank)
+
+    def leading_dimension(self, rank=None):
+        return self._layout.leading_dimension(self.comm.rank if rank is None else rank)
+
+    def locate(self, i, j):
+        """(rank, local row, local column) of global element (i, j)."""
+        return self._layout.locate(i, j)
+
+    def blocks(self):
+        """Every block of the layout's grid as (rows, cols, owner, (local row, local col)):
+        global row and column slices, the rank holding it, where it starts in that rank's
+        local block."""
+        rs, cs = self._layout.row_splits, self._layout.col_splits
+        for bi in range(len(rs) - 1):
+            for bj in range(len(cs) - 1):
+                yield (slice(rs[bi], rs[bi + 1]), slice(cs[bj], cs[bj + 1]),
+                       self._layout.owner(bi, bj), self._layout.local_position(bi, bj))
+
+    def empty(self, dtype, rank=None):
+        """A new, uninitialised local block of rank (default: this rank)."""
+        return self._layout.empty(self.comm.rank if rank is None else rank, dtype)
+
+    def local_block(self, a, rank=None):
+        """Rank's local block (default: this rank's) of the global matrix `a`, a copy."""
+        a = _numpy.asarray(a)
+        if a.shape != self.shape:
+            raise InputError(f"the global matrix has shape {a.shape}, the layout {self.shape}")
+        rank = self.comm.rank if rank is None else rank
+        out = self.empty(a.dtype, rank)
+        for rows, cols, owner, (lr, lc) in self.blocks():
+            n_r, n_c = rows.stop - rows.start, cols.stop - cols.start
+            if owner == rank and n_r > 0 and n_c > 0:
+                out[lr:lr + n_r, lc:lc + n_c] = a[rows, cols]
+        return out
+
+    def transposed(self):
+        """The layout of A.T over the same local blocks (a C-ordered block read as Fortran
+        order is its transpose)."""
+        return Layout(self._layout.transposed(), self.comm)
+
+    def __eq__(self, other):
+        return isinstance(other, Layout) and self._layout == other._layout
+
+    def __repr__(self):
+        return repr(self._layout)
+
+
+def _corner(c, name):
+    try:
+        i, j = (int(x) for x in c)
+    except Exception:
+        raise InputError(f"{name} must be a pair of indices (row, column), got {c!r}") from None
+    return i, j
+
+
+class RedistributePlan(_tessera.RedistributePlan):
+    """B = beta * B + alpha * op(A) from one layout to another, built once (collectively over
+    the layouts' communicator) and executed many times: execute(a_local) returns this rank's
+    local block of B (a new array, in B's layout's order), or updates out= and returns it.
+
+    op: "N", "T" (transpose) or "C" (conjugate transpose, "H" also). Sub-matrices as ScaLAPACK
+    takes them, 0-based: B[b_corner[0] : + shape[0], b_corner[1] : + shape[1]] and the matching
+    part of A from a_corner (shape, or its transpose under op "T"/"C"); shape None: the whole
+    of B from its corner. dtype: float32, float64, complex64 or complex128."""
+
+    def __init__(self, from_layout, to_layout, dtype, op="N", a_corner=(0, 0), b_corner=(0, 0),
+                 shape=None):
+        if not isinstance(from_layout, Layout) or not isinstance(to_layout, Layout):
+            raise InputError("from_layout and to_layout must be tessera.Layout objects")
+        comm = from_layout.comm
+        if shape is not None:
+            shape = _corner(shape, "shape")
+        super().__init__(from_layout._layout, to_layout._layout, dtype, op,
+                         _corner(a_corner, "a_corner"), _corner(b_corner, "b_corner"), shape,
+                         _handle(comm))
+        self._comm = comm
+        self.from_layout, self.to_layout = from_layout, to_layout
+
+    def execute(self, a, out=None, alpha=1, beta=0):
+        """alpha, beta: numbers (complex for complex dtypes); beta != 0 reads out=, which it
+        then needs; beta = 0 never reads it (it may hold NaN). A rank that holds nothing may
+        pass None (or any empty array)."""
+        return super().execute(a, out, complex(alpha), complex(beta))
+
+
+def redistribute(a, from_layout, to_layout, op="N", alpha=1, beta=0, out=None, a_corner=(0, 0),
+                 b_corner=(0, 0), shape=None):
+    """This rank's local block of B = beta * B + alpha * op(A), where `a` is this rank's local
+    block of A in from_layout and B is in to_layout (see RedistributePlan for op and the
+    sub-matrices). Collective over the layouts' communicator: every rank passes the same
+    layouts and arrays of one dtype. Builds a plan each call: for repeated redistributions of
+    one pair of layouts, a RedistributePlan does the setup once."""
+    if not isinstance(from_layout, Layout) or not isinstance(to_layout, Layout):
+        raise InputError("from_layout and to_layout must be tessera.Layout objects")
+    comm = from_layout.comm
+    # The dtype from the arrays, agreed by every rank first (a rank that holds nothing may pass
+    # None), so that a wrong array on one rank raises everywhere instead of leaving the others
+    # in the collective calls that follow.
+    full, any_, message = None, None, None  # dtype of a non-empty array, of any array
+    for name, x in (("a", a), ("out", out)):
+        if x is None:
+            continue
+        if not isinstance(x, _numpy.ndarray):
+            message = f"{name} must be a numpy array, got {type(x).__name__}"
+            continue
+        any_ = any_ or x.dtype.str
+        if x.size > 0:
+            full = full or x.dtype.str
+    gathered = comm.allgather((full, any_, message))
+    for r, (_, _, m) in enumerate(gathered):
+        if m is not None:
+            raise InputError(m if r == comm.rank else f"rank {r}: {m}")
+    # Empty arrays (ranks that hold nothing) have no say unless every array is empty.
+    dtypes = {_numpy.dtype(f) for f, _, _ in gathered if f is not None} or \
+        {_numpy.dtype(d) for _, d, _ in gathered if d is not None}
+    if not dtypes:
+        raise InputError("no rank passed an array: the dtype is unknown")
+    if len(dtypes) > 1:
+        raise InputError("the ranks' arrays have different dtypes: " +
+                         ", ".join(sorted(str(d) for d in dtypes)))
+    plan = RedistributePlan(from_layout, to_layout, dtypes.pop(), op, a_corner, b_corner, shape)
+    return plan.execute(a, out, alpha, beta)

@@ -91,17 +91,18 @@ for b in by.get("sh", []):
                     failed.append("the static link needs libtessera.so")
             run_mpi(f"./{out}")
 
-# Fortran: the program, with the command the page gives.
+# Fortran: every program, with the command the page gives (which names app.f90).
 fortran = [b for b in by.get("fortran", []) if "program" in b]
 m = re.search(r"`(mpifort [^`]*)`", text.replace("\n", " "))
 if fortran and m and os.path.isdir(os.path.join(prefix, "include", "tessera", "fortran")):
-    with open(os.path.join(work, "app.f90"), "w") as fh:
-        fh.write(fortran[0])
     cmd = m.group(1).replace("PREFIX", prefix)
-    if sh(cmd + " -o f_app").returncode == 0:
-        run_mpi("./f_app")
+    for k, body in enumerate(fortran):
+        with open(os.path.join(work, "app.f90"), "w") as fh:
+            fh.write(body)
+        if sh(cmd + f" -o f_app{k}").returncode == 0:
+            run_mpi(f"./f_app{k}")
 else:
-    print("skipped: the Fortran program (no module installed, or no command on the page)")
+    print("skipped: the Fortran programs (no module installed, or no command on the page)")
 
 # Python: the programs (the device-array one needs CuPy and a GPU).
 for k, body in enumerate(by.get("python", [])):

@@ -42,7 +42,7 @@ struct PermuteOptions {
   const io::Provenance* provenance = nullptr;
   // Phases "read", "permute", "write", and the waits of each side on the other.
   PhaseTimers* timers = nullptr;
-  io::WriteOptions write{};      // the output's chunks, filters and fill value (permuted_storage)
+  io::WriteOptions write{}; // the output's chunks, filters and fill value (permuted_storage)
   // Cpu, or Cuda: each piece copied to this rank's GPU, permuted there (cuda/permute.hpp) and
   // copied back, through pinned buffers. Resolved before the call (never Auto).
   Backend backend = Backend::Cpu;

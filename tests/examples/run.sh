@@ -40,8 +40,9 @@ run "$work/example_c_pc"
 if [[ -x "$work/build/tessera_example_fortran" ]]; then
   run "$work/build/tessera_example_fortran"
   run "$work/build/tessera_redistribute_example_fortran"
+  run "$work/build/tessera_permute_example_fortran"
 else
-  echo "the Fortran example was not built (no Fortran compiler or module)"
+  echo "the Fortran examples were not built (no Fortran compiler or module)"
 fi
 if [[ "$python" != none ]]; then
   export PYTHONPATH="$prefix/$pydir${PYTHONPATH:+:$PYTHONPATH}"

@@ -11,8 +11,8 @@
 namespace tessera::scalapack {
 
 RedistributePlan* PlanCache::find(const PlanKey& key, int context) {
-  auto it = std::find_if(entries_.begin(), entries_.end(),
-                         [&](const Entry& e) { return e.key == key; });
+  auto it =
+      std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.key == key; });
   // Ranks agree on the plan they found: 1 + its id, 0 for none. BLACS reduces by largest
   // magnitude, so both terms stay non-negative: the largest value and INT_MAX less the
   // smallest. One value everywhere means one earlier call made all of them, since a rank takes

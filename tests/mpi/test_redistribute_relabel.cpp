@@ -56,8 +56,7 @@ std::int64_t check_relabelled(const Layout& a, const Layout& b, RedistributeOpti
   EXPECT_EQ(target.col_splits(), b.col_splits());
   for (std::int64_t bi = 0; bi < b.block_rows(); ++bi)
     for (std::int64_t bj = 0; bj < b.block_cols(); ++bj)
-      EXPECT_EQ(target.block_owner(bi, bj),
-                sigma[static_cast<std::size_t>(b.block_owner(bi, bj))]);
+      EXPECT_EQ(target.block_owner(bi, bj), sigma[static_cast<std::size_t>(b.block_owner(bi, bj))]);
   o.rows = b.global().rows;
   o.cols = b.global().cols;
   const auto a_local = local_block<T>(a, rank, 1);

@@ -87,8 +87,8 @@ Matrix<T> matrix(const Grid& g, int m, int n, int mb, int nb, int rsrc, int csrc
   std::copy(d, d + 9, x.desc);
   x.local.resize(static_cast<std::size_t>(lld) * static_cast<std::size_t>(cols));
   for (std::size_t k = 0; k < x.local.size(); ++k)
-    x.local[k] = static_cast<T>(static_cast<int>((k * 7 + static_cast<std::size_t>(salt)) % 41) -
-                                20);
+    x.local[k] =
+        static_cast<T>(static_cast<int>((k * 7 + static_cast<std::size_t>(salt)) % 41) - 20);
   return x;
 }
 

@@ -2,7 +2,7 @@
 // and descriptors that alternate and differ in one argument at a time, must give ScaLAPACK's
 // own results bit for bit, whether the plan is found or built; so must a call whose context
 // number BLACS has handed out again for another grid. A plan found under the wrong key gives
-// another sub-matrix, scaling or grid, and a wrong result here.
+// another sub-matrix, operation, element type or grid, and a wrong result here.
 #include <gtest/gtest.h>
 #include <mpi.h>
 

@@ -34,8 +34,7 @@ Matrix block_cyclic(int context, int n, int nb, int p, int mycol) {
   Matrix m;
   const int d[9] = {1, context, n, n, nb, nb, 0, 0, std::max(1, rows)};
   std::copy(d, d + 9, m.desc);
-  m.local.assign(static_cast<std::size_t>(std::max(1, rows)) * static_cast<std::size_t>(cols),
-                 1.0);
+  m.local.assign(static_cast<std::size_t>(std::max(1, rows)) * static_cast<std::size_t>(cols), 1.0);
   return m;
 }
 
@@ -78,8 +77,8 @@ int main(int argc, char** argv) {
     if (rank == 0)
       std::printf("%s n=%d blocks %s->%s, %d ranks, plan cache %2d: first %.3f ms, later "
                   "median %.3f ms (min %.3f)\n",
-                  tran ? "pdtran" : "pdgemr2d", n, argv[2], argv[3], p, capacity, ms[0],
-                  ms[11], ms[1]);
+                  tran ? "pdtran" : "pdgemr2d", n, argv[2], argv[3], p, capacity, ms[0], ms[11],
+                  ms[1]);
   }
   MPI_Finalize();
   return 0;

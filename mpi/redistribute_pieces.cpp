@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <iterator>
+#include <map>
+#include <utility>
 
 namespace tessera {
 
@@ -91,6 +93,26 @@ RedistributePieces intersect_layouts(const Layout& from, const Layout& to, int r
   for (const RedistributePiece& piece : p.local)
     p.local_total += piece.rows * piece.cols;
   return p;
+}
+
+std::vector<OverlapVolume> overlap_volumes(const Layout& from, const Layout& to) {
+  std::map<std::pair<int, int>, std::int64_t> volume;
+  if (!from.global().empty()) {
+    const auto rows = merge_split_points(from.row_splits(), to.row_splits());
+    const auto cols = merge_split_points(from.col_splits(), to.col_splits());
+    for (const MergedInterval& r : rows)
+      for (const MergedInterval& c : cols) {
+        const std::int64_t n = (r.end - r.begin) * (c.end - c.begin);
+        if (n > 0)
+          volume[{from.block_owner(r.from_block, c.from_block),
+                  to.block_owner(r.to_block, c.to_block)}] += n;
+      }
+  }
+  std::vector<OverlapVolume> out;
+  out.reserve(volume.size());
+  for (const auto& [pair, n] : volume)
+    out.push_back({pair.first, pair.second, n});
+  return out;
 }
 
 } // namespace tessera

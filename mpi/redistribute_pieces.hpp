@@ -35,4 +35,12 @@ struct RedistributePieces {
 
 RedistributePieces intersect_layouts(const Layout& from, const Layout& to, int rank);
 
+// Elements of the matrix that rank s holds in `from` and rank d in `to`, for every pair (s, d)
+// that shares any: entries (s, d, count), sorted by s then d. The same on every rank.
+struct OverlapVolume {
+  int src = 0, dst = 0;
+  std::int64_t elements = 0;
+};
+std::vector<OverlapVolume> overlap_volumes(const Layout& from, const Layout& to);
+
 } // namespace tessera

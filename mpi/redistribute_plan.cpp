@@ -15,6 +15,7 @@
 #include "mpi/message_exchange.hpp"
 #include "mpi/mpi_type.hpp"
 #include "mpi/redistribute_pieces.hpp"
+#include "mpi/redistribute_relabel.hpp"
 
 namespace tessera {
 
@@ -43,8 +44,10 @@ struct RedistributePlan::Impl {
 
   DType dtype = DType::f64;
   RedistributeOptions options;
-  Layout from;            // op(A)'s window, read through A's memory
-  Layout to;              // B's window
+  Layout from;   // op(A)'s window, read through A's memory
+  Layout to;     // B's window
+  Layout target; // B's layout, relabelled where asked
+  std::vector<int> relabelling;
   mpi::Communicator comm; // a duplicate: the plan's messages never mix with the caller's
   int rank = 0;
   RedistributePieces pieces;
@@ -115,7 +118,26 @@ RedistributePlan::RedistributePlan(const Layout& a, const Layout& b, DType dtype
   impl_->options = options;
   const Layout a_window = a.window(options.a_row, options.a_col, a_rows, a_cols);
   impl_->from = transpose ? a_window.transposed() : a_window;
-  impl_->to = b.window(options.b_row, options.b_col, options.rows, options.cols);
+  if (options.relabel) {
+    TESSERA_REQUIRE(options.b_row == 0 && options.b_col == 0 && options.rows == b.global().rows &&
+                        options.cols == b.global().cols,
+                    InputError, "redistribute: relabel needs the whole of B, not a {} x {} part",
+                    options.rows, options.cols);
+    TESSERA_REQUIRE(options.beta == 0.0, InputError,
+                    "redistribute: relabel needs beta = 0 (B's old values cannot follow)");
+  }
+  impl_->relabelling.resize(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r)
+    impl_->relabelling[static_cast<std::size_t>(r)] = r;
+  impl_->target = b;
+  if (options.relabel) {
+    std::vector<int> relabelling = choose_relabelling(impl_->from, b);
+    if (relabelling != impl_->relabelling) {
+      impl_->target = relabel_layout(b, relabelling);
+      impl_->relabelling = std::move(relabelling);
+    }
+  }
+  impl_->to = impl_->target.window(options.b_row, options.b_col, options.rows, options.cols);
   impl_->pieces = intersect_layouts(impl_->from, impl_->to, impl_->rank);
 
   const RedistributePieces& p = impl_->pieces;
@@ -157,6 +179,9 @@ void RedistributePlan::execute_as(DType t, const void* a, void* b, std::complex<
                     "redistribute: no A block on rank {}, which holds part of A", impl_->rank);
     TESSERA_REQUIRE(b != nullptr || (p.recv_total == 0 && p.local_total == 0), InputError,
                     "redistribute: no B block on rank {}, which holds part of B", impl_->rank);
+    TESSERA_REQUIRE(!impl_->options.relabel || beta == 0.0, InputError,
+                    "redistribute: a relabelling plan needs beta = 0 (B's old values cannot "
+                    "follow)");
   });
   dispatch_dtype(t, [&](auto tag) {
     using T = decltype(tag);
@@ -176,6 +201,12 @@ DType RedistributePlan::dtype() const noexcept {
 }
 const RedistributeTraffic& RedistributePlan::traffic() const noexcept {
   return impl_->traffic;
+}
+const Layout& RedistributePlan::target() const noexcept {
+  return impl_->target;
+}
+const std::vector<int>& RedistributePlan::relabelling() const noexcept {
+  return impl_->relabelling;
 }
 
 } // namespace tessera

@@ -6,6 +6,8 @@
 
 #include <tessera/redistribute_plan.hpp>
 
+#include "plan_cache.hpp"
+
 namespace tessera::scalapack {
 
 // B(ib:ib+m-1, jb:jb+n-1) = beta·B + alpha·op(A)(ia:…, ja:…), 1-based; under a transpose A's
@@ -14,5 +16,10 @@ namespace tessera::scalapack {
 template <class T>
 void redistribute(int m, int n, T alpha, const T* a, int ia, int ja, const int* desca, T beta, T* b,
                   int ib, int jb, const int* descb, MatrixOp op, int context);
+
+// The plans of the last `capacity` distinct calls are kept (16 unless set; 0 keeps none). Every
+// process of a context must set the same value.
+void set_plan_cache_capacity(int capacity);
+PlanCacheStats plan_cache_stats();
 
 } // namespace tessera::scalapack

@@ -11,7 +11,8 @@
 // destination (OpenMP), exchanges them in one all-to-all and unpacks them, applying the
 // transpose, conjugation and scaling while unpacking; the rectangles a rank keeps are copied
 // straight from A to B. Each rank sends exactly the elements of op(A) it holds that another
-// rank holds in B. Ranks keep their numbers (no relabelling that would move less).
+// rank holds in B. With `relabel` the plan may renumber B's owners so that less moves (see
+// RedistributeOptions::relabel); otherwise ranks keep their numbers.
 #pragma once
 
 #include <mpi.h>
@@ -19,6 +20,7 @@
 #include <complex>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include <tessera/dtype.hpp>
 #include <tessera/export.h>
@@ -38,6 +40,11 @@ struct RedistributeOptions {
   // rows, cols < 0: the whole of B from its corner.
   std::int64_t a_row = 0, a_col = 0, b_row = 0, b_col = 0;
   std::int64_t rows = -1, cols = -1;
+  // Let the plan write B in B's layout with its owners permuted, chosen so that each rank keeps
+  // as much of op(A) as it can (a layout differing from A's by a permutation of ranks then
+  // moves nothing); target() and relabelling() say who holds what. Only for the whole of B
+  // with beta = 0: B's old values stay on their ranks and cannot follow.
+  bool relabel = false;
 };
 
 // What one execute moves on this rank, in bytes.
@@ -73,6 +80,13 @@ public:
 
   DType dtype() const noexcept;
   const RedistributeTraffic& traffic() const noexcept;
+  // The layout execute writes B in: B's own, or with relabel B's with owner r replaced by
+  // relabelling()[r] (tight local blocks unless that is the identity). Each rank's b must hold
+  // its local block of this layout.
+  const Layout& target() const noexcept;
+  // relabelling()[r]: the rank that holds, in target(), what B's layout gives rank r (the
+  // identity without relabel).
+  const std::vector<int>& relabelling() const noexcept;
 
 private:
   void execute_as(DType t, const void* a, void* b, std::complex<double> alpha,

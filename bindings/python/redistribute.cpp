@@ -231,6 +231,9 @@ py::array h5_read_layout(const std::string& file, const std::string& dataset, co
   check_on_every_rank(c, [&] {
     t = dtype_of_object(dtype);
     out = new_local_block(l, rank_of(c), t);
+    // Zeros, not what the allocation held, where the local block holds no element of the
+    // matrix (a grid layout's rank owning some blocks of a block row but not others).
+    out.attr("fill")(0);
   });
   void* dst = out.size() == 0 ? nullptr : out.mutable_data();
   {

@@ -45,6 +45,17 @@ def h5py_matches(c, path, name, a):
     return c.bcast(same)
 
 
+def holds(layout, block, a):
+    """Whether this rank's local block holds its blocks of `a` (a grid layout's local block
+    may have holes: elements of no block, which nothing reads or writes)."""
+    for rows, cols, owner, (lr, lc) in layout.blocks():
+        n_r, n_c = rows.stop - rows.start, cols.stop - cols.start
+        if owner == layout.comm.rank and n_r > 0 and n_c > 0:
+            if not numpy.array_equal(block[lr:lr + n_r, lc:lc + n_c], a[rows, cols]):
+                return False
+    return True
+
+
 def test_random_layouts_against_h5py(tmpdir_shared):
     def body(c):
         rng = numpy.random.default_rng(4049 + c.size)
@@ -52,12 +63,12 @@ def test_random_layouts_against_h5py(tmpdir_shared):
         for dtype in DTYPES:
             a = matrix((int(rng.integers(1, 12)), int(rng.integers(1, 10))), dtype, rng)
             h5py_write(c, base + "-in.h5", "/grp/A", a)
-            for k in range(4):
+            for k in range(3):
                 layout = random_layout(rng, a.shape, c)
                 limit = 0 if k < 2 else int(a.itemsize * a.shape[1])  # slices of few rows
                 got = tessera.read_hdf5(base + "-in.h5", "/grp/A", layout, memory_limit=limit)
                 assert got.dtype == a.dtype
-                numpy.testing.assert_array_equal(got, layout.local_block(a), err_msg=repr(layout))
+                assert all(c.allgather(holds(layout, got, a))), f"a wrong read into {layout!r}"
                 tessera.write_hdf5(base + "-out.h5", "/B", got, layout, memory_limit=limit)
                 assert h5py_matches(c, base + "-out.h5", "/B", a), repr(layout)
 
@@ -72,7 +83,7 @@ def test_read_converts_and_errors(tmpdir_shared):
         h5py_write(c, path, "/A", a)
         layout = tessera.Layout.block_cyclic(5, 6, 2, 2, 1, c.size, c, order="F")
         got = tessera.read_hdf5(path, "/A", layout, dtype=numpy.float32)
-        numpy.testing.assert_array_equal(got, layout.local_block(a.astype(numpy.float32)))
+        assert all(c.allgather(holds(layout, got, a.astype(numpy.float32))))
         with pytest.raises(tessera.InputError, match="shape"):
             tessera.read_hdf5(path, "/A", tessera.Layout.rows(5, 7, c))
         with pytest.raises(tessera.InputError, match="tessera.Layout"):

@@ -60,7 +60,7 @@ def test_random_layouts_against_h5py(tmpdir_shared):
     def body(c):
         rng = numpy.random.default_rng(4049 + c.size)
         base = os.path.join(tmpdir_shared, f"np{c.size}")
-        for dtype in DTYPES:
+        for dtype in DTYPES[c.size % 2::2]:  # two each, every one over the sizes 1, 2, ...
             a = matrix((int(rng.integers(1, 12)), int(rng.integers(1, 10))), dtype, rng)
             h5py_write(c, base + "-in.h5", "/grp/A", a)
             for k in range(3):

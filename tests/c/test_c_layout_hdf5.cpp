@@ -135,9 +135,9 @@ TEST(CLayoutHdf5, BlockCyclicReadAndWrite) {
     const std::int64_t my_rows = tessera_block_rows(c.m, p, me);
     const std::int64_t first = tessera_block_begin(c.m, p, me);
     std::vector<double> back(static_cast<std::size_t>(my_rows * c.n) + 1);
-    ASSERT_EQ(tessera_h5_read_rows(out.c_str(), "/A", c.m, c.n, TESSERA_F64, back.data(),
-                                   MPI_COMM_WORLD),
-              TESSERA_OK)
+    ASSERT_EQ(
+        tessera_h5_read_rows(out.c_str(), "/A", c.m, c.n, TESSERA_F64, back.data(), MPI_COMM_WORLD),
+        TESSERA_OK)
         << tessera_last_error();
     wrong = 0;
     for (std::int64_t i = 0; i < my_rows; ++i)

@@ -112,21 +112,21 @@ std::vector<Layout> layouts_for(Shape s, int nranks, int rank, std::mt19937_64& 
   for (const auto& g : grids) {
     if (g[0] * g[1] > nranks)
       continue;
-    out.push_back(Layout::blocks_2d(s, g[0], g[1], GridOrder::ColMajor, StorageOrder::ColMajor,
-                                    nranks));
+    out.push_back(
+        Layout::blocks_2d(s, g[0], g[1], GridOrder::ColMajor, StorageOrder::ColMajor, nranks));
     for (const auto& [mb, nb] : {std::pair<std::int64_t, std::int64_t>{1, 7}, {3, 2}, {5, 7}}) {
-        BlockCyclicSpec spec;
-        spec.global = s;
-        spec.mb = mb;
-        spec.nb = nb;
-        spec.pr = g[0];
-        spec.pc = g[1];
-        spec.rsrc = static_cast<int>(rng() % static_cast<std::uint64_t>(g[0]));
-        spec.csrc = static_cast<int>(rng() % static_cast<std::uint64_t>(g[1]));
-        spec.nranks = nranks;
-        spec.grid_order = mb == 3 ? GridOrder::ColMajor : GridOrder::RowMajor;
-        spec.storage = nb == 2 ? StorageOrder::RowMajor : StorageOrder::ColMajor;
-        out.push_back(nb == 7 ? padded_cyclic(spec, rank) : Layout::block_cyclic(spec));
+      BlockCyclicSpec spec;
+      spec.global = s;
+      spec.mb = mb;
+      spec.nb = nb;
+      spec.pr = g[0];
+      spec.pc = g[1];
+      spec.rsrc = static_cast<int>(rng() % static_cast<std::uint64_t>(g[0]));
+      spec.csrc = static_cast<int>(rng() % static_cast<std::uint64_t>(g[1]));
+      spec.nranks = nranks;
+      spec.grid_order = mb == 3 ? GridOrder::ColMajor : GridOrder::RowMajor;
+      spec.storage = nb == 2 ? StorageOrder::RowMajor : StorageOrder::ColMajor;
+      out.push_back(nb == 7 ? padded_cyclic(spec, rank) : Layout::block_cyclic(spec));
     }
   }
   out.push_back(random_grid(s, nranks, rng, StorageOrder::RowMajor));
@@ -258,14 +258,11 @@ TEST(H5Layout, ErrorsOnEveryRank) {
   // Rank 0 alone passes no block: every rank raises.
   const Layout l = Layout::blocks_2d(s, 1, 1, GridOrder::RowMajor, StorageOrder::RowMajor, size);
   test::expect_error<InputError>(
-      [&] {
-        read_layout_file(name, l, rank == 0 ? nullptr : block.data(), MPI_COMM_WORLD);
-      },
+      [&] { read_layout_file(name, l, rank == 0 ? nullptr : block.data(), MPI_COMM_WORLD); },
       {"null"});
   test::expect_error<InputError>(
       [&] {
-        write_layout_file(dir.file("b.h5"), l, rank == 0 ? nullptr : block.data(),
-                          MPI_COMM_WORLD);
+        write_layout_file(dir.file("b.h5"), l, rank == 0 ? nullptr : block.data(), MPI_COMM_WORLD);
       },
       {"null"});
   EXPECT_TRUE(test::leftovers_of(dir.file("b.h5")).empty()) << "a failed write left files";

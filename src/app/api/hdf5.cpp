@@ -54,7 +54,7 @@ void Writer::write_layout(const std::string& dataset, const Layout& layout, DTyp
   TESSERA_REQUIRE(impl_ && impl_->file, InputError,
                   "h5::Writer: '{}' cannot be written after commit()", dataset);
   io::write_layout(*impl_->file, dataset, layout, dtype, block, io::WriteOptions{options},
-                    memory_limit);
+                   memory_limit);
 }
 
 void Writer::commit() {

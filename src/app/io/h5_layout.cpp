@@ -58,17 +58,17 @@ AlignedBuffer staging(Shape global, std::int64_t rows, DType dtype, MPI_Comm com
   const int rank = mpi::comm_rank(comm);
   AlignedBuffer buf;
   mpi::collectively(comm, [&] {
-    buf = AlignedBuffer(static_cast<std::size_t>(first.rows(rank) * global.cols) *
-                            dtype_size(dtype),
-                        "an HDF5 row block");
+    buf =
+        AlignedBuffer(static_cast<std::size_t>(first.rows(rank) * global.cols) * dtype_size(dtype),
+                      "an HDF5 row block");
   });
   return buf;
 }
 
 } // namespace
 
-void read_layout(const H5File& f, const std::string& dataset, const Layout& layout,
-                 DType dtype, void* block, std::int64_t memory_limit) {
+void read_layout(const H5File& f, const std::string& dataset, const Layout& layout, DType dtype,
+                 void* block, std::int64_t memory_limit) {
   const MPI_Comm comm = f.comm();
   check_layout(layout, comm, block, "read_layout", dataset);
   const DatasetInfo info = inspect_dataset(f, dataset);
@@ -84,7 +84,7 @@ void read_layout(const H5File& f, const std::string& dataset, const Layout& layo
     const Shape slice{std::min(step, global.rows - r0), global.cols};
     const BlockDistribution dist(slice, size);
     read_block(f, dataset, {r0 + dist.begin(rank), dist.rows(rank), 0, global.cols}, dtype,
-                   buf.data());
+               buf.data());
     RedistributePlan plan(Layout::row_blocks(slice, size), layout, dtype, comm,
                           {.b_row = r0, .rows = slice.rows, .cols = slice.cols});
     plan.execute(buf.data(), block);
@@ -108,7 +108,7 @@ void write_layout(H5File& f, const std::string& dataset, const Layout& layout, D
                           {.a_row = r0, .rows = slice.rows, .cols = slice.cols});
     plan.execute(block, buf.data());
     write_block(f, dataset, {r0 + dist.begin(rank), dist.rows(rank), 0, global.cols}, dtype,
-                    buf.data());
+                buf.data());
   }
 }
 

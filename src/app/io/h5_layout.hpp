@@ -17,8 +17,8 @@ namespace tessera::io {
 
 // Collective over f's communicator. Throws on every rank (InputError for a layout that does not
 // fit the communicator, the dataset or the local block; what the I/O layer throws otherwise).
-void read_layout(const H5File& f, const std::string& dataset, const Layout& layout,
-                 DType dtype, void* block, std::int64_t memory_limit);
+void read_layout(const H5File& f, const std::string& dataset, const Layout& layout, DType dtype,
+                 void* block, std::int64_t memory_limit);
 // Creates the dataset (InputError when it exists) and writes every rank's local block into it.
 void write_layout(H5File& f, const std::string& dataset, const Layout& layout, DType dtype,
                   const void* block, const WriteOptions& options, std::int64_t memory_limit);

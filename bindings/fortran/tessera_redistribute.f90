@@ -296,7 +296,8 @@ contains
   ! of `layout` (a(lld, local columns); a rank holding nothing passes an empty array), the element
   ! type from a's kind (f32 <-> f64 and c64 <-> c128 convert on read). Collective over comm. The
   ! file moves in row blocks redistributed to and from the layout: about three times m * n /
-  ! nranks elements of extra memory per rank, at most memory_limit bytes when it is given (> 0).
+  ! nranks elements of extra memory per rank, at most memory_limit bytes (integer(c_int64_t))
+  ! when it is given (> 0).
 
   integer function read_hdf5_r32(layout, file, dataset, a, comm, memory_limit)
     type(tessera_layout), intent(in) :: layout
@@ -307,8 +308,8 @@ contains
     type(c_ptr) :: p
     p = c_null_ptr
     if (size(a) > 0) p = c_loc(a)
-    read_hdf5_r32 = c_h5_read_layout(c_string(file), c_string(dataset), layout%handle, 0_c_int, p, &
-        limit_or_none(memory_limit), int(comm, c_int))
+    read_hdf5_r32 = c_h5_read_layout(c_string(file), c_string(dataset), layout%handle, &
+        0_c_int, p, limit_or_none(memory_limit), int(comm, c_int))
   end function
 
   integer function write_hdf5_r32(layout, file, dataset, a, comm, memory_limit)
@@ -320,8 +321,8 @@ contains
     type(c_ptr) :: p
     p = c_null_ptr
     if (size(a) > 0) p = c_loc(a)
-    write_hdf5_r32 = c_h5_write_layout(c_string(file), c_string(dataset), layout%handle, 0_c_int, p, &
-        limit_or_none(memory_limit), int(comm, c_int))
+    write_hdf5_r32 = c_h5_write_layout(c_string(file), c_string(dataset), layout%handle, &
+        0_c_int, p, limit_or_none(memory_limit), int(comm, c_int))
   end function
 
   integer function read_hdf5_r64(layout, file, dataset, a, comm, memory_limit)
@@ -333,8 +334,8 @@ contains
     type(c_ptr) :: p
     p = c_null_ptr
     if (size(a) > 0) p = c_loc(a)
-    read_hdf5_r64 = c_h5_read_layout(c_string(file), c_string(dataset), layout%handle, 1_c_int, p, &
-        limit_or_none(memory_limit), int(comm, c_int))
+    read_hdf5_r64 = c_h5_read_layout(c_string(file), c_string(dataset), layout%handle, &
+        1_c_int, p, limit_or_none(memory_limit), int(comm, c_int))
   end function
 
   integer function write_hdf5_r64(layout, file, dataset, a, comm, memory_limit)
@@ -346,8 +347,8 @@ contains
     type(c_ptr) :: p
     p = c_null_ptr
     if (size(a) > 0) p = c_loc(a)
-    write_hdf5_r64 = c_h5_write_layout(c_string(file), c_string(dataset), layout%handle, 1_c_int, p, &
-        limit_or_none(memory_limit), int(comm, c_int))
+    write_hdf5_r64 = c_h5_write_layout(c_string(file), c_string(dataset), layout%handle, &
+        1_c_int, p, limit_or_none(memory_limit), int(comm, c_int))
   end function
 
   integer function read_hdf5_c64(layout, file, dataset, a, comm, memory_limit)
@@ -359,8 +360,8 @@ contains
     type(c_ptr) :: p
     p = c_null_ptr
     if (size(a) > 0) p = c_loc(a)
-    read_hdf5_c64 = c_h5_read_layout(c_string(file), c_string(dataset), layout%handle, 2_c_int, p, &
-        limit_or_none(memory_limit), int(comm, c_int))
+    read_hdf5_c64 = c_h5_read_layout(c_string(file), c_string(dataset), layout%handle, &
+        2_c_int, p, limit_or_none(memory_limit), int(comm, c_int))
   end function
 
   integer function write_hdf5_c64(layout, file, dataset, a, comm, memory_limit)
@@ -372,8 +373,8 @@ contains
     type(c_ptr) :: p
     p = c_null_ptr
     if (size(a) > 0) p = c_loc(a)
-    write_hdf5_c64 = c_h5_write_layout(c_string(file), c_string(dataset), layout%handle, 2_c_int, p, &
-        limit_or_none(memory_limit), int(comm, c_int))
+    write_hdf5_c64 = c_h5_write_layout(c_string(file), c_string(dataset), layout%handle, &
+        2_c_int, p, limit_or_none(memory_limit), int(comm, c_int))
   end function
 
   integer function read_hdf5_c128(layout, file, dataset, a, comm, memory_limit)
@@ -385,8 +386,8 @@ contains
     type(c_ptr) :: p
     p = c_null_ptr
     if (size(a) > 0) p = c_loc(a)
-    read_hdf5_c128 = c_h5_read_layout(c_string(file), c_string(dataset), layout%handle, 3_c_int, p, &
-        limit_or_none(memory_limit), int(comm, c_int))
+    read_hdf5_c128 = c_h5_read_layout(c_string(file), c_string(dataset), layout%handle, &
+        3_c_int, p, limit_or_none(memory_limit), int(comm, c_int))
   end function
 
   integer function write_hdf5_c128(layout, file, dataset, a, comm, memory_limit)
@@ -398,8 +399,8 @@ contains
     type(c_ptr) :: p
     p = c_null_ptr
     if (size(a) > 0) p = c_loc(a)
-    write_hdf5_c128 = c_h5_write_layout(c_string(file), c_string(dataset), layout%handle, 3_c_int, p, &
-        limit_or_none(memory_limit), int(comm, c_int))
+    write_hdf5_c128 = c_h5_write_layout(c_string(file), c_string(dataset), layout%handle, &
+        3_c_int, p, limit_or_none(memory_limit), int(comm, c_int))
   end function
 
   function c_string(s)

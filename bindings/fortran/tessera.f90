@@ -11,6 +11,11 @@
 ! Blocks are Fortran arrays a(ncols, local_rows): a rank's rows of a row-major matrix are the
 ! columns of the Fortran array. Every function returns TESSERA_OK (0) or an error code, and
 ! tessera_last_error() is then the message.
+!
+! Permutations of dimensions take the shape and the axes in the same row-major order as the C
+! API and numpy (0-based axes, outermost dimension first): a Fortran array x(n3, n2, n1) is the
+! row-major array of shape [n1, n2, n3], split over the ranks along n1, its last Fortran
+! dimension. See tessera_permute_plan_create.
 module tessera
   use, intrinsic :: iso_c_binding
   implicit none
@@ -21,6 +26,11 @@ module tessera
                                 TESSERA_ERROR_NOT_COMPILED = 5, TESSERA_ERROR_RESOURCE = 6, &
                                 TESSERA_ERROR_NUMERICAL = 7, TESSERA_ERROR_INTERNAL = 8
   integer, parameter, public :: TESSERA_F32 = 0, TESSERA_F64 = 1, TESSERA_C64 = 2, TESSERA_C128 = 3
+  ! For permutations only. Fortran has no unsigned integers: pass the U types in integer arrays
+  ! of the same size; a permutation moves their bits unchanged.
+  integer, parameter, public :: TESSERA_I8 = 4, TESSERA_I16 = 5, TESSERA_I32 = 6, &
+                                TESSERA_I64 = 7, TESSERA_U8 = 8, TESSERA_U16 = 9, &
+                                TESSERA_U32 = 10, TESSERA_U64 = 11
   integer, parameter, public :: TESSERA_BACKEND_AUTO = 0, TESSERA_BACKEND_CPU = 1, &
                                 TESSERA_BACKEND_CUDA = 2
   integer, parameter, public :: TESSERA_OP_SUM = 0, TESSERA_OP_MIN = 1, TESSERA_OP_MAX = 2, &
@@ -34,11 +44,17 @@ module tessera
   type, public :: tessera_reduce_plan
     type(c_ptr) :: handle = c_null_ptr
   end type
+  type, public :: tessera_permute_plan
+    type(c_ptr) :: handle = c_null_ptr
+  end type
 
   public :: tessera_transpose_plan_create, tessera_transpose_plan_execute, &
             tessera_transpose_plan_destroy, tessera_reduce_plan_create, &
             tessera_reduce_plan_count, tessera_reduce_plan_execute, tessera_reduce_plan_destroy, &
-            tessera_block_begin, tessera_block_rows, tessera_last_error
+            tessera_permute_plan_create, tessera_permute_plan_input_block, &
+            tessera_permute_plan_output_block, tessera_permute_plan_execute, &
+            tessera_permute_plan_destroy, tessera_block_begin, tessera_block_rows, &
+            tessera_last_error
 
   interface tessera_transpose_plan_execute
     module procedure transpose_execute_r32, transpose_execute_r64, transpose_execute_c64, transpose_execute_c128
@@ -84,6 +100,39 @@ module tessera
       type(c_ptr), value :: plan, block, values
     end function
     integer(c_int) function c_reduce_destroy(plan) bind(C, name="tessera_reduce_plan_destroy")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan
+    end function
+    integer(c_int) function c_permute_create(plan, rank, shape, axes, dtype, comm, backend) &
+        bind(C, name="tessera_permute_plan_create_f")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), intent(out) :: plan
+      integer(c_int), value :: rank, dtype, comm, backend
+      integer(c_int64_t), intent(in) :: shape(*)
+      integer(c_int), intent(in) :: axes(*)
+    end function
+    ! Absent optional arguments arrive as null pointers, which the C API skips.
+    integer(c_int) function c_permute_input_block(plan, begin, length, elements) &
+        bind(C, name="tessera_permute_plan_input_block")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: plan
+      integer(c_int64_t), intent(out), optional :: begin, length, elements
+    end function
+    integer(c_int) function c_permute_output_block(plan, begin, length, elements) &
+        bind(C, name="tessera_permute_plan_output_block")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: plan
+      integer(c_int64_t), intent(out), optional :: begin, length, elements
+    end function
+    ! Assumed type and size: any numeric array of any rank arrives as its address.
+    integer(c_int) function c_permute_execute(plan, in, out) &
+        bind(C, name="tessera_permute_plan_execute")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan
+      type(*), intent(in) :: in(*)
+      type(*), intent(inout) :: out(*)
+    end function
+    integer(c_int) function c_permute_destroy(plan) bind(C, name="tessera_permute_plan_destroy")
       import :: c_int, c_ptr
       type(c_ptr), value :: plan
     end function
@@ -186,6 +235,67 @@ contains
     plan%handle = c_null_ptr
   end function
 
+  ! The permutation of dimensions of a distributed array (numpy's transpose(axes)): output
+  ! dimension k is input dimension axes(k+1), for k = 0 ... size(shape) - 1. `shape` and `axes`
+  ! are in row-major order, as in C, numpy and HDF5 files (outermost first, axes 0-based), so a
+  ! Fortran array declared with the dimensions reversed holds the row-major array: for
+  ! shape = [n1, n2, n3] this rank's input block is x(n3, n2, length) and, for axes = [1, 2, 0],
+  ! its output block y(n1, n3, length_out) (the row-major output has shape [n2, n3, n1]). The
+  ! input is split along shape(1), the output along its own outermost dimension
+  ! (shape(axes(1) + 1)), as tessera_block_rows splits rows; ranks with none are legal.
+  ! Rank 1 to 8, any dtype (TESSERA_F32 ... TESSERA_U64). Collective over comm.
+  integer function tessera_permute_plan_create(plan, shape, axes, dtype, comm, backend)
+    type(tessera_permute_plan), intent(out) :: plan
+    integer(c_int64_t), intent(in) :: shape(:)
+    integer, intent(in) :: axes(:)
+    integer, intent(in) :: dtype, comm, backend
+    integer(c_int64_t) :: c_shape(max(size(shape), 1))
+    integer(c_int) :: c_axes(max(size(shape), 1))
+    integer :: k
+    c_shape = 0
+    c_shape(1:size(shape)) = shape
+    ! Axes missing from a list shorter than the shape are -1: the plan then rejects the
+    ! permutation on every rank together, naming it.
+    c_axes = -1
+    do k = 1, min(size(axes), size(shape))
+      c_axes(k) = int(axes(k), c_int)
+    end do
+    if (size(axes) > size(shape) .and. size(shape) > 0) c_axes(size(shape)) = -1
+    tessera_permute_plan_create = c_permute_create(plan%handle, int(size(shape), c_int), c_shape, &
+        c_axes, int(dtype, c_int), int(comm, c_int), int(backend, c_int))
+  end function
+
+  ! This rank's input block: the first index (0-based) and the number of indices it owns along the
+  ! input's outermost dimension, and its number of elements. Each argument is optional.
+  integer function tessera_permute_plan_input_block(plan, begin, length, elements)
+    type(tessera_permute_plan), intent(in) :: plan
+    integer(c_int64_t), intent(out), optional :: begin, length, elements
+    tessera_permute_plan_input_block = c_permute_input_block(plan%handle, begin, length, elements)
+  end function
+
+  ! The same for the output block, along the output's outermost dimension.
+  integer function tessera_permute_plan_output_block(plan, begin, length, elements)
+    type(tessera_permute_plan), intent(in) :: plan
+    integer(c_int64_t), intent(out), optional :: begin, length, elements
+    tessera_permute_plan_output_block = c_permute_output_block(plan%handle, begin, length, &
+                                                               elements)
+  end function
+
+  ! Collective. `in` and `out` are contiguous arrays of the plan's element type, of any rank,
+  ! holding at least the block's elements each (see tessera_permute_plan_create); they must not
+  ! overlap.
+  integer function tessera_permute_plan_execute(plan, in, out)
+    type(tessera_permute_plan), intent(in) :: plan
+    type(*), intent(in) :: in(*)
+    type(*), intent(inout) :: out(*)
+    tessera_permute_plan_execute = c_permute_execute(plan%handle, in, out)
+  end function
+
+  integer function tessera_permute_plan_destroy(plan)
+    type(tessera_permute_plan), intent(inout) :: plan
+    tessera_permute_plan_destroy = c_permute_destroy(plan%handle)
+    plan%handle = c_null_ptr
+  end function
 
   integer function transpose_execute_r32(plan, in, out)
     type(tessera_transpose_plan), intent(in) :: plan

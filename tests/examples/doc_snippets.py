@@ -101,18 +101,18 @@ for k, body in enumerate(programs["c"][1:]):
           f"-Wl,-rpath,{prefix}/lib").returncode == 0:
         run_mpi(f"./c_app{k + 1}")
 
-# Fortran: the programs, with the command the page gives.
+# Fortran: every program, with the command the page gives (which names app.f90).
 fortran = [b for b in by.get("fortran", []) if "program" in b]
 m = re.search(r"`(mpifort [^`]*)`", text.replace("\n", " "))
 if fortran and m and os.path.isdir(os.path.join(prefix, "include", "tessera", "fortran")):
     cmd = m.group(1).replace("PREFIX", prefix)
-    for k, body in enumerate(fortran):   # every program, built with the page's command
+    for k, body in enumerate(fortran):
         with open(os.path.join(work, "app.f90"), "w") as fh:
             fh.write(body)
         if sh(cmd + f" -o f_app{k}").returncode == 0:
             run_mpi(f"./f_app{k}")
 else:
-    print("skipped: the Fortran program (no module installed, or no command on the page)")
+    print("skipped: the Fortran programs (no module installed, or no command on the page)")
 
 # Python: the programs (the device-array one needs CuPy and a GPU).
 for k, body in enumerate(by.get("python", [])):

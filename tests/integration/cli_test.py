@@ -42,6 +42,8 @@ cli_bad_cases.py, what they share in cli_common.py. Scenarios:
                   numpy.ma, the same bits at any rank count and memory limit
   permute_storage --axes outputs chunked and compressed (--chunk-rows, --deflate, --shuffle,
                   --like-input), bit-exact and read by netCDF4
+  permute_stream  --axes through many pieces read ahead and written behind, bit-exact, within
+                  the memory limit; a fault on one rank in either side stops every rank
   reduce_dims_stats  reduce --dims with every op (norms, var, std, argmin, argmax) against
                   numpy.ma, --json, several datasets, compressed outputs read by netCDF4
   bad CASE        bad input: a clear message, non-zero exit, no hang, no output file left
@@ -81,6 +83,7 @@ SCENARIOS = {"end_to_end": ("cli_runs", "end_to_end"),
              "memory_room": ("cli_jobs", "memory_room"),
              "permute": ("cli_permute", "permute"), "reduce_dims": ("cli_permute", "reduce_dims"),
              "permute_storage": ("cli_permute", "permute_storage"),
+             "permute_stream": ("cli_permute_stream", "permute_stream"),
              "reduce_dims_stats": ("cli_reduce_dims", "stats")}
 
 

@@ -86,3 +86,16 @@ TEST(PermutePieces, RanksBeyondTheOuterLengthMoveNothing) {
   EXPECT_EQ(pieces.piece(0).elements(), 0u);
   EXPECT_EQ(pieces.buffer_bytes(), 0u);
 }
+
+TEST(PermutePieces, BuffersShareTheLimit) {
+  // Output rows of 5 x 11 doubles (440 bytes): four buffers of one row fit 1760 bytes, two rows
+  // of two buffers do.
+  const std::vector<std::int64_t> shape{5, 7, 11};
+  const std::vector<int> axes{1, 0, 2};
+  const ops::PermutePieces four(shape, axes, 8, 0, 1, 1760, 4);
+  EXPECT_EQ(four.buffer_bytes(), 440u);
+  EXPECT_EQ(four.count(), 7);
+  const ops::PermutePieces two(shape, axes, 8, 0, 1, 1760);
+  EXPECT_EQ(two.buffer_bytes(), 880u);
+  EXPECT_EQ(two.count(), 4);
+}

@@ -114,6 +114,14 @@ PipelineContext::PipelineContext(MPI_Comm comm, const OutOfCoreOptions& o)
   });
 }
 
+void merge_timers(PhaseTimers& into, const PhaseTimers& from) {
+  for (const auto& [name, s] : from.phases()) {
+    const auto calls = std::max<std::int64_t>(s.calls, 1);
+    for (std::int64_t k = 0; k < calls; ++k)
+      into.add(name, s.seconds / static_cast<double>(calls), s.bytes / static_cast<double>(calls));
+  }
+}
+
 void delay_ms(double ms) {
   if (ms > 0.0)
     std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
@@ -149,15 +157,6 @@ void run_sides(io::IoThread& io, const std::function<void()>& io_side,
 }
 
 namespace {
-
-// PhaseTimers has no merge: replay the calls so the table's call counts stay right.
-void merge(PhaseTimers& into, const PhaseTimers& from) {
-  for (const auto& [name, s] : from.phases()) {
-    const auto calls = std::max<std::int64_t>(s.calls, 1);
-    for (std::int64_t k = 0; k < calls; ++k)
-      into.add(name, s.seconds / static_cast<double>(calls), s.bytes / static_cast<double>(calls));
-  }
-}
 
 double phase_seconds(const PhaseTimers& t, const char* name) {
   const auto it = t.phases().find(name);
@@ -204,8 +203,8 @@ void finish_report(PipelineContext& ctx, OutOfCoreReport& report, const BufferRi
   if (!ctx.options.timers)
     return;
   PhaseTimers& t = *ctx.options.timers;
-  merge(t, ctx.io_timers);
-  merge(t, ctx.compute_timers);
+  merge_timers(t, ctx.io_timers);
+  merge_timers(t, ctx.compute_timers);
   t.add("wait: compute on I/O", report.compute_waited_io);
   t.add("wait: I/O on compute", report.io_waited_compute);
   t.add("total", report.seconds, report.bytes_read + report.bytes_written);

@@ -114,6 +114,10 @@ std::int64_t lines_in(std::size_t bytes, std::int64_t line_elements, std::size_t
 // The largest n in [1, most] with fits(n), given fits(1) and that fits is monotone.
 std::int64_t largest_fitting(std::int64_t most, const std::function<bool(std::int64_t)>& fits);
 
+// Adds `from`'s phases to `into` (PhaseTimers has no merge: the calls are replayed, so the
+// table's call counts stay right).
+void merge_timers(PhaseTimers& into, const PhaseTimers& from);
+
 // Sleeps for `ms` milliseconds when positive (the deliberate delays).
 void delay_ms(double ms);
 

@@ -37,11 +37,12 @@ struct ArrayInput {
 
 struct PermuteOptions {
   std::vector<int> axes;        // output dimension k is input dimension axes[k]
-  std::size_t memory_limit = 0; // per rank, for the two buffers; 0: 256 MiB, as streaming
+  std::size_t memory_limit = 0; // per rank, for the four buffers; 0: 256 MiB, as streaming
   io::H5File::Mode mode = io::H5File::Mode::Replace;
   const io::Provenance* provenance = nullptr;
-  PhaseTimers* timers = nullptr; // phases "read", "permute", "write"
-  io::WriteOptions write{};      // the output's chunks, filters and fill value (permuted_storage)
+  // Phases "read", "permute", "write", and the waits of each side on the other.
+  PhaseTimers* timers = nullptr;
+  io::WriteOptions write{}; // the output's chunks, filters and fill value (permuted_storage)
   // Cpu, or Cuda: each piece copied to this rank's GPU, permuted there (cuda/permute.hpp) and
   // copied back, through pinned buffers. Resolved before the call (never Auto).
   Backend backend = Backend::Cpu;

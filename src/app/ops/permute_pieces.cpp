@@ -21,7 +21,8 @@ std::int64_t pieces_ceil_div(std::int64_t a, std::int64_t b) {
 } // namespace
 
 PermutePieces::PermutePieces(std::span<const std::int64_t> shape, std::span<const int> axes,
-                             std::size_t element_size, int rank, int nranks, std::size_t limit)
+                             std::size_t element_size, int rank, int nranks, std::size_t limit,
+                             int buffers)
     : shape_(shape.begin(), shape.end()), axes_(axes.begin(), axes.end()),
       element_size_(element_size) {
   const std::vector<std::int64_t> out = permuted_shape(shape, axes);
@@ -32,8 +33,9 @@ PermutePieces::PermutePieces(std::span<const std::int64_t> shape, std::span<cons
   std::int64_t row_elements = 1;
   for (std::size_t k = 1; k < out.size(); ++k)
     row_elements *= out[k];
-  // Two buffers (input and output) of each piece share the limit.
-  const auto budget = static_cast<std::int64_t>(limit / (2 * element_size));
+  // The buffers of the pieces in flight share the limit.
+  const auto budget = static_cast<std::int64_t>(
+      limit / (static_cast<std::size_t>(std::max(buffers, 1)) * element_size));
   rows_per_piece_ = std::max<std::int64_t>(1, budget / std::max<std::int64_t>(1, row_elements));
   if (budget < row_elements && out.size() > 1) {
     // Not even one row fits: cut rows along output dimension 1 into parts of the budget.

@@ -18,16 +18,17 @@ namespace tessera::ops {
 
 class PermutePieces {
 public:
-  // `shape`: the input's; `limit`: bytes for the input and output buffers of one piece together.
+  // `shape`: the input's; `limit`: bytes for `buffers` buffers of one piece each (an input and
+  // an output buffer; more where pieces are read ahead and written behind).
   PermutePieces(std::span<const std::int64_t> shape, std::span<const int> axes,
-                std::size_t element_size, int rank, int nranks, std::size_t limit);
+                std::size_t element_size, int rank, int nranks, std::size_t limit, int buffers = 2);
 
   // The first output row of `rank`'s block of n rows (rank == nranks: n).
   static std::int64_t block_begin(std::int64_t n, int rank, int nranks) noexcept;
 
   std::int64_t count() const noexcept { return count_; } // the same on every rank
   std::int64_t largest_elements() const noexcept;        // of any piece of this rank
-  std::size_t buffer_bytes() const noexcept;             // of each of the two buffers
+  std::size_t buffer_bytes() const noexcept;             // of each buffer
 
   struct Piece {
     io::Box in, out;                 // an empty pair when this rank has run out

@@ -200,6 +200,14 @@ TEST(H5Layout, SlicesUnderAMemoryLimit) {
   check_layouts<std::complex<float>>({9, 4}, 3 * 4 * 8 * 2, MPI_COMM_WORLD, dir.path(), 3);
 }
 
+// With a serial HDF5 the ranks take turns on the row blocks (TESSERA_HDF5_IO=serial forces it).
+TEST(H5Layout, SerialMode) {
+  test::IoModeScope scope("serial");
+  TempDir dir("h5layout");
+  check_layouts<double>({11, 7}, 0, MPI_COMM_WORLD, dir.path(), 4);
+  check_layouts<double>({11, 7}, 1, MPI_COMM_WORLD, dir.path(), 2);
+}
+
 // Each half of the ranks reads and writes its own files over its own communicator.
 TEST(H5Layout, SubCommunicators) {
   TempDir dir("h5layout");

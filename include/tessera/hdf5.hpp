@@ -1,5 +1,5 @@
 // Distributed HDF5 I/O of row-distributed matrices: every rank reads or writes its own block of
-// rows of a 2-D dataset. Collective over the communicator (parallel HDF5 with collective
+// rows of a 2-D dataset; read_layout and write_layout (below) do the same for any layout. Collective over the communicator (parallel HDF5 with collective
 // transfers when the library has it; with a serial HDF5 the ranks take turns on the same file
 // format). Errors are thrown on every rank: InputError for what was asked (missing dataset,
 // wrong shape or element type), IoError when the file system or HDF5 fails. Any MPI thread
@@ -102,13 +102,13 @@ void write_rows(const std::string& file, const std::string& dataset, const Block
 // buffers (the elements this rank sends and receives, each at most that much again), so about
 // three times M·N/P elements in all. memory_limit > 0 (bytes per rank) caps it: the matrix
 // then moves in slices of rows, read and redistributed one after the other (one plan each), of
-// at least P rows. Layouts whose local blocks are row- or column-major with any leading
+// at least one row per rank. Layouts whose local blocks are row- or column-major with any leading
 // dimension are accepted; ranks holding nothing pass null. layout.nranks() must be comm's size.
 
 // Collective. Reads the 2-D dataset into this rank's local block of `layout` (f32 <-> f64 and
 // c64 <-> c128 convert, as read_rows). layout.global() must equal the dataset's shape. Elements
-// of the local block outside the layout's rows and columns (leading dimension padding) are left
-// as they were.
+// of the local block that belong to no block of the matrix (leading-dimension padding, holes of
+// a grid layout) are left as they were.
 TESSERA_API void read_layout(const std::string& file, const std::string& dataset,
                              const Layout& layout, DType dtype, void* block, MPI_Comm comm,
                              std::int64_t memory_limit = 0);

@@ -1,9 +1,9 @@
 // Distributed HDF5 I/O of row-distributed matrices: every rank reads or writes its own block of
-// rows of a 2-D dataset; read_layout and write_layout (below) do the same for any layout. Collective over the communicator (parallel HDF5 with collective
-// transfers when the library has it; with a serial HDF5 the ranks take turns on the same file
-// format). Errors are thrown on every rank: InputError for what was asked (missing dataset,
-// wrong shape or element type), IoError when the file system or HDF5 fails. Any MPI thread
-// level suffices.
+// rows of a 2-D dataset; read_layout and write_layout (below) do the same for any layout.
+// Collective over the communicator (parallel HDF5 with collective transfers when the library has
+// it; with a serial HDF5 the ranks take turns on the same file format). Errors are thrown on
+// every rank: InputError for what was asked (missing dataset, wrong shape or element type),
+// IoError when the file system or HDF5 fails. Any MPI thread level suffices.
 //
 //   tessera::h5::write_rows("a.h5", "/A", dist, tessera::DType::f64, block, MPI_COMM_WORLD);
 //   auto info = tessera::h5::inspect("a.h5", "/A", MPI_COMM_WORLD);   // shape, dtype

@@ -296,8 +296,8 @@ contains
   ! of `layout` (a(lld, local columns); a rank holding nothing passes an empty array), the element
   ! type from a's kind (f32 <-> f64 and c64 <-> c128 convert on read). Collective over comm. The
   ! file moves in row blocks redistributed to and from the layout: about three times m * n /
-  ! nranks elements of extra memory per rank, at most memory_limit bytes (integer(c_int64_t))
-  ! when it is given (> 0).
+  ! nranks elements of extra memory per rank for a layout that spreads the matrix evenly, about
+  ! memory_limit bytes (integer(c_int64_t)) when it is given (> 0).
 
   integer function read_hdf5_r32(layout, file, dataset, a, comm, memory_limit)
     type(tessera_layout), intent(in) :: layout

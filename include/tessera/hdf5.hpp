@@ -99,10 +99,11 @@ void write_rows(const std::string& file, const std::string& dataset, const Block
 // The file is read (written) in row blocks, the collective fast path, and each row block is
 // redistributed into (out of) the layout by a RedistributePlan. Extra memory per rank, on top
 // of the local block: a row block of the matrix (about M·N/P elements) and the plan's exchange
-// buffers (the elements this rank sends and receives, each at most that much again), so about
-// three times M·N/P elements in all. memory_limit > 0 (bytes per rank) caps it: the matrix
-// then moves in slices of rows, read and redistributed one after the other (one plan each), of
-// at least one row per rank. Layouts whose local blocks are row- or column-major with any leading
+// buffers (what this rank sends and receives: at most a row block one way, at most its share of
+// the layout the other), so about three times M·N/P elements for a layout that spreads the
+// matrix evenly. memory_limit > 0 (bytes per rank) bounds it, for such layouts: the matrix then
+// moves in slices of rows, read and redistributed one after the other (one plan each), of at
+// least one row per rank. Layouts whose local blocks are row- or column-major with any leading
 // dimension are accepted; ranks holding nothing pass null. layout.nranks() must be comm's size.
 
 // Collective. Reads the 2-D dataset into this rank's local block of `layout` (f32 <-> f64 and

@@ -321,7 +321,8 @@ TESSERA_API int tessera_redistribute_plan_create_f(tessera_redistribute_plan* pl
  * Collective over comm; the layout must be over comm's size and, for a read, of the dataset's
  * shape. block is this rank's local block (null where it holds nothing). The file is moved in
  * row blocks and redistributed: about three times rows * cols / P elements of extra memory per
- * rank, or at most memory_limit bytes when memory_limit > 0 (0: no limit). write creates `file`
+ * rank for a layout that spreads the matrix evenly, or about memory_limit bytes when
+ * memory_limit > 0 (0: no limit). write creates `file`
  * with the one dataset (replacing an existing file once complete). */
 TESSERA_API int tessera_h5_read_layout(const char* file, const char* dataset,
                                        tessera_layout layout, tessera_dtype dtype, void* block,

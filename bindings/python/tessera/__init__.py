@@ -446,7 +446,8 @@ def read_hdf5(file, dataset, layout, dtype=None, memory_limit=0):
     dimension) read from a 2-D HDF5 dataset of layout.shape. Collective over layout.comm.
     dtype: the dataset's own when None (float32 <-> float64 and complex64 <-> complex128
     convert). The file is read in row blocks and redistributed: about three times
-    m * n / ranks elements of extra memory per rank, or at most memory_limit bytes when > 0."""
+    m * n / ranks elements of extra memory per rank for a layout that spreads the matrix
+    evenly, or about memory_limit bytes when > 0."""
     if not isinstance(layout, Layout):
         raise InputError("layout must be a tessera.Layout")
     handle = _handle(layout.comm)

@@ -41,8 +41,9 @@ void check_layout(const Layout& layout, MPI_Comm comm, const void* block, const 
 }
 
 // Rows per slice: the whole matrix without a limit, else as many as keep the slice's row block
-// and the plan's two exchange buffers (each at most a row block) under the limit, and at least
-// one row per rank.
+// and the plan's two exchange buffers under the limit, and at least one row per rank. One buffer
+// is at most a row block; the other is this rank's share of the layout's window, about a row
+// block too where the layout spreads the matrix evenly (the case the limit is sized for).
 std::int64_t slice_rows(Shape global, DType dtype, int size, std::int64_t memory_limit) {
   if (memory_limit <= 0 || global.cols == 0)
     return std::max<std::int64_t>(global.rows, 1);

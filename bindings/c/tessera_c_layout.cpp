@@ -308,3 +308,64 @@ int tessera_redistribute_plan_destroy(tessera_redistribute_plan plan) {
 }
 
 } // extern "C"
+
+// ---- HDF5 datasets read into and written from any layout (tessera::h5::read_layout) ----
+
+namespace {
+
+// The checks every rank runs together before the collective file access.
+tessera::DType checked_io_dtype(const char* file, const char* dataset, tessera_layout layout,
+                                int dtype, int64_t memory_limit, MPI_Comm comm) {
+  require(comm != MPI_COMM_NULL, "the communicator is MPI_COMM_NULL, expected a communicator");
+  tessera::DType t{};
+  tessera::check_on_every_rank(comm, [&] {
+    require(file != nullptr && dataset != nullptr, "file and dataset must not be null");
+    require(layout != nullptr, "the layout must not be null");
+    require(memory_limit >= 0, "memory_limit must not be negative (0: no limit)");
+    t = matrix_dtype_of(dtype);
+  });
+  return t;
+}
+
+} // namespace
+
+extern "C" {
+
+int tessera_h5_read_layout(const char* file, const char* dataset, tessera_layout layout,
+                           tessera_dtype dtype, void* block, int64_t memory_limit, MPI_Comm comm) {
+  return guarded([&] {
+    const tessera::DType t = checked_io_dtype(file, dataset, layout, dtype, memory_limit, comm);
+    tessera::h5::read_layout(file, dataset, layout->layout, t, block, comm, memory_limit);
+  });
+}
+
+int tessera_h5_write_layout(const char* file, const char* dataset, tessera_layout layout,
+                            tessera_dtype dtype, const void* block, int64_t memory_limit,
+                            MPI_Comm comm) {
+  return guarded([&] {
+    const tessera::DType t = checked_io_dtype(file, dataset, layout, dtype, memory_limit, comm);
+    tessera::h5::write_layout(file, dataset, layout->layout, t, block, comm, {}, memory_limit);
+  });
+}
+
+int tessera_h5_read_layout_f(const char* file, const char* dataset, tessera_layout layout,
+                             int dtype, void* block, int64_t memory_limit, MPI_Fint comm) {
+  MPI_Comm c = MPI_COMM_NULL;
+  const int rc = guarded([&] { c = tessera::comm_from_fortran(comm); });
+  if (rc != TESSERA_OK)
+    return rc;
+  return tessera_h5_read_layout(file, dataset, layout, static_cast<tessera_dtype>(dtype), block,
+                                memory_limit, c);
+}
+
+int tessera_h5_write_layout_f(const char* file, const char* dataset, tessera_layout layout,
+                              int dtype, const void* block, int64_t memory_limit, MPI_Fint comm) {
+  MPI_Comm c = MPI_COMM_NULL;
+  const int rc = guarded([&] { c = tessera::comm_from_fortran(comm); });
+  if (rc != TESSERA_OK)
+    return rc;
+  return tessera_h5_write_layout(file, dataset, layout, static_cast<tessera_dtype>(dtype), block,
+                                 memory_limit, c);
+}
+
+} // extern "C"

@@ -17,6 +17,11 @@
 ! context in desc(2). Sub-matrices are 1-based, as ScaLAPACK's (m, n, ia, ja, ib, jb). Local
 ! blocks are the ScaLAPACK local arrays a(lld, local columns). Every function returns TESSERA_OK
 ! (0) or an error code, and tessera_last_error() (module tessera) is then the message.
+!
+! A matrix in any layout loads from and saves to a 2-D HDF5 dataset in one call each
+! (collective over comm; the file is written whole, replacing an existing one when complete):
+!   ierr = tessera_layout_read_hdf5(la, 'a.h5', '/A', a, comm)     ! a(lld_a, :), any kind
+!   ierr = tessera_layout_write_hdf5(la, 'b.h5', '/B', a, comm)
 module tessera_redistribute
   use, intrinsic :: iso_c_binding
   implicit none
@@ -37,11 +42,37 @@ module tessera_redistribute
   public :: tessera_layout_create_descriptor, tessera_layout_create_block_cyclic, &
             tessera_layout_local_block, tessera_layout_destroy, &
             tessera_redistribute_plan_create, tessera_redistribute_plan_execute, &
-            tessera_redistribute_plan_destroy
+            tessera_redistribute_plan_destroy, tessera_layout_read_hdf5, tessera_layout_write_hdf5
 
   interface tessera_redistribute_plan_execute
     module procedure redistribute_execute_r32, redistribute_execute_r64, &
                      redistribute_execute_c64, redistribute_execute_c128
+  end interface
+
+  interface tessera_layout_read_hdf5
+    module procedure read_hdf5_r32, read_hdf5_r64, read_hdf5_c64, read_hdf5_c128
+  end interface
+  interface tessera_layout_write_hdf5
+    module procedure write_hdf5_r32, write_hdf5_r64, write_hdf5_c64, write_hdf5_c128
+  end interface
+
+  interface
+    integer(c_int) function c_h5_read_layout(file, dataset, layout, dtype, block, memory_limit, &
+                                             comm) bind(C, name="tessera_h5_read_layout_f")
+      import :: c_char, c_int, c_int64_t, c_ptr
+      character(kind=c_char), intent(in) :: file(*), dataset(*)
+      type(c_ptr), value :: layout, block
+      integer(c_int), value :: dtype, comm
+      integer(c_int64_t), value :: memory_limit
+    end function
+    integer(c_int) function c_h5_write_layout(file, dataset, layout, dtype, block, memory_limit, &
+                                              comm) bind(C, name="tessera_h5_write_layout_f")
+      import :: c_char, c_int, c_int64_t, c_ptr
+      character(kind=c_char), intent(in) :: file(*), dataset(*)
+      type(c_ptr), value :: layout, block
+      integer(c_int), value :: dtype, comm
+      integer(c_int64_t), value :: memory_limit
+    end function
   end interface
 
   interface
@@ -259,6 +290,133 @@ contains
     complex(c_double_complex), intent(in) :: default
     complex_or = default
     if (present(x)) complex_or = x
+  end function
+
+  ! HDF5: the 2-D dataset `dataset` of `file` read into (written from) this rank's local array a
+  ! of `layout` (a(lld, local columns); a rank holding nothing passes an empty array), the element
+  ! type from a's kind (f32 <-> f64 and c64 <-> c128 convert on read). Collective over comm. The
+  ! file moves in row blocks redistributed to and from the layout: about three times m * n /
+  ! nranks elements of extra memory per rank for a layout that spreads the matrix evenly, about
+  ! memory_limit bytes (integer(c_int64_t)) when it is given (> 0).
+
+  integer function read_hdf5_r32(layout, file, dataset, a, comm, memory_limit)
+    type(tessera_layout), intent(in) :: layout
+    character(len=*), intent(in) :: file, dataset
+    real(c_float), intent(inout), target, contiguous :: a(:, :)
+    integer, intent(in) :: comm
+    integer(c_int64_t), intent(in), optional :: memory_limit
+    type(c_ptr) :: p
+    p = c_null_ptr
+    if (size(a) > 0) p = c_loc(a)
+    read_hdf5_r32 = c_h5_read_layout(c_string(file), c_string(dataset), layout%handle, &
+        0_c_int, p, limit_or_none(memory_limit), int(comm, c_int))
+  end function
+
+  integer function write_hdf5_r32(layout, file, dataset, a, comm, memory_limit)
+    type(tessera_layout), intent(in) :: layout
+    character(len=*), intent(in) :: file, dataset
+    real(c_float), intent(in), target, contiguous :: a(:, :)
+    integer, intent(in) :: comm
+    integer(c_int64_t), intent(in), optional :: memory_limit
+    type(c_ptr) :: p
+    p = c_null_ptr
+    if (size(a) > 0) p = c_loc(a)
+    write_hdf5_r32 = c_h5_write_layout(c_string(file), c_string(dataset), layout%handle, &
+        0_c_int, p, limit_or_none(memory_limit), int(comm, c_int))
+  end function
+
+  integer function read_hdf5_r64(layout, file, dataset, a, comm, memory_limit)
+    type(tessera_layout), intent(in) :: layout
+    character(len=*), intent(in) :: file, dataset
+    real(c_double), intent(inout), target, contiguous :: a(:, :)
+    integer, intent(in) :: comm
+    integer(c_int64_t), intent(in), optional :: memory_limit
+    type(c_ptr) :: p
+    p = c_null_ptr
+    if (size(a) > 0) p = c_loc(a)
+    read_hdf5_r64 = c_h5_read_layout(c_string(file), c_string(dataset), layout%handle, &
+        1_c_int, p, limit_or_none(memory_limit), int(comm, c_int))
+  end function
+
+  integer function write_hdf5_r64(layout, file, dataset, a, comm, memory_limit)
+    type(tessera_layout), intent(in) :: layout
+    character(len=*), intent(in) :: file, dataset
+    real(c_double), intent(in), target, contiguous :: a(:, :)
+    integer, intent(in) :: comm
+    integer(c_int64_t), intent(in), optional :: memory_limit
+    type(c_ptr) :: p
+    p = c_null_ptr
+    if (size(a) > 0) p = c_loc(a)
+    write_hdf5_r64 = c_h5_write_layout(c_string(file), c_string(dataset), layout%handle, &
+        1_c_int, p, limit_or_none(memory_limit), int(comm, c_int))
+  end function
+
+  integer function read_hdf5_c64(layout, file, dataset, a, comm, memory_limit)
+    type(tessera_layout), intent(in) :: layout
+    character(len=*), intent(in) :: file, dataset
+    complex(c_float_complex), intent(inout), target, contiguous :: a(:, :)
+    integer, intent(in) :: comm
+    integer(c_int64_t), intent(in), optional :: memory_limit
+    type(c_ptr) :: p
+    p = c_null_ptr
+    if (size(a) > 0) p = c_loc(a)
+    read_hdf5_c64 = c_h5_read_layout(c_string(file), c_string(dataset), layout%handle, &
+        2_c_int, p, limit_or_none(memory_limit), int(comm, c_int))
+  end function
+
+  integer function write_hdf5_c64(layout, file, dataset, a, comm, memory_limit)
+    type(tessera_layout), intent(in) :: layout
+    character(len=*), intent(in) :: file, dataset
+    complex(c_float_complex), intent(in), target, contiguous :: a(:, :)
+    integer, intent(in) :: comm
+    integer(c_int64_t), intent(in), optional :: memory_limit
+    type(c_ptr) :: p
+    p = c_null_ptr
+    if (size(a) > 0) p = c_loc(a)
+    write_hdf5_c64 = c_h5_write_layout(c_string(file), c_string(dataset), layout%handle, &
+        2_c_int, p, limit_or_none(memory_limit), int(comm, c_int))
+  end function
+
+  integer function read_hdf5_c128(layout, file, dataset, a, comm, memory_limit)
+    type(tessera_layout), intent(in) :: layout
+    character(len=*), intent(in) :: file, dataset
+    complex(c_double_complex), intent(inout), target, contiguous :: a(:, :)
+    integer, intent(in) :: comm
+    integer(c_int64_t), intent(in), optional :: memory_limit
+    type(c_ptr) :: p
+    p = c_null_ptr
+    if (size(a) > 0) p = c_loc(a)
+    read_hdf5_c128 = c_h5_read_layout(c_string(file), c_string(dataset), layout%handle, &
+        3_c_int, p, limit_or_none(memory_limit), int(comm, c_int))
+  end function
+
+  integer function write_hdf5_c128(layout, file, dataset, a, comm, memory_limit)
+    type(tessera_layout), intent(in) :: layout
+    character(len=*), intent(in) :: file, dataset
+    complex(c_double_complex), intent(in), target, contiguous :: a(:, :)
+    integer, intent(in) :: comm
+    integer(c_int64_t), intent(in), optional :: memory_limit
+    type(c_ptr) :: p
+    p = c_null_ptr
+    if (size(a) > 0) p = c_loc(a)
+    write_hdf5_c128 = c_h5_write_layout(c_string(file), c_string(dataset), layout%handle, &
+        3_c_int, p, limit_or_none(memory_limit), int(comm, c_int))
+  end function
+
+  function c_string(s)
+    character(len=*), intent(in) :: s
+    character(kind=c_char) :: c_string(len(s) + 1)
+    integer :: k
+    do k = 1, len(s)
+      c_string(k) = s(k:k)
+    end do
+    c_string(len(s) + 1) = c_null_char
+  end function
+
+  integer(c_int64_t) function limit_or_none(x)
+    integer(c_int64_t), intent(in), optional :: x
+    limit_or_none = 0
+    if (present(x)) limit_or_none = x
   end function
 
 end module tessera_redistribute

@@ -221,6 +221,44 @@ private:
   RedistributePlan plan_;
 };
 
+// h5::read_layout and h5::write_layout (tessera.read_hdf5, tessera.write_hdf5): local blocks as
+// the redistributions take them.
+py::array h5_read_layout(const std::string& file, const std::string& dataset, const Layout& l,
+                         const py::object& dtype, std::int64_t memory_limit, MPI_Fint comm) {
+  const MPI_Comm c = comm_of(comm);
+  DType t{};
+  py::array out;
+  check_on_every_rank(c, [&] {
+    t = dtype_of_object(dtype);
+    out = new_local_block(l, rank_of(c), t);
+    // Zeros, not what the allocation held, where the local block holds no element of the
+    // matrix (a grid layout's rank owning some blocks of a block row but not others).
+    out.attr("fill")(0);
+  });
+  void* dst = out.size() == 0 ? nullptr : out.mutable_data();
+  {
+    py::gil_scoped_release release;
+    h5::read_layout(file, dataset, l, t, dst, c, memory_limit);
+  }
+  return out;
+}
+
+void h5_write_layout(const std::string& file, const std::string& dataset, const py::object& block,
+                     const Layout& l, const py::object& dtype, std::int64_t memory_limit,
+                     MPI_Fint comm) {
+  const MPI_Comm c = comm_of(comm);
+  DType t{};
+  check_on_every_rank(c, [&] {
+    t = dtype_of_object(dtype);
+    check_local_block(block, l, rank_of(c), t, "the block");
+  });
+  const void* src = nullptr;
+  if (!block.is_none() && py::reinterpret_borrow<py::array>(block).size() > 0)
+    src = py::reinterpret_borrow<py::array>(block).data();
+  py::gil_scoped_release release;
+  h5::write_layout(file, dataset, l, t, src, c, {}, memory_limit);
+}
+
 } // namespace
 
 void bind_redistribute(py::module_& module) {
@@ -341,6 +379,12 @@ void bind_redistribute(py::module_& module) {
            py::arg("beta"))
       .def_property_readonly("dtype", &PyRedistributePlan::dtype)
       .def_property_readonly("traffic", &PyRedistributePlan::traffic);
+
+  module.def("h5_read_layout", &h5_read_layout, py::arg("file"), py::arg("dataset"),
+             py::arg("layout"), py::arg("dtype"), py::arg("memory_limit"), py::arg("comm"));
+  module.def("h5_write_layout", &h5_write_layout, py::arg("file"), py::arg("dataset"),
+             py::arg("block"), py::arg("layout"), py::arg("dtype"), py::arg("memory_limit"),
+             py::arg("comm"));
 }
 
 } // namespace tessera::python

@@ -309,6 +309,35 @@ TESSERA_API int tessera_redistribute_plan_create_f(tessera_redistribute_plan* pl
                                                    int64_t a_row, int64_t a_col, int64_t b_row,
                                                    int64_t b_col, MPI_Fint comm);
 
+/* ---- HDF5 datasets read into and written from any layout ----
+ *
+ * A ScaLAPACK code loads and saves its matrix in one call each (see tessera/hdf5.hpp,
+ * read_layout and write_layout):
+ *
+ *   tessera_layout_create_scalapack(&cyclic, desc, nprow, npcol, TESSERA_GRID_ROW_MAJOR, NULL, P);
+ *   tessera_h5_read_layout("a.h5", "/A", cyclic, TESSERA_F64, a_local, 0, comm);
+ *   tessera_h5_write_layout("b.h5", "/B", cyclic, TESSERA_F64, a_local, 0, comm);
+ *
+ * Collective over comm; the layout must be over comm's size and, for a read, of the dataset's
+ * shape. block is this rank's local block (null where it holds nothing). The file is moved in
+ * row blocks and redistributed: about three times rows * cols / P elements of extra memory per
+ * rank for a layout that spreads the matrix evenly, or about memory_limit bytes when
+ * memory_limit > 0 (0: no limit). write creates `file`
+ * with the one dataset (replacing an existing file once complete). */
+TESSERA_API int tessera_h5_read_layout(const char* file, const char* dataset,
+                                       tessera_layout layout, tessera_dtype dtype, void* block,
+                                       int64_t memory_limit, MPI_Comm comm);
+TESSERA_API int tessera_h5_write_layout(const char* file, const char* dataset,
+                                        tessera_layout layout, tessera_dtype dtype,
+                                        const void* block, int64_t memory_limit, MPI_Comm comm);
+/* The same with a Fortran communicator handle (MPI_Comm_c2f); file and dataset NUL-terminated. */
+TESSERA_API int tessera_h5_read_layout_f(const char* file, const char* dataset,
+                                         tessera_layout layout, int dtype, void* block,
+                                         int64_t memory_limit, MPI_Fint comm);
+TESSERA_API int tessera_h5_write_layout_f(const char* file, const char* dataset,
+                                          tessera_layout layout, int dtype, const void* block,
+                                          int64_t memory_limit, MPI_Fint comm);
+
 #ifdef __cplusplus
 }
 #endif

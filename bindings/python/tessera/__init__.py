@@ -29,7 +29,7 @@ from ._tessera import (BlockDistribution, Error, Heat2dSettings, InputError, IoE
 
 __all__ = ["BlockDistribution", "TransposePlan", "ReducePlan", "PermutePlan", "permute",
            "Layout", "RedistributePlan", "redistribute",
-           "read_rows", "write_rows",
+           "read_rows", "write_rows", "read_hdf5", "write_hdf5",
            "inspect", "transpose_out_of_core", "reduce_out_of_core", "Heat2dSolver",
            "Heat2dSettings", "Error", "InputError", "IoError", "MpiError", "NotCompiled",
            "ResourceError", "set_log_level", "version"]
@@ -436,3 +436,51 @@ def redistribute(a, from_layout, to_layout, op="N", alpha=1, beta=0, out=None, a
                          ", ".join(sorted(str(d) for d in dtypes)))
     plan = RedistributePlan(from_layout, to_layout, dtypes.pop(), op, a_corner, b_corner, shape)
     return plan.execute(a, out, alpha, beta)
+
+
+# --- HDF5 datasets in any layout --------------------------------------------------------------
+
+
+def read_hdf5(file, dataset, layout, dtype=None, memory_limit=0):
+    """This rank's local block of `layout` (a new array, in the layout's order and leading
+    dimension) read from a 2-D HDF5 dataset of layout.shape. Collective over layout.comm.
+    dtype: the dataset's own when None (float32 <-> float64 and complex64 <-> complex128
+    convert). The file is read in row blocks and redistributed: about three times
+    m * n / ranks elements of extra memory per rank for a layout that spreads the matrix
+    evenly, or about memory_limit bytes when > 0."""
+    if not isinstance(layout, Layout):
+        raise InputError("layout must be a tessera.Layout")
+    handle = _handle(layout.comm)
+    if dtype is None:
+        dtype = _tessera.h5_inspect(file, dataset, handle)[1]
+    return _tessera.h5_read_layout(file, dataset, layout._layout, _numpy.dtype(dtype),
+                                   int(memory_limit), handle)
+
+
+def write_hdf5(file, dataset, block, layout, memory_limit=0):
+    """Creates `file` holding `dataset` of layout.shape, written from every rank's local block
+    `block` of `layout` (None, or any empty array, where the rank holds nothing); an existing
+    file is replaced once the new one is complete. Collective over layout.comm; every rank's
+    block has one dtype. Memory as read_hdf5."""
+    if not isinstance(layout, Layout):
+        raise InputError("layout must be a tessera.Layout")
+    comm = layout.comm
+    handle = _handle(comm)
+    # The dtype from the blocks, agreed by every rank first (ranks holding nothing have no say
+    # unless all do), so that a wrong block on one rank raises everywhere.
+    mine, message = None, None
+    if block is not None and not isinstance(block, _numpy.ndarray):
+        message = f"block must be a numpy array, got {type(block).__name__}"
+    elif block is not None:
+        mine = (block.size > 0, block.dtype.str)
+    gathered = comm.allgather((mine, message))
+    for r, (_, m) in enumerate(gathered):
+        if m is not None:
+            raise InputError(m if r == comm.rank else f"rank {r}: {m}")
+    given = [x for x, _ in gathered if x is not None]
+    dtypes = {d for full, d in given if full} or {d for _, d in given}
+    if len(dtypes) != 1:
+        raise InputError("no rank passed a block: the dtype is unknown" if not dtypes else
+                         "the ranks' blocks have different dtypes: " + ", ".join(sorted(dtypes)))
+    _tessera.h5_write_layout(file, dataset, block, layout._layout, _numpy.dtype(dtypes.pop()),
+                             int(memory_limit), handle)

@@ -6,6 +6,7 @@
 #include "api/closing.hpp"
 #include "core/throw.hpp"
 #include "io/h5_file.hpp"
+#include "io/h5_layout.hpp"
 #include "io/h5_matrix.hpp"
 #include "mpi/communicator.hpp"
 
@@ -47,6 +48,15 @@ void Writer::write_rows(const std::string& dataset, const BlockDistribution& dis
   io::write_rows(*impl_->file, dataset, dist, impl_->rank, dtype, block, io::WriteOptions{options});
 }
 
+void Writer::write_layout(const std::string& dataset, const Layout& layout, DType dtype,
+                          const void* block, const WriteOptions& options,
+                          std::int64_t memory_limit) {
+  TESSERA_REQUIRE(impl_ && impl_->file, InputError,
+                  "h5::Writer: '{}' cannot be written after commit()", dataset);
+  io::write_layout(*impl_->file, dataset, layout, dtype, block, io::WriteOptions{options},
+                   memory_limit);
+}
+
 void Writer::commit() {
   TESSERA_REQUIRE(impl_ && impl_->file, InputError, "h5::Writer: commit() called twice");
   impl_->file->commit();
@@ -58,6 +68,24 @@ void write_rows(const std::string& file, const std::string& dataset, const Block
   api::closing_after_error([&] {
     Writer w(file, comm);
     w.write_rows(dataset, dist, dtype, block, options);
+    w.commit();
+  });
+}
+
+void read_layout(const std::string& file, const std::string& dataset, const Layout& layout,
+                 DType dtype, void* block, MPI_Comm comm, std::int64_t memory_limit) {
+  api::closing_after_error([&] {
+    const io::H5File f = io::H5File::open_read(file, comm);
+    io::read_layout(f, dataset, layout, dtype, block, memory_limit);
+  });
+}
+
+void write_layout(const std::string& file, const std::string& dataset, const Layout& layout,
+                  DType dtype, const void* block, MPI_Comm comm, const WriteOptions& options,
+                  std::int64_t memory_limit) {
+  api::closing_after_error([&] {
+    Writer w(file, comm);
+    w.write_layout(dataset, layout, dtype, block, options, memory_limit);
     w.commit();
   });
 }

@@ -1,7 +1,7 @@
 // The batched tile transpose for 1- and 2-byte elements (the permutation's u8/i8 and i16/u16
 // data), moved as 32-bit words of P = 4 / E elements on both sides. One element per thread and
 // access, as the scalar tiles do, leaves three quarters (bytes) or half (shorts) of each memory
-// transaction's width unused: those ran at 0.34 and 0.36 of a device copy on an H100.
+// transaction's width unused (docs/performance.md, "Permutations of dimensions on one GPU").
 //
 // A tile is G·P rows by 32·P elements, so that one warp moves a 128-byte run of an input row,
 // and whole 128-byte runs of output rows. Each thread loads P words from P consecutive input rows

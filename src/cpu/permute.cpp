@@ -73,8 +73,8 @@ DType word_type(std::size_t esize) {
 }
 
 // Batches of at least this many slices per thread are split by whole slices: the team working
-// on one slice at a time pays two barriers a slice (32×64×512×256 f32, axes 3,1,0,2, 2048
-// slices of 512 KiB, 2 threads: 0.090–0.113 s against 0.071–0.078 s by whole slices).
+// on one slice at a time pays a kernel choice and two barriers a slice (measured in
+// docs/performance.md, "Permutations of dimensions (CPU)").
 constexpr std::int64_t slices_per_thread = 4;
 
 // Each thread moves a contiguous run of slices, each with the tuned kernel as a team of one (a

@@ -33,16 +33,26 @@ Kernel tile_kernel(std::size_t e, i64 rows, i64 cols) {
   return Kernel::Square32;
 }
 
+// Row groups per packed tile (permute_packed_tile.cuh): 128 × 128 bytes, 128 × 64 shorts. Both
+// tiles are 16 KiB: the 64 × 64 tile of shorts (8 KiB) reached 0.63–0.68 of the device copy where
+// the bytes' tile reached 0.94–0.96 (docs/performance.md).
+template <int P>
+inline constexpr int kPackedGroups = P == 4 ? 32 : 64;
+
 // 1- and 2-byte elements moved as 32-bit words (permute_packed_tile.cuh) when every side,
 // leading dimension and batch stride is a multiple of the elements per word (the pointers'
 // alignment is checked at the launch), and the matrices fill at least half a tile each way.
 bool packed_fits(const PermuteMoves& m, std::size_t e) {
   if (e >= 4)
     return false;
-  const i64 per_word = 4 / static_cast<i64>(e), half_tile = 16 * per_word;
+  const i64 per_word = 4 / static_cast<i64>(e);
+  const i64 tile_rows =
+      e == 1 ? PackedTile<4, kPackedGroups<4>>::TR : PackedTile<2, kPackedGroups<2>>::TR;
+  const i64 tile_cols =
+      e == 1 ? PackedTile<4, kPackedGroups<4>>::TC : PackedTile<2, kPackedGroups<2>>::TC;
   auto fits = [&](i64 x) { return x % per_word == 0; };
-  if (!(fits(m.rows) && fits(m.cols) && fits(m.ld_in) && fits(m.ld_out)) || m.rows < half_tile ||
-      m.cols < half_tile)
+  if (!(fits(m.rows) && fits(m.cols) && fits(m.ld_in) && fits(m.ld_out)) ||
+      m.rows < tile_rows / 2 || m.cols < tile_cols / 2)
     return false;
   for (std::size_t d = 0; d < m.outer.length.size(); ++d)
     if (!fits(m.outer.in_stride[d]) || !fits(m.outer.out_stride[d]))
@@ -87,7 +97,7 @@ std::string kernel_name(Kernel k, std::size_t e) {
   case Kernel::Square32:
     return "tiles 32x32";
   case Kernel::Packed:
-    return e == 1 ? "tiles 128x128 (4 bytes a word)" : "tiles 64x64 (2 shorts a word)";
+    return e == 1 ? "tiles 128x128 (4 bytes a word)" : "tiles 128x64 (2 shorts a word)";
   case Kernel::Walk:
     return "walk";
   }
@@ -123,14 +133,15 @@ void launch_rows(cudaStream_t s, const void* in, void* out, i64 row_words, const
 
 template <int P>
 void launch_packed(cudaStream_t s, const void* in, void* out, const PermuteMoves& m) {
-  constexpr i64 TR = PackedTile<P>::TR, TC = PackedTile<P>::TC;
+  constexpr int G = kPackedGroups<P>;
+  constexpr i64 TR = PackedTile<P, G>::TR, TC = PackedTile<P, G>::TC;
   const i64 tiles_x = (m.cols + TC - 1) / TC, tiles_y = (m.rows + TR - 1) / TR;
   TESSERA_CUDA_REQUIRE(tiles_x * tiles_y <= INT_MAX,
                        "cuda::permute: " + shape_str(m.rows, m.cols) + " has too many tiles");
   const PermuteBatch b = batch_of(m.outer);
   const dim3 grid(static_cast<unsigned>(tiles_x * tiles_y),
                   static_cast<unsigned>(std::min<i64>(b.count(), 65535)));
-  permute_packed_tile<P, PermuteBatch><<<grid, PackedTile<P>::kThreads, 0, s>>>(
+  permute_packed_tile<P, G, PermuteBatch><<<grid, PackedTile<P, G>::kThreads, 0, s>>>(
       static_cast<const unsigned char*>(in), static_cast<unsigned char*>(out), m.rows, m.cols,
       m.ld_in, m.ld_out, static_cast<unsigned>(tiles_y), b);
   CHECK_CUDA_LAUNCH();

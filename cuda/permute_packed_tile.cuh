@@ -53,11 +53,11 @@ __device__ __forceinline__ void transpose_block(const unsigned (&a)[2], unsigned
 
 // Tile t (of tiles_y per column of tiles, as transpose_lean_tile.cuh orders them) of the matrix
 // at in, out (byte pointers): out[c*ld_out + r] = in[r*ld_in + c], in elements.
-template <int P>
+template <int P, int G>
 __device__ __forceinline__ void packed_tile(const unsigned char* __restrict__ in,
                                             unsigned char* __restrict__ out, i64 rows, i64 cols,
                                             i64 ld_in, i64 ld_out, unsigned t, unsigned tiles_y) {
-  using K = PackedTile<P>;
+  using K = PackedTile<P, G>;
   __shared__ unsigned tile[K::TC][K::TR / P]; // output rows × their words
   const unsigned bx = t / tiles_y, by = t % tiles_y;
   const i64 i0 = static_cast<i64>(by) * K::TR, j0 = static_cast<i64>(bx) * K::TC;
@@ -102,18 +102,18 @@ __device__ __forceinline__ void packed_tile(const unsigned char* __restrict__ in
 
 // Batch: a PermuteBatch (permute_kernels.cuh): count() matrices at element offsets offsets(b).
 // blockIdx.x is the tile within a matrix, blockIdx.y walks the batch (stepping by gridDim.y).
-template <int P, class Batch>
-__global__ void __launch_bounds__(PackedTile<P>::kThreads)
+template <int P, int G, class Batch>
+__global__ void __launch_bounds__(PackedTile<P, G>::kThreads)
     permute_packed_tile(const unsigned char* __restrict__ in, unsigned char* __restrict__ out,
                         i64 rows, i64 cols, i64 ld_in, i64 ld_out, unsigned tiles_y, Batch batch) {
-  constexpr int E = PackedTile<P>::E;
+  constexpr int E = PackedTile<P, G>::E;
   for (i64 b = blockIdx.y; b < batch.count(); b += gridDim.y) {
     if (b != blockIdx.y)
       __syncthreads(); // the previous matrix's reads of the shared tile are done
     i64 off_in = 0, off_out = 0;
     batch.offsets(b, off_in, off_out);
-    packed_tile<P>(in + off_in * E, out + off_out * E, rows, cols, ld_in, ld_out, blockIdx.x,
-                   tiles_y);
+    packed_tile<P, G>(in + off_in * E, out + off_out * E, rows, cols, ld_in, ld_out, blockIdx.x,
+                      tiles_y);
   }
 }
 

@@ -190,7 +190,7 @@ TEST(CudaPermute, NarrowElementsAsWords) {
   EXPECT_EQ(cuda::permute_kernel(1, ShapeN{3, 132, 260}, Axes{0, 2, 1}),
             "tiles 128x128 (4 bytes a word)");
   EXPECT_EQ(cuda::permute_kernel(2, ShapeN{3, 130, 66}, Axes{0, 2, 1}),
-            "tiles 64x64 (2 shorts a word)");
+            "tiles 128x64 (2 shorts a word)");
   EXPECT_EQ(cuda::permute_kernel(1, ShapeN{3, 130, 66}, Axes{0, 2, 1}), "tiles 64x64");
 }
 
@@ -209,7 +209,8 @@ TEST(CudaPermute, KernelChoice) {
   EXPECT_EQ(cuda::permute_kernel(1, ShapeN{3, 60, 300}, Axes{0, 2, 1}), "tiles 32x32");
   EXPECT_EQ(cuda::permute_kernel(4, ShapeN{3, 40, 40}, Axes{0, 2, 1}), "tiles 32x32");
   EXPECT_EQ(cuda::permute_kernel(4, ShapeN{3, 40, 7}, Axes{0, 2, 1}), "walk");
-  EXPECT_EQ(cuda::permute_kernel(2, ShapeN{300, 300}, Axes{1, 0}), "tiles 64x64 (2 shorts a word)");
+  EXPECT_EQ(cuda::permute_kernel(2, ShapeN{300, 300}, Axes{1, 0}),
+            "tiles 128x64 (2 shorts a word)");
   EXPECT_EQ(cuda::permute_kernel(2, ShapeN{301, 300}, Axes{1, 0}), "tiles 64x64");
   EXPECT_EQ(cuda::permute_kernel(2, ShapeN{60, 300}, Axes{1, 0}),
             "tiles 32x32"); // under half a tile

@@ -39,27 +39,12 @@ const ReduceKernels& reduce_kernels(Isa isa) noexcept {
   return kReducePortable;
 }
 
-Isa reduce_isa() noexcept {
-  static const Isa isa = [] {
-    const Isa best = best_isa();
-    // The setting's values are isa_name() of Portable, Avx2 and Avx512, in the enum's order.
-    const auto named =
-        static_cast<Isa>(settings::choice(settings::Setting::CpuIsa, static_cast<int>(best)));
-    if (!isa_supported(named)) {
-      log::warn("TESSERA_CPU_ISA: this processor lacks {}: ignored", isa_name(named));
-      return best;
-    }
-    return named;
-  }();
-  return isa;
-}
-
 } // namespace detail
 
 namespace {
 
 const detail::ReduceKernels& kernels() noexcept {
-  return detail::reduce_kernels(detail::reduce_isa());
+  return detail::reduce_kernels(detail::configured_isa());
 }
 
 } // namespace

@@ -43,8 +43,4 @@ struct ReduceKernels {
 // The table built for isa (which the processor must support: isa_supported(isa)).
 const ReduceKernels& reduce_kernels(Isa isa) noexcept;
 
-// The instruction set the reductions run with: the best the processor supports, or
-// TESSERA_CPU_ISA (portable, avx2, avx512) where set to one it supports. Chosen on first use.
-Isa reduce_isa() noexcept;
-
 } // namespace tessera::cpu::detail

@@ -320,7 +320,52 @@ void transpose_streaming(const typename Block::Word* in, typename Block::Word* o
 #pragma omp barrier
 }
 
+// One thread, one matrix: band by band (N input columns, N output rows), down the rows block by
+// block, so that each output row's lines are written one after the other and each input line is
+// read once. Rows and columns beyond the whole blocks are moved element by element.
+template <class Block>
+void transpose_blocks(const typename Block::Word* in, typename Block::Word* out, std::int64_t rows,
+                      std::int64_t cols, std::int64_t ld_in, std::int64_t ld_out, bool stream) {
+  constexpr std::int64_t N = Block::N;
+  const std::int64_t rows_b = rows / N * N, cols_b = cols / N * N;
+  __m512i r[N];
+  for (std::int64_t j = 0; j < cols_b; j += N) {
+    for (std::int64_t i = 0; i < rows_b; i += N) {
+      Block::load(in + i * ld_in + j, ld_in, r);
+      for (int k = 0; k < N; ++k) {
+        auto* o = out + (j + k) * ld_out + i;
+        if (stream)
+          _mm512_stream_si512(reinterpret_cast<__m512i*>(o), r[k]);
+        else
+          _mm512_storeu_si512(o, r[k]);
+      }
+    }
+    for (std::int64_t k = 0; k < N; ++k)
+      for (std::int64_t i = rows_b; i < rows; ++i)
+        out[(j + k) * ld_out + i] = in[i * ld_in + j + k];
+  }
+  for (std::int64_t j = cols_b; j < cols; ++j)
+    for (std::int64_t i = 0; i < rows; ++i)
+      out[j * ld_out + i] = in[i * ld_in + j];
+  if (stream)
+    _mm_sfence(); // the non-temporal stores visible to whoever reads the output next
+}
+
 } // namespace
+
+void transpose_blocks_avx512(std::size_t element_size, const void* in, void* out, std::int64_t rows,
+                             std::int64_t cols, std::int64_t ld_in, std::int64_t ld_out,
+                             bool stream) {
+  if (element_size == 4)
+    transpose_blocks<Block4x16>(static_cast<const u32*>(in), static_cast<u32*>(out), rows, cols,
+                                ld_in, ld_out, stream);
+  else if (element_size == 8)
+    transpose_blocks<Block8x8>(static_cast<const u64*>(in), static_cast<u64*>(out), rows, cols,
+                               ld_in, ld_out, stream);
+  else
+    transpose_blocks<Block16x4>(static_cast<const Word16*>(in), static_cast<Word16*>(out), rows,
+                                cols, ld_in, ld_out, stream);
+}
 
 void run_avx512(const KernelParams& k, std::size_t element_size, const void* in, void* out,
                 std::int64_t rows, std::int64_t cols, std::int64_t ld_in, std::int64_t ld_out) {

@@ -3,6 +3,9 @@
 
 #include <charconv>
 
+#include "core/log.hpp"
+#include "core/settings.hpp"
+
 namespace tessera::cpu::detail {
 
 const char* isa_name(Isa isa) noexcept {
@@ -101,6 +104,21 @@ Isa best_isa() noexcept {
   if (isa_supported(Isa::Avx2))
     return Isa::Avx2;
   return Isa::Portable;
+}
+
+Isa configured_isa() noexcept {
+  static const Isa isa = [] {
+    const Isa best = best_isa();
+    // The setting's values are isa_name() of Portable, Avx2 and Avx512, in the enum's order.
+    const auto named =
+        static_cast<Isa>(settings::choice(settings::Setting::CpuIsa, static_cast<int>(best)));
+    if (!isa_supported(named)) {
+      log::warn("TESSERA_CPU_ISA: this processor lacks {}: ignored", isa_name(named));
+      return best;
+    }
+    return named;
+  }();
+  return isa;
 }
 
 KernelParams estimate(std::size_t element_size) {

@@ -53,6 +53,10 @@ const char* isa_name(Isa isa) noexcept;
 // The richest instruction set this processor and OS support (cpuid, at run time).
 Isa best_isa() noexcept;
 bool isa_supported(Isa isa) noexcept;
+// The instruction set the reductions and the permutation's small slices run with: best_isa(), or
+// TESSERA_CPU_ISA (portable, avx2, avx512) where set to one the processor supports. Chosen on
+// first use. (The transposes time their candidates instead: transpose_tuner.hpp.)
+Isa configured_isa() noexcept;
 
 // The kernels worth timing for this element size on this processor, the estimate first.
 std::vector<KernelParams> candidates(std::size_t element_size);
@@ -72,5 +76,14 @@ void run_avx2(const KernelParams& k, std::size_t element_size, const void* in, v
               std::int64_t rows, std::int64_t cols, std::int64_t ld_in, std::int64_t ld_out);
 void run_avx512(const KernelParams& k, std::size_t element_size, const void* in, void* out,
                 std::int64_t rows, std::int64_t cols, std::int64_t ld_in, std::int64_t ld_out);
+
+// Serial (one thread, no barrier): the whole rows × cols matrix by AVX-512 register blocks (4-, 8-
+// and 16-byte elements), for the many small matrices of a permutation's batch. `stream`:
+// non-temporal stores (fenced before it returns), which need every output row's start 64-byte
+// aligned (ld_out and out).
+// Only on x86-64 processors with AVX-512 (best_isa() == Isa::Avx512).
+void transpose_blocks_avx512(std::size_t element_size, const void* in, void* out, std::int64_t rows,
+                             std::int64_t cols, std::int64_t ld_in, std::int64_t ld_out,
+                             bool stream);
 
 } // namespace tessera::cpu::detail

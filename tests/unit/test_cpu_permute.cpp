@@ -146,6 +146,24 @@ TEST(CpuPermute, LargeSlicesThroughTheTunedKernel) {
   }
 }
 
+TEST(CpuPermute, SmallSlicesByRegisterBlocks) {
+  // Batches of small slices (AVX-512 register blocks where the processor has them): sides that
+  // are whole blocks and sides with a remainder, and arrays of 32 MiB, written with
+  // non-temporal stores, at one to three threads.
+  std::mt19937_64 rng(16);
+  for (const std::size_t esize : {std::size_t{4}, std::size_t{8}, std::size_t{16}}) {
+    expect_same_as_reference({3, 32, 5, 4, 128}, {4, 2, 0, 3, 1}, esize, rng);
+    expect_same_as_reference({2, 21, 3, 5, 37}, {4, 2, 0, 3, 1}, esize, rng);
+    expect_same_as_reference({7, 16, 48}, {0, 2, 1}, esize, rng);
+  }
+  for (int threads = 1; threads <= 3; ++threads) {
+    omp_set_num_threads(threads);
+    expect_same_as_reference({8, 32, 8, 16, 128}, {4, 2, 0, 3, 1}, 8, rng);
+    expect_same_as_reference({16, 32, 8, 16, 128}, {4, 2, 0, 3, 1}, 4, rng);
+  }
+  omp_set_num_threads(2);
+}
+
 TEST(CpuPermute, SameResultAtOneToThreeThreads) {
   std::mt19937_64 rng(15);
   for (int threads = 1; threads <= 3; ++threads) {

@@ -48,8 +48,8 @@ module tessera_redistribute
   public :: tessera_layout_create_descriptor, tessera_layout_create_block_cyclic, &
             tessera_layout_local_block, tessera_layout_destroy, &
             tessera_redistribute_plan_create, tessera_redistribute_plan_execute, &
-            tessera_redistribute_plan_destroy, tessera_layout_read_hdf5, tessera_layout_write_hdf5, &
-            tessera_redistribute_plan_relabelling, tessera_redistribute_plan_target, &
+            tessera_redistribute_plan_destroy, tessera_layout_read_hdf5, &
+            tessera_layout_write_hdf5, tessera_redistribute_plan_relabelling, tessera_redistribute_plan_target, &
             tessera_redistribute_plan_buffer
 
   interface tessera_redistribute_plan_execute
@@ -128,7 +128,8 @@ module tessera_redistribute
       integer(c_int), intent(out) :: relabelling(*)
       integer(c_int), value :: nranks
     end function
-    integer(c_int) function c_plan_target(plan, target) bind(C, name="tessera_redistribute_plan_target")
+    integer(c_int) function c_plan_target(plan, target) &
+        bind(C, name="tessera_redistribute_plan_target")
       import :: c_int, c_ptr
       type(c_ptr), value :: plan
       type(c_ptr), intent(out) :: target

@@ -13,8 +13,9 @@
 // straight from A to B. Each rank sends exactly the elements of op(A) it holds that another
 // rank holds in B. Its send and receive buffers together stay within one local block (see
 // RedistributeOptions::max_buffer_bytes): where the whole exchange would need more, it goes in
-// rounds, each an all-to-all of a part of every message. With `relabel` the plan may renumber B's
-// owners so that less moves (see RedistributeOptions::relabel); otherwise ranks keep their numbers.
+// rounds, each an all-to-all of a part of every message. With `relabel` the plan may renumber
+// B's owners so that less moves (see RedistributeOptions::relabel); otherwise ranks keep their
+// numbers.
 #pragma once
 
 #include <mpi.h>
@@ -52,8 +53,8 @@ struct RedistributeOptions {
   // exchange is split into as many rounds as the rank needing most asks for (chosen when the
   // plan is built), one all-to-all each; one round where everything fits. A rank may exceed
   // the bound only where it is below one element per rank it exchanges with (a rank holding
-  // nothing needs no buffer at all). Smaller values trade memory for more, smaller messages;
-  // each rank may pass its own.
+  // nothing needs no buffer at all). Smaller values trade memory for more, smaller messages
+  // (and the plan keeps a few integers per round and rank); each rank may pass its own.
   std::int64_t max_buffer_bytes = 0;
 };
 

@@ -1,7 +1,9 @@
-// RedistributePlan: the pieces from intersect_layouts, a MessageExchange over them, and the CPU
-// copy loops (cpu/redistribute_copy.hpp) run by OpenMP threads over the pieces.
+// RedistributePlan: the pieces from intersect_layouts, split into rounds that fit the buffer
+// bound (redistribute_rounds.hpp), a MessageExchange per round, and the CPU copy loops
+// (cpu/redistribute_copy.hpp) run by OpenMP threads over the pieces.
 #include <tessera/redistribute_plan.hpp>
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -16,6 +18,7 @@
 #include "mpi/mpi_type.hpp"
 #include "mpi/redistribute_pieces.hpp"
 #include "mpi/redistribute_relabel.hpp"
+#include "mpi/redistribute_rounds.hpp"
 
 namespace tessera {
 
@@ -50,10 +53,13 @@ struct RedistributePlan::Impl {
   std::vector<int> relabelling;
   mpi::Communicator comm; // a duplicate: the plan's messages never mix with the caller's
   int rank = 0;
-  RedistributePieces pieces;
-  mpi::MessageExchange exchange;
+  RedistributePieces pieces; // the local ones; those that travel are in rounds
+  std::vector<RedistributeRound> rounds;
+  std::vector<mpi::MessageExchange> exchanges; // one per round
   AlignedBuffer send_buffer, recv_buffer;
   RedistributeTraffic traffic;
+
+  void schedule(const Layout& a, std::int64_t max_buffer_bytes);
 
   template <class T>
   void run(const T* a, T* b, std::complex<double> alpha, std::complex<double> beta) {
@@ -63,25 +69,29 @@ struct RedistributePlan::Impl {
                                      options.op == MatrixOp::ConjTranspose};
     T* send = send_buffer.as<T>();
     T* recv = recv_buffer.as<T>();
-    const auto nsend = static_cast<std::int64_t>(pieces.sends.size());
-    const auto nlocal = static_cast<std::int64_t>(pieces.local.size());
-    const auto nrecv = static_cast<std::int64_t>(pieces.recvs.size());
+    for (std::size_t round = 0; round < rounds.size(); ++round) {
+      const RedistributeRound& r = rounds[round];
+      const auto nsend = static_cast<std::int64_t>(r.sends.size());
+      // The kept pieces go with the first round's.
+      const auto nlocal = round == 0 ? static_cast<std::int64_t>(pieces.local.size()) : 0;
+      const auto nrecv = static_cast<std::int64_t>(r.recvs.size());
 #pragma omp parallel for schedule(dynamic)
-    for (std::int64_t k = 0; k < nsend; ++k) {
-      const RedistributePiece& p = pieces.sends[static_cast<std::size_t>(k)];
-      cpu::pack_rectangle(a + p.src_offset, src, p.rows, p.cols, send + p.buffer_offset);
-    }
-    exchange.alltoallv(send, recv);
-    // The kept pieces and the received ones write disjoint parts of B: one parallel loop.
+      for (std::int64_t k = 0; k < nsend; ++k) {
+        const RedistributePiece& p = r.sends[static_cast<std::size_t>(k)];
+        cpu::pack_rectangle(a + p.src_offset, src, p.rows, p.cols, send + p.buffer_offset);
+      }
+      exchanges[round].alltoallv(send, recv);
+      // The kept pieces and the received ones write disjoint parts of B: one parallel loop.
 #pragma omp parallel for schedule(dynamic)
-    for (std::int64_t k = 0; k < nlocal + nrecv; ++k) {
-      if (k < nlocal) {
-        const RedistributePiece& p = pieces.local[static_cast<std::size_t>(k)];
-        cpu::copy_rectangle(a + p.src_offset, src, p.rows, p.cols, b + p.dst_offset, dst, update);
-      } else {
-        const RedistributePiece& p = pieces.recvs[static_cast<std::size_t>(k - nlocal)];
-        cpu::unpack_rectangle(recv + p.buffer_offset, src.row_major, p.rows, p.cols,
-                              b + p.dst_offset, dst, update);
+      for (std::int64_t k = 0; k < nlocal + nrecv; ++k) {
+        if (k < nlocal) {
+          const RedistributePiece& p = pieces.local[static_cast<std::size_t>(k)];
+          cpu::copy_rectangle(a + p.src_offset, src, p.rows, p.cols, b + p.dst_offset, dst, update);
+        } else {
+          const RedistributePiece& p = r.recvs[static_cast<std::size_t>(k - nlocal)];
+          cpu::unpack_rectangle(recv + p.buffer_offset, src.row_major, p.rows, p.cols,
+                                b + p.dst_offset, dst, update);
+        }
       }
     }
   }
@@ -140,18 +150,45 @@ RedistributePlan::RedistributePlan(const Layout& a, const Layout& b, DType dtype
   impl_->to = impl_->target.window(options.b_row, options.b_col, options.rows, options.cols);
   impl_->pieces = intersect_layouts(impl_->from, impl_->to, impl_->rank);
 
-  const RedistributePieces& p = impl_->pieces;
-  const std::size_t element = dtype_size(dtype);
-  impl_->exchange =
-      mpi::MessageExchange(impl_->comm.get(), mpi::mpi_type(dtype), element, p.send_counts,
-                           p.send_offsets, p.recv_counts, p.recv_offsets);
-  impl_->send_buffer =
-      AlignedBuffer(static_cast<std::size_t>(p.send_total) * element, "redistribute send");
-  impl_->recv_buffer =
-      AlignedBuffer(static_cast<std::size_t>(p.recv_total) * element, "redistribute receive");
-  const auto bytes = [element](std::int64_t n) { return n * static_cast<std::int64_t>(element); };
-  impl_->traffic = {bytes(p.send_total), bytes(p.recv_total), bytes(p.local_total),
-                    bytes(p.send_total)};
+  impl_->schedule(a, options.max_buffer_bytes);
+}
+
+// The rounds, their exchanges and buffers, and the traffic figures. Collective: the rounds are the
+// most any rank needs.
+void RedistributePlan::Impl::schedule(const Layout& a, std::int64_t max_buffer_bytes) {
+  const auto element = static_cast<std::int64_t>(dtype_size(dtype));
+  const auto held = [this](const Layout& l) {
+    const Shape s = l.local_shape(rank);
+    return s.rows * s.cols;
+  };
+  mpi::collectively(comm.get(), [&] {
+    TESSERA_REQUIRE(max_buffer_bytes >= 0, InputError,
+                    "redistribute: max_buffer_bytes must not be negative (0: one local block), "
+                    "got {} on rank {}",
+                    max_buffer_bytes, rank);
+  });
+  const std::int64_t limit =
+      max_buffer_bytes > 0 ? max_buffer_bytes : std::max(held(a), held(target)) * element;
+  std::int64_t nrounds = rounds_needed(pieces, limit / element);
+  CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &nrounds, 1, MPI_INT64_T, MPI_MAX, comm.get()));
+  rounds = split_into_rounds(pieces, nrounds, redistribute_strides(from, rank),
+                             redistribute_strides(to, rank));
+  std::int64_t send_most = 0, recv_most = 0;
+  for (const RedistributeRound& r : rounds) {
+    exchanges.emplace_back(comm.get(), mpi::mpi_type(dtype), static_cast<std::size_t>(element),
+                           r.send_counts, r.send_offsets, r.recv_counts, r.recv_offsets);
+    send_most = std::max(send_most, r.send_total);
+    recv_most = std::max(recv_most, r.recv_total);
+  }
+  send_buffer = AlignedBuffer(static_cast<std::size_t>(send_most * element), "redistribute send");
+  recv_buffer =
+      AlignedBuffer(static_cast<std::size_t>(recv_most * element), "redistribute receive");
+  traffic = {pieces.send_total * element,       pieces.recv_total * element,
+             pieces.local_total * element,      pieces.send_total * element,
+             (send_most + recv_most) * element, nrounds};
+  // The rounds hold the pieces that travel now.
+  pieces.sends = {};
+  pieces.recvs = {};
 }
 
 RedistributePlan::~RedistributePlan() = default;

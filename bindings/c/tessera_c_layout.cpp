@@ -6,6 +6,7 @@
 
 #include <tessera/tessera.hpp>
 
+#include <algorithm>
 #include <complex>
 #include <cstdint>
 #include <vector>
@@ -238,6 +239,15 @@ int tessera_redistribute_plan_create(tessera_redistribute_plan* plan, tessera_la
                                      tessera_layout b, tessera_matrix_op op, tessera_dtype dtype,
                                      int64_t rows, int64_t cols, int64_t a_row, int64_t a_col,
                                      int64_t b_row, int64_t b_col, MPI_Comm comm) {
+  return tessera_redistribute_plan_create_ex(plan, a, b, op, dtype, rows, cols, a_row, a_col, b_row,
+                                             b_col, 0, 0, comm);
+}
+
+int tessera_redistribute_plan_create_ex(tessera_redistribute_plan* plan, tessera_layout a,
+                                        tessera_layout b, tessera_matrix_op op, tessera_dtype dtype,
+                                        int64_t rows, int64_t cols, int64_t a_row, int64_t a_col,
+                                        int64_t b_row, int64_t b_col, int flags,
+                                        int64_t max_buffer_bytes, MPI_Comm comm) {
   if (plan)
     *plan = nullptr;
   return guarded([&] {
@@ -252,6 +262,9 @@ int tessera_redistribute_plan_create(tessera_redistribute_plan* plan, tessera_la
       t = matrix_dtype_of(dtype);
       require(a_row >= 0 && a_col >= 0 && b_row >= 0 && b_col >= 0,
               "the sub-matrix corners (a_row, a_col, b_row, b_col) must not be negative");
+      require((flags & ~TESSERA_REDISTRIBUTE_RELABEL) == 0,
+              "flags must be 0 or TESSERA_REDISTRIBUTE_RELABEL");
+      require(max_buffer_bytes >= 0, "max_buffer_bytes must not be negative (0: one local block)");
     });
     o.a_row = a_row;
     o.a_col = a_col;
@@ -259,6 +272,8 @@ int tessera_redistribute_plan_create(tessera_redistribute_plan* plan, tessera_la
     o.b_col = b_col;
     o.rows = rows < 0 || cols < 0 ? -1 : rows;
     o.cols = rows < 0 || cols < 0 ? -1 : cols;
+    o.relabel = (flags & TESSERA_REDISTRIBUTE_RELABEL) != 0;
+    o.max_buffer_bytes = max_buffer_bytes;
     *plan = new tessera_redistribute_plan_s{
         tessera::RedistributePlan(a->layout, b->layout, t, comm, o), comm};
   });
@@ -268,15 +283,24 @@ int tessera_redistribute_plan_create_f(tessera_redistribute_plan* plan, tessera_
                                        tessera_layout b, int op, int dtype, int64_t rows,
                                        int64_t cols, int64_t a_row, int64_t a_col, int64_t b_row,
                                        int64_t b_col, MPI_Fint comm) {
+  return tessera_redistribute_plan_create_ex_f(plan, a, b, op, dtype, rows, cols, a_row, a_col,
+                                               b_row, b_col, 0, 0, comm);
+}
+
+int tessera_redistribute_plan_create_ex_f(tessera_redistribute_plan* plan, tessera_layout a,
+                                          tessera_layout b, int op, int dtype, int64_t rows,
+                                          int64_t cols, int64_t a_row, int64_t a_col, int64_t b_row,
+                                          int64_t b_col, int flags, int64_t max_buffer_bytes,
+                                          MPI_Fint comm) {
   MPI_Comm c = MPI_COMM_NULL;
   if (plan)
     *plan = nullptr;
   const int rc = guarded([&] { c = tessera::comm_from_fortran(comm); });
   if (rc != TESSERA_OK)
     return rc;
-  return tessera_redistribute_plan_create(plan, a, b, static_cast<tessera_matrix_op>(op),
-                                          static_cast<tessera_dtype>(dtype), rows, cols, a_row,
-                                          a_col, b_row, b_col, c);
+  return tessera_redistribute_plan_create_ex(plan, a, b, static_cast<tessera_matrix_op>(op),
+                                             static_cast<tessera_dtype>(dtype), rows, cols, a_row,
+                                             a_col, b_row, b_col, flags, max_buffer_bytes, c);
 }
 
 int tessera_redistribute_plan_execute(tessera_redistribute_plan plan, double alpha, const void* a,
@@ -300,6 +324,38 @@ int tessera_redistribute_plan_traffic(tessera_redistribute_plan plan, int64_t* s
     set(received, t.received);
     set(kept, t.kept);
     set(sent_lower_bound, t.sent_lower_bound);
+  });
+}
+
+int tessera_redistribute_plan_buffer(tessera_redistribute_plan plan, int64_t* buffer_bytes,
+                                     int64_t* rounds) {
+  return guarded([&] {
+    require(plan != nullptr, "plan must not be null");
+    const tessera::RedistributeTraffic& t = plan->plan.traffic();
+    set(buffer_bytes, t.buffer_bytes);
+    set(rounds, t.rounds);
+  });
+}
+
+int tessera_redistribute_plan_relabelling(tessera_redistribute_plan plan, int* relabelling,
+                                          int nranks) {
+  return guarded([&] {
+    require(plan != nullptr, "plan must not be null");
+    const std::vector<int>& r = plan->plan.relabelling();
+    require(nranks == static_cast<int>(r.size()),
+            "nranks must be the plan's number of ranks (the communicator's size)");
+    require(relabelling != nullptr || r.empty(), "relabelling must not be null");
+    std::copy(r.begin(), r.end(), relabelling);
+  });
+}
+
+int tessera_redistribute_plan_target(tessera_redistribute_plan plan, tessera_layout* target) {
+  if (target)
+    *target = nullptr;
+  return guarded([&] {
+    require(plan != nullptr, "plan must not be null");
+    require(target != nullptr, "target must not be null");
+    *target = new tessera_layout_s{plan->plan.target()};
   });
 }
 

@@ -12,6 +12,12 @@
 !   ierr = tessera_redistribute_plan_execute(plan, a, b)                  ! a(lld_a, :), b(lld_b, :)
 !   ierr = tessera_redistribute_plan_destroy(plan)
 !
+! With relabel=.true. the plan may write B with its owners permuted, so that each rank keeps as
+! much of op(A) as it can: tessera_redistribute_plan_target gives the layout b must then be laid
+! out in, tessera_redistribute_plan_relabelling who holds what. A plan's send and receive buffers
+! stay within one local block (or max_buffer_bytes), in rounds where the exchange needs more;
+! tessera_redistribute_plan_buffer says how much and in how many.
+!
 ! A plan is p?gemr2d or p?tran made once and run many times, over any communicator: the grid's
 ! shape (nprow x npcol, Cblacs_gridinfo) is passed where ScaLAPACK reads it from the BLACS
 ! context in desc(2). Sub-matrices are 1-based, as ScaLAPACK's (m, n, ia, ja, ib, jb). Local
@@ -42,7 +48,9 @@ module tessera_redistribute
   public :: tessera_layout_create_descriptor, tessera_layout_create_block_cyclic, &
             tessera_layout_local_block, tessera_layout_destroy, &
             tessera_redistribute_plan_create, tessera_redistribute_plan_execute, &
-            tessera_redistribute_plan_destroy, tessera_layout_read_hdf5, tessera_layout_write_hdf5
+            tessera_redistribute_plan_destroy, tessera_layout_read_hdf5, &
+            tessera_layout_write_hdf5, tessera_redistribute_plan_relabelling, tessera_redistribute_plan_target, &
+            tessera_redistribute_plan_buffer
 
   interface tessera_redistribute_plan_execute
     module procedure redistribute_execute_r32, redistribute_execute_r64, &
@@ -105,12 +113,32 @@ module tessera_redistribute
       type(c_ptr), value :: layout
     end function
     integer(c_int) function c_plan_create(plan, a, b, op, dtype, rows, cols, a_row, a_col, b_row, &
-                                          b_col, comm) bind(C, name="tessera_redistribute_plan_create_f")
+                                          b_col, flags, max_buffer_bytes, comm) &
+        bind(C, name="tessera_redistribute_plan_create_ex_f")
       import :: c_int, c_int64_t, c_ptr
       type(c_ptr), intent(out) :: plan
       type(c_ptr), value :: a, b
-      integer(c_int), value :: op, dtype, comm
-      integer(c_int64_t), value :: rows, cols, a_row, a_col, b_row, b_col
+      integer(c_int), value :: op, dtype, flags, comm
+      integer(c_int64_t), value :: rows, cols, a_row, a_col, b_row, b_col, max_buffer_bytes
+    end function
+    integer(c_int) function c_plan_relabelling(plan, relabelling, nranks) &
+        bind(C, name="tessera_redistribute_plan_relabelling")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan
+      integer(c_int), intent(out) :: relabelling(*)
+      integer(c_int), value :: nranks
+    end function
+    integer(c_int) function c_plan_target(plan, target) &
+        bind(C, name="tessera_redistribute_plan_target")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan
+      type(c_ptr), intent(out) :: target
+    end function
+    integer(c_int) function c_plan_buffer(plan, buffer_bytes, rounds) &
+        bind(C, name="tessera_redistribute_plan_buffer")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: plan
+      integer(c_int64_t), intent(out) :: buffer_bytes, rounds
     end function
     integer(c_int) function c_plan_execute(plan, alpha, a, beta, b) &
         bind(C, name="tessera_redistribute_plan_execute")
@@ -186,26 +214,68 @@ contains
   ! B = beta * B + alpha * op(A), collectively over comm (an integer handle). The sub-matrix
   ! B(ib : ib + m - 1, jb : jb + n - 1) and the matching part of A from (ia, ja), 1-based as in
   ! p?gemr2d and p?tran; without them the whole of B. dtype: TESSERA_F32 ... TESSERA_C128.
-  integer function tessera_redistribute_plan_create(plan, a, b, op, dtype, comm, m, n, ia, ja, ib, jb)
+  ! relabel (default .false.): B may be written with its owners permuted (the whole of B, beta =
+  ! 0 only; see tessera_redistribute_plan_target). max_buffer_bytes: the most this rank's send
+  ! and receive buffers hold together (default 0: its larger local block).
+  integer function tessera_redistribute_plan_create(plan, a, b, op, dtype, comm, m, n, ia, ja, ib, &
+                                                    jb, relabel, max_buffer_bytes)
     type(tessera_redistribute_plan), intent(out) :: plan
     type(tessera_layout), intent(in) :: a, b
     integer, intent(in) :: op, dtype, comm
     integer, intent(in), optional :: m, n, ia, ja, ib, jb
-    integer(c_int64_t) :: rows, cols, a_row, a_col, b_row, b_col
+    logical, intent(in), optional :: relabel
+    integer(c_int64_t), intent(in), optional :: max_buffer_bytes
+    integer(c_int64_t) :: rows, cols, a_row, a_col, b_row, b_col, limit
+    integer(c_int) :: flags
     rows = -1
     cols = -1
     a_row = 0
     a_col = 0
     b_row = 0
     b_col = 0
+    flags = 0
+    limit = 0
     if (present(m)) rows = m
     if (present(n)) cols = n
     if (present(ia)) a_row = ia - 1
     if (present(ja)) a_col = ja - 1
     if (present(ib)) b_row = ib - 1
     if (present(jb)) b_col = jb - 1
+    if (present(relabel)) then
+      if (relabel) flags = 1 ! TESSERA_REDISTRIBUTE_RELABEL
+    end if
+    if (present(max_buffer_bytes)) limit = max_buffer_bytes
     tessera_redistribute_plan_create = c_plan_create(plan%handle, a%handle, b%handle, &
-        int(op, c_int), int(dtype, c_int), rows, cols, a_row, a_col, b_row, b_col, int(comm, c_int))
+        int(op, c_int), int(dtype, c_int), rows, cols, a_row, a_col, b_row, b_col, flags, limit, &
+        int(comm, c_int))
+  end function
+
+  ! relabelling(r + 1): the rank (0-based) that holds, in the plan's target layout, what B's
+  ! layout gives rank r; size(relabelling) must be the communicator's size. The identity without
+  ! relabel.
+  integer function tessera_redistribute_plan_relabelling(plan, relabelling)
+    type(tessera_redistribute_plan), intent(in) :: plan
+    integer, intent(out) :: relabelling(:)
+    integer(c_int) :: r(max(1, size(relabelling)))
+    tessera_redistribute_plan_relabelling = c_plan_relabelling(plan%handle, r, &
+                                                               int(size(relabelling), c_int))
+    relabelling = int(r(1:size(relabelling)))
+  end function
+
+  ! The layout execute writes B in (B's own without relabel): a new layout, for the caller to
+  ! destroy. Each rank's b must be its local array of it (tessera_layout_local_block).
+  integer function tessera_redistribute_plan_target(plan, target)
+    type(tessera_redistribute_plan), intent(in) :: plan
+    type(tessera_layout), intent(out) :: target
+    tessera_redistribute_plan_target = c_plan_target(plan%handle, target%handle)
+  end function
+
+  ! The send plus receive buffer bytes the plan holds on this rank, and the rounds each execute
+  ! exchanges in (the same on every rank).
+  integer function tessera_redistribute_plan_buffer(plan, buffer_bytes, rounds)
+    type(tessera_redistribute_plan), intent(in) :: plan
+    integer(c_int64_t), intent(out) :: buffer_bytes, rounds
+    tessera_redistribute_plan_buffer = c_plan_buffer(plan%handle, buffer_bytes, rounds)
   end function
 
   integer function tessera_redistribute_plan_destroy(plan)

@@ -146,9 +146,10 @@ class PyRedistributePlan {
 public:
   PyRedistributePlan(const Layout& a, const Layout& b, const py::object& dtype,
                      const std::string& op, Pair a_corner, Pair b_corner, std::optional<Pair> shape,
-                     MPI_Fint comm)
-      : comm_(comm_of(comm)), rank_(rank_of(comm_)), a_(a), b_(b), dtype_(dtype_of_object(dtype)),
-        plan_(make(a, b, dtype_, op, a_corner, b_corner, shape, comm_)) {}
+                     bool relabel, std::int64_t max_buffer_bytes, MPI_Fint comm)
+      : comm_(comm_of(comm)), rank_(rank_of(comm_)), a_(a), dtype_(dtype_of_object(dtype)),
+        plan_(make(a, b, dtype_, op, a_corner, b_corner, shape, relabel, max_buffer_bytes, comm_)),
+        b_(plan_.target()) {}
 
   py::object execute(const py::object& in, const py::object& out, std::complex<double> alpha,
                      std::complex<double> beta) {
@@ -198,14 +199,20 @@ public:
     d["received"] = t.received;
     d["kept"] = t.kept;
     d["sent_lower_bound"] = t.sent_lower_bound;
+    d["buffer_bytes"] = t.buffer_bytes;
+    d["rounds"] = t.rounds;
     return d;
   }
+  const Layout& target() const { return b_; }
+  const std::vector<int>& relabelling() const { return plan_.relabelling(); }
 
 private:
   static RedistributePlan make(const Layout& a, const Layout& b, DType t, const std::string& op,
                                Pair a_corner, Pair b_corner, std::optional<Pair> shape,
-                               MPI_Comm comm) {
+                               bool relabel, std::int64_t max_buffer_bytes, MPI_Comm comm) {
     RedistributeOptions o;
+    o.relabel = relabel;
+    o.max_buffer_bytes = max_buffer_bytes;
     o.op = matrix_op_of(op);
     std::tie(o.a_row, o.a_col) = a_corner;
     std::tie(o.b_row, o.b_col) = b_corner;
@@ -216,9 +223,10 @@ private:
 
   MPI_Comm comm_; // kept alive by the Python object (tessera/__init__.py)
   int rank_;
-  Layout a_, b_;
+  Layout a_;
   DType dtype_;
   RedistributePlan plan_;
+  Layout b_; // the layout execute writes: B's, or relabelled
 };
 
 // h5::read_layout and h5::write_layout (tessera.read_hdf5, tessera.write_hdf5): local blocks as
@@ -372,13 +380,16 @@ void bind_redistribute(py::module_& module) {
 
   py::class_<PyRedistributePlan>(module, "RedistributePlan")
       .def(py::init<const Layout&, const Layout&, const py::object&, const std::string&, Pair, Pair,
-                    std::optional<Pair>, MPI_Fint>(),
+                    std::optional<Pair>, bool, std::int64_t, MPI_Fint>(),
            py::arg("a"), py::arg("b"), py::arg("dtype"), py::arg("op"), py::arg("a_corner"),
-           py::arg("b_corner"), py::arg("shape"), py::arg("comm"))
+           py::arg("b_corner"), py::arg("shape"), py::arg("relabel"), py::arg("max_buffer_bytes"),
+           py::arg("comm"))
       .def("execute", &PyRedistributePlan::execute, py::arg("a"), py::arg("out"), py::arg("alpha"),
            py::arg("beta"))
       .def_property_readonly("dtype", &PyRedistributePlan::dtype)
-      .def_property_readonly("traffic", &PyRedistributePlan::traffic);
+      .def_property_readonly("traffic", &PyRedistributePlan::traffic)
+      .def_property_readonly("target", &PyRedistributePlan::target)
+      .def_property_readonly("relabelling", &PyRedistributePlan::relabelling);
 
   module.def("h5_read_layout", &h5_read_layout, py::arg("file"), py::arg("dataset"),
              py::arg("layout"), py::arg("dtype"), py::arg("memory_limit"), py::arg("comm"));

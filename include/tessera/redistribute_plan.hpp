@@ -11,8 +11,11 @@
 // destination (OpenMP), exchanges them in one all-to-all and unpacks them, applying the
 // transpose, conjugation and scaling while unpacking; the rectangles a rank keeps are copied
 // straight from A to B. Each rank sends exactly the elements of op(A) it holds that another
-// rank holds in B. With `relabel` the plan may renumber B's owners so that less moves (see
-// RedistributeOptions::relabel); otherwise ranks keep their numbers.
+// rank holds in B. Its send and receive buffers together stay within one local block (see
+// RedistributeOptions::max_buffer_bytes): where the whole exchange would need more, it goes in
+// rounds, each an all-to-all of a part of every message. With `relabel` the plan may renumber
+// B's owners so that less moves (see RedistributeOptions::relabel); otherwise ranks keep their
+// numbers.
 #pragma once
 
 #include <mpi.h>
@@ -45,9 +48,17 @@ struct RedistributeOptions {
   // moves nothing); target() and relabelling() say who holds what. Only for the whole of B
   // with beta = 0: B's old values stay on their ranks and cannot follow.
   bool relabel = false;
+  // The most bytes this rank's send and receive buffers may hold together. 0: the larger of its
+  // local blocks of A and of B (rows × cols of local_shape(), in the target layout for B). The
+  // exchange is split into as many rounds as the rank needing most asks for (chosen when the
+  // plan is built), one all-to-all each; one round where everything fits. A rank may exceed
+  // the bound only where it is below one element per rank it exchanges with (a rank holding
+  // nothing needs no buffer at all). Smaller values trade memory for more, smaller messages
+  // (and the plan keeps a few integers per round and rank); each rank may pass its own.
+  std::int64_t max_buffer_bytes = 0;
 };
 
-// What one execute moves on this rank, in bytes.
+// What one execute moves on this rank, in bytes, and the memory it moves it through.
 struct RedistributeTraffic {
   std::int64_t sent = 0;     // to other ranks
   std::int64_t received = 0; // from other ranks
@@ -55,6 +66,10 @@ struct RedistributeTraffic {
   // The least this rank must send: the elements of op(A)'s window it holds that it does not
   // hold in B's window (sent equals it: no element travels twice or to a rank that has it).
   std::int64_t sent_lower_bound = 0;
+  // The send plus receive buffers the plan holds on this rank (what execute needs beyond A and
+  // B), and the rounds each execute exchanges in (the same on every rank).
+  std::int64_t buffer_bytes = 0;
+  std::int64_t rounds = 1;
 };
 
 class TESSERA_API RedistributePlan {

@@ -309,6 +309,41 @@ TESSERA_API int tessera_redistribute_plan_create_f(tessera_redistribute_plan* pl
                                                    int64_t a_row, int64_t a_col, int64_t b_row,
                                                    int64_t b_col, MPI_Fint comm);
 
+/* flags of tessera_redistribute_plan_create_ex, or-ed. RELABEL: the plan may write B with its
+ * owners permuted, so that each rank keeps as much of op(A) as it can (a layout differing from
+ * A's by a permutation of ranks then moves nothing); tessera_redistribute_plan_target and
+ * tessera_redistribute_plan_relabelling say who holds what. Only for the whole of B, executed
+ * with beta = 0 (B's old values stay on their ranks). */
+typedef enum tessera_redistribute_flags {
+  TESSERA_REDISTRIBUTE_RELABEL = 1
+} tessera_redistribute_flags;
+/* tessera_redistribute_plan_create with flags and a buffer bound: the plan's send and receive
+ * buffers on this rank hold at most max_buffer_bytes together (0: the larger of its local blocks
+ * of A and of B), the exchange going in rounds where it needs more; below one element per rank
+ * it exchanges with, that much. */
+TESSERA_API int tessera_redistribute_plan_create_ex(
+    tessera_redistribute_plan* plan, tessera_layout a, tessera_layout b, tessera_matrix_op op,
+    tessera_dtype dtype, int64_t rows, int64_t cols, int64_t a_row, int64_t a_col, int64_t b_row,
+    int64_t b_col, int flags, int64_t max_buffer_bytes, MPI_Comm comm);
+TESSERA_API int tessera_redistribute_plan_create_ex_f(tessera_redistribute_plan* plan,
+                                                      tessera_layout a, tessera_layout b, int op,
+                                                      int dtype, int64_t rows, int64_t cols,
+                                                      int64_t a_row, int64_t a_col, int64_t b_row,
+                                                      int64_t b_col, int flags,
+                                                      int64_t max_buffer_bytes, MPI_Fint comm);
+/* The send plus receive buffer bytes the plan holds on this rank, and the rounds each execute
+ * exchanges in (the same on every rank). */
+TESSERA_API int tessera_redistribute_plan_buffer(tessera_redistribute_plan plan,
+                                                 int64_t* buffer_bytes, int64_t* rounds);
+/* relabelling[r] (nranks entries, the communicator's size): the rank that holds, in the layout
+ * execute writes B in, what B's layout gives rank r; the identity without RELABEL. */
+TESSERA_API int tessera_redistribute_plan_relabelling(tessera_redistribute_plan plan,
+                                                      int* relabelling, int nranks);
+/* The layout execute writes B in (B's own without RELABEL): a new handle for the caller to
+ * destroy. Each rank's b must be its local block of this layout. */
+TESSERA_API int tessera_redistribute_plan_target(tessera_redistribute_plan plan,
+                                                 tessera_layout* target);
+
 /* ---- HDF5 datasets read into and written from any layout ----
  *
  * A ScaLAPACK code loads and saves its matrix in one call each (see tessera/hdf5.hpp,
@@ -324,9 +359,9 @@ TESSERA_API int tessera_redistribute_plan_create_f(tessera_redistribute_plan* pl
  * rank for a layout that spreads the matrix evenly, or about memory_limit bytes when
  * memory_limit > 0 (0: no limit). write creates `file`
  * with the one dataset (replacing an existing file once complete). */
-TESSERA_API int tessera_h5_read_layout(const char* file, const char* dataset,
-                                       tessera_layout layout, tessera_dtype dtype, void* block,
-                                       int64_t memory_limit, MPI_Comm comm);
+TESSERA_API int tessera_h5_read_layout(const char* file, const char* dataset, tessera_layout layout,
+                                       tessera_dtype dtype, void* block, int64_t memory_limit,
+                                       MPI_Comm comm);
 TESSERA_API int tessera_h5_write_layout(const char* file, const char* dataset,
                                         tessera_layout layout, tessera_dtype dtype,
                                         const void* block, int64_t memory_limit, MPI_Comm comm);

@@ -168,9 +168,16 @@ TEST(ScalapackPlanCache, RepeatedAlternatingCallsMatchScalapack) {
   // Arguments that differ from a kept plan's on one rank only: the others find that plan, the
   // ranks agree that it is not theirs, and all build anew (the new plan replaces the old one on
   // the ranks that cannot tell them apart, so alternating the two rebuilds each time).
+  const sp::PlanCacheStats mixed = sp::plan_cache_stats();
   for (int round = 0; round < 2; ++round) {
     EXPECT_TRUE(run_any(g, last_rank_lld, round)) << "one rank's lld, round " << round;
     EXPECT_TRUE(run_any(g, all[0], round)) << "all ranks' lld, round " << round;
+  }
+  // The decision is one for all ranks: none counted a hit, though all but the last found a plan
+  // under their own key each time (finishing at all shows that no rank executed a plan alone).
+  if (world_size() > 1) {
+    EXPECT_EQ(sp::plan_cache_stats().hits, mixed.hits);
+    EXPECT_EQ(sp::plan_cache_stats().misses - mixed.misses, 4);
   }
 }
 

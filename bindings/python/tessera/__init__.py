@@ -377,10 +377,20 @@ class RedistributePlan(_tessera.RedistributePlan):
     op: "N", "T" (transpose) or "C" (conjugate transpose, "H" also). Sub-matrices as ScaLAPACK
     takes them, 0-based: B[b_corner[0] : + shape[0], b_corner[1] : + shape[1]] and the matching
     part of A from a_corner (shape, or its transpose under op "T"/"C"); shape None: the whole
-    of B from its corner. dtype: float32, float64, complex64 or complex128."""
+    of B from its corner. dtype: float32, float64, complex64 or complex128.
+
+    relabel=True lets the plan write B with its owners permuted, so that each rank keeps as much
+    of op(A) as it can (a layout differing from A's by a permutation of ranks then moves
+    nothing): plan.target is the layout execute writes (out= must be its local block) and
+    plan.relabelling[r] the rank that holds there what to_layout gives rank r. Only for the
+    whole of B, with beta = 0.
+
+    max_buffer_bytes bounds the send plus receive buffers on this rank (0: the larger of its
+    local blocks of A and of B); the exchange goes in rounds where it needs more (see
+    plan.traffic's buffer_bytes and rounds)."""
 
     def __init__(self, from_layout, to_layout, dtype, op="N", a_corner=(0, 0), b_corner=(0, 0),
-                 shape=None):
+                 shape=None, relabel=False, max_buffer_bytes=0):
         if not isinstance(from_layout, Layout) or not isinstance(to_layout, Layout):
             raise InputError("from_layout and to_layout must be tessera.Layout objects")
         comm = from_layout.comm
@@ -388,9 +398,20 @@ class RedistributePlan(_tessera.RedistributePlan):
             shape = _corner(shape, "shape")
         super().__init__(from_layout._layout, to_layout._layout, dtype, op,
                          _corner(a_corner, "a_corner"), _corner(b_corner, "b_corner"), shape,
-                         _handle(comm))
+                         bool(relabel), int(max_buffer_bytes), _handle(comm))
         self._comm = comm
         self.from_layout, self.to_layout = from_layout, to_layout
+
+    @property
+    def target(self):
+        """The layout execute writes B in: to_layout, or relabelled (relabel=True)."""
+        return Layout(super().target, self._comm)
+
+    @property
+    def relabelling(self):
+        """relabelling[r]: the rank holding, in target, what to_layout gives rank r (the
+        identity without relabel)."""
+        return list(super().relabelling)
 
     def execute(self, a, out=None, alpha=1, beta=0):
         """alpha, beta: numbers (complex for complex dtypes); beta != 0 reads out=, which it

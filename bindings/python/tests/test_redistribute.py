@@ -185,6 +185,62 @@ def plan_reuse(c):
     assert c.allreduce(t["sent"]) == c.allreduce(t["received"])
 
 
+def test_relabel_keeps_what_each_rank_holds():
+    on_each_communicator(relabel_case)
+
+
+def relabel_case(c):
+    """Row blocks to the same blocks dealt in reverse: relabelled, nothing moves, and the result
+    is A laid out in plan.target."""
+    p = c.size
+    rng = numpy.random.default_rng(3 + p)
+    la = tessera.Layout.rows(11, 6, c)
+    splits = [0] + [rows.stop for rows, _, _, _ in la.blocks()]
+    lb = tessera.Layout.grid(splits, [0, 6], [[r] for r in range(p - 1, -1, -1)], c, order="F")
+    plan = tessera.RedistributePlan(la, lb, numpy.float64, relabel=True)
+    assert plan.relabelling == list(range(p - 1, -1, -1))
+    assert plan.traffic["sent"] == 0 and plan.traffic["received"] == 0
+    target = plan.target
+    assert isinstance(target, tessera.Layout) and target.shape == lb.shape
+    for (_, _, owner, _), (_, _, b_owner, _) in zip(target.blocks(), lb.blocks()):
+        assert owner == plan.relabelling[b_owner]
+    a = matrix(la.shape, numpy.float64, rng)
+    got = plan.execute(la.local_block(a))
+    assert got.shape == target.local_shape()
+    numpy.testing.assert_array_equal(gather(target, got), a)
+    out = target.empty(numpy.float64)
+    assert plan.execute(la.local_block(a), out=out) is out
+    numpy.testing.assert_array_equal(gather(target, out), a)
+    # Without relabel: the identity, and to_layout itself.
+    plain = tessera.RedistributePlan(la, lb, numpy.float64)
+    assert plain.relabelling == list(range(p)) and plain.target == lb
+    with pytest.raises(tessera.InputError):
+        tessera.RedistributePlan(la, lb, numpy.float64, relabel=True, shape=(2, 2))
+
+
+def test_buffer_bound_splits_into_rounds():
+    on_each_communicator(buffer_case)
+
+
+def buffer_case(c):
+    rng = numpy.random.default_rng(5 + c.size)
+    la = tessera.Layout.rows(17, 9, c)
+    lb = tessera.Layout.block_cyclic(9, 17, 2, 3, 1, c.size, c)
+    a = matrix(la.shape, numpy.complex128, rng)
+    for limit in (0, 16, 1000):
+        plan = tessera.RedistributePlan(la, lb, numpy.complex128, op="T", max_buffer_bytes=limit)
+        t = plan.traffic
+        if limit:
+            assert t["buffer_bytes"] <= max(limit, 2 * (c.size - 1) * 16)
+        assert len(set(c.allgather(t["rounds"]))) == 1
+        if limit == 16 and c.size > 1:
+            assert t["rounds"] > 1
+        numpy.testing.assert_array_equal(gather(lb, plan.execute(la.local_block(a))), a.T)
+    with pytest.raises(tessera.InputError):
+        tessera.RedistributePlan(la, lb, numpy.complex128, op="T",
+                                 max_buffer_bytes=-1 if c.rank == 0 else 0)
+
+
 def test_layout_queries():
     on_each_communicator(layout_queries)
 

@@ -121,6 +121,14 @@ BenchReport distributed_redistribute(const BenchArgs& args) {
   r.extras.emplace_back("sent_lower_bound_max_rank", bound);
   r.notes.push_back(
       fmt::format("bytes sent by the busiest rank: {:.0f} (lower bound {:.0f})", sent, bound));
+  // The buffer bound (one local block) splits all-to-all exchanges into rounds: say so beside
+  // the rate it shapes.
+  const double buffer = max_over_ranks(args.comm, static_cast<double>(traffic.buffer_bytes));
+  r.extras.emplace_back("buffer_bytes_max_rank", buffer);
+  r.extras.emplace_back("rounds", static_cast<double>(traffic.rounds));
+  r.notes.push_back(fmt::format("send + receive buffers of the largest rank: {:.0f} bytes, {} "
+                                "round(s)",
+                                buffer, traffic.rounds));
   if (!args.check) {
     r.checked = "no (skipped)";
   } else {

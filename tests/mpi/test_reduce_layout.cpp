@@ -176,8 +176,8 @@ std::vector<std::pair<std::string, Layout>> named_layouts(Shape g) {
 const std::vector<Shape> kShapes = {{1, 1}, {1, 9}, {11, 1}, {3, 5}, {67, 45}, {130, 7}, {5, 150}};
 
 template <class T>
-void named_cases() {
-  for (const auto& shape : kShapes) {
+void named_cases(const std::vector<Shape>& shapes) {
+  for (const auto& shape : shapes) {
     const auto a = global_matrix<T>(shape, shared_seed());
     for (const auto& [name, layout] : named_layouts(shape))
       for (auto axis : kAxes)
@@ -186,11 +186,22 @@ void named_cases() {
 }
 
 TEST(ReduceLayout, NamedLayoutsF64) {
-  named_cases<double>();
+  named_cases<double>(kShapes);
 }
 
+// f32 takes the same paths after the redistribution: the shapes that cut 64-row blocks.
 TEST(ReduceLayout, NamedLayoutsF32) {
-  named_cases<float>();
+  named_cases<float>({{3, 5}, {67, 45}, {130, 7}});
+}
+
+// Column-major row blocks whose leading dimension is what tight row-major ones would have (square
+// local blocks): they must still be redistributed.
+TEST(ReduceLayout, ColumnMajorSquareRowBlocks) {
+  const Shape shape{3 * comm_size(), 3};
+  const auto a = global_matrix<double>(shape, shared_seed());
+  for (auto axis : kAxes)
+    check_layout(Layout::row_blocks(shape, comm_size(), StorageOrder::ColMajor), a,
+                 "row blocks col-major, 3 x 3 each", axis);
 }
 
 // Random layouts (tests/mpi/redistribute_random.hpp): general grids with empty blocks and any

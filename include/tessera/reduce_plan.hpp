@@ -46,12 +46,14 @@ public:
              std::vector<Op> ops, Axis axis, ReduceOptions options = {});
   // Collective over comm (layout.nranks() must be its size): the matrix in any layout, and the
   // same values, bit for bit, as the plan above over the same matrix in row blocks. Each execute
-  // redistributes the block to row blocks (RedistributePlan) and reduces those: one row block
-  // of extra memory per rank (at most ⌈rows / P⌉ × cols elements), held by the plan. A layout that
-  // is row blocks already, with tight row-major local blocks (Layout::row_blocks), moves nothing
-  // and holds nothing. The redistribution runs in host memory: a layout that needs one takes
-  // its local block in host memory (options.memory = Memory::Host, or InputError) and the CUDA
-  // backend then reduces the row block from host memory, as for any host block.
+  // redistributes the block to row blocks (RedistributePlan) and reduces those. Extra memory per
+  // rank, held by the plan: one row block (at most ⌈rows / P⌉ × cols elements), and the
+  // redistribution's send and receive buffers (the elements that travel: at most the local
+  // block out and the row block in). A layout that is row blocks already, with tight row-major
+  // local blocks (Layout::row_blocks), moves nothing and holds nothing. The redistribution runs in
+  // host memory: a layout that needs one takes its local block in host memory (options.memory =
+  // Memory::Host, or InputError) and the CUDA backend then reduces the row block from host memory,
+  // as for any host block.
   ReducePlan(const Layout& layout, DType dtype, MPI_Comm comm, Backend backend, std::vector<Op> ops,
              Axis axis, ReduceOptions options = {});
   ~ReducePlan();

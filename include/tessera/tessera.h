@@ -314,8 +314,10 @@ TESSERA_API int tessera_redistribute_plan_create_f(tessera_redistribute_plan* pl
  * holds nothing) and gives the same values, bit for bit, as the row-block plan over the same
  * matrix, at any rank count. tessera_reduce_plan_count, _execute and _destroy as for that plan.
  * Each execute redistributes the matrix to row blocks: the plan holds one row block per rank
- * (at most ceil(rows / P) x cols elements), except for row blocks with tight row-major local
- * blocks (tessera_layout_create_rows, TESSERA_ROW_MAJOR), which it reduces where they are. On
+ * (at most ceil(rows / P) x cols elements) and the redistribution's send and receive buffers
+ * (the elements that travel: at most the local block out and the row block in), except for row
+ * blocks with tight row-major local blocks (tessera_layout_create_rows, TESSERA_ROW_MAJOR),
+ * which it reduces where they are. On
  * TESSERA_BACKEND_CUDA the row block is reduced on the GPU from host memory. Collective over
  * comm; the layout must be over comm's size. */
 TESSERA_API int tessera_reduce_plan_create_layout(tessera_reduce_plan* plan, tessera_layout layout,

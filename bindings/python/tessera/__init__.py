@@ -78,8 +78,9 @@ class ReducePlan(_tessera.ReducePlan):
     kind (execute takes this rank's local block of it, as layout.local_block gives it; None or
     an empty array where the rank holds nothing): the same bits as over the same matrix in row
     blocks. Over a layout, comm may be left out (the layout's), and each execute redistributes
-    the matrix to row blocks: the plan holds one row block (about m / ranks x n elements), except
-    for Layout.rows with order "C", which is reduced where it is.
+    the matrix to row blocks: the plan holds one row block (about m / ranks x n elements) and
+    the redistribution's send and receive buffers (what travels: at most the local block out,
+    the row block in), except for Layout.rows with order "C", which is reduced where it is.
 
     On a plan over a BlockDistribution whose backend is "cuda" the block may be a device array
     (__cuda_array_interface__) instead, under TransposePlan's rules (every rank passes the same

@@ -30,11 +30,12 @@ HDF5_USE_FILE_LOCKING=FALSE")
 
 # python.permute.npN: the Python module's permutations of dimensions against numpy.transpose;
 # python.redistribute.npN: its layouts and redistributions against numpy on the gathered
-# matrices; python.hdf5_layout.npN: HDF5 datasets read into and written from layouts, against
+# matrices; python.reduce_layout.npN: reductions over layouts against those over row blocks;
+# python.hdf5_layout.npN: HDF5 datasets read into and written from layouts, against
 # h5py. From the build tree, at several rank counts (each job also runs on its
 # sub-communicators).
 if(TESSERA_HAVE_PYTHON)
-  foreach(suite permute redistribute hdf5_layout)
+  foreach(suite permute redistribute reduce_layout hdf5_layout)
     foreach(np 1 2 4)
       add_test(NAME python.${suite}.np${np}
                COMMAND ${_mpirun} -np ${np} ${TESSERA_PYTHON_EXECUTABLE} -m pytest -q

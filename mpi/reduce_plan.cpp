@@ -5,12 +5,14 @@
 // M from NormInf (this execute's, or one more pass), the scaled sums through the same chain
 // with the rescue engine (mpi/norm2_rescue.hpp). Missing values (ReduceOptions::missing) and
 // Count go through the masking engine (mpi/reduce_masked.hpp); Mean, Min and Max then take a
-// Count pass beside them, to divide by the number of valid elements.
+// Count pass beside them, to divide by the number of valid elements. A plan over a layout
+// reduces the row blocks its staging (mpi/row_block_staging.hpp) redistributes the matrix to.
 #include "mpi/reduce_plan.hpp"
 
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <optional>
 
 #include "core/check.hpp"
 #include "core/throw.hpp"
@@ -22,6 +24,7 @@
 #include "mpi/reduce_chain.hpp"
 #include "mpi/reduce_engine.hpp"
 #include "mpi/reduce_masked.hpp"
+#include "mpi/row_block_staging.hpp"
 
 namespace tessera {
 
@@ -80,7 +83,8 @@ struct ReducePlan::Impl {
   std::vector<Op> order_kernels; // distinct Min, Max, NormInf
   mpi::CanonicalChain chain;
   unique_op min_op, max_op;
-  std::vector<int> row_counts, row_displs; // Axis::Rows allgather
+  std::vector<int> row_counts, row_displs;     // Axis::Rows allgather
+  std::optional<mpi::RowBlockStaging> staging; // plans over a layout
 
   Impl(MPI_Comm c, const BlockDistribution& d, DType t, std::vector<Op> o, Axis a,
        ReduceOptions opt)
@@ -285,17 +289,37 @@ ReducePlan::ReducePlan(const BlockDistribution& dist, DType dtype, MPI_Comm comm
   mpi::collectively(I.comm.get(), [&] { I.build(); });
 }
 
+ReducePlan::ReducePlan(const Layout& layout, DType dtype, MPI_Comm comm, Backend backend,
+                       std::vector<Op> ops, Axis axis, ReduceOptions options)
+    : impl_(std::make_unique<Impl>(comm, BlockDistribution(layout.global(), layout.nranks()), dtype,
+                                   std::move(ops), axis, options)) {
+  auto& I = *impl_;
+  I.backend = mpi::resolve_backend(backend, I.comm.get());
+  // The row-block plan's checks first: they cover the layout's rank count and the dtype.
+  mpi::collectively(I.comm.get(), [&] { I.build(); });
+  I.staging.emplace(layout, dtype, I.comm.get());
+  mpi::collectively(I.comm.get(), [&] {
+    TESSERA_REQUIRE(!I.staging->moves() || options.memory == Memory::Host, InputError,
+                    "reduce plan: a matrix in a layout other than row blocks with tight "
+                    "row-major local blocks is redistributed in host memory; pass its local "
+                    "block in host memory (Memory::Host), which the CUDA backend reduces too");
+  });
+}
+
 ReducePlan::~ReducePlan() = default;
 ReducePlan::ReducePlan(ReducePlan&&) noexcept = default;
 ReducePlan& ReducePlan::operator=(ReducePlan&&) noexcept = default;
 
 ReduceResult ReducePlan::execute(const void* block) {
   auto& I = *impl_;
+  const std::int64_t held = I.staging ? I.staging->local_elements() : I.local_rows() * I.cols();
   // Agreed before any collective step: a rank whose block is missing would never enter it.
   mpi::collectively(I.comm.get(), [&] {
-    TESSERA_REQUIRE(block != nullptr || I.local_rows() * I.cols() == 0, InputError,
+    TESSERA_REQUIRE(block != nullptr || held == 0, InputError,
                     "reduce plan: execute() got a null block");
   });
+  if (I.staging)
+    block = I.staging->rows(block);
   const double start = wall_seconds();
   std::vector<std::pair<Op, std::vector<double>>> raw;
   // Along Rows and All every kernel op needs this rank's row values: one read for all of them.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "c_api_errors.hpp"
+#include "c_api_layout.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/fortran_comm.hpp"
 
@@ -66,6 +67,25 @@ std::vector<tessera::Op> ops_of(const int* ops, int nops) {
 tessera::BlockDistribution dist_of(std::int64_t rows, std::int64_t cols, MPI_Comm comm) {
   require(comm != MPI_COMM_NULL, "the communicator is MPI_COMM_NULL, expected a communicator");
   return tessera::BlockDistribution({rows, cols}, tessera::mpi::comm_size(comm));
+}
+
+// The options of a reduction that skips `missing` (null: nothing).
+tessera::ReduceOptions reduce_options_of(const tessera_missing* missing) {
+  tessera::ReduceOptions options;
+  if (missing) {
+    require(missing->nvalues >= 0, "missing->nvalues must not be negative");
+    require(missing->nvalues == 0 || missing->values != nullptr,
+            "missing->values must not be null when missing->nvalues > 0");
+    options.missing.skip_nan = missing->skip_nan != 0;
+    if (missing->nvalues > 0)
+      options.missing.values.assign(missing->values, missing->values + missing->nvalues);
+  }
+  return options;
+}
+
+// The number of values a reduction gives per op along axis a.
+std::int64_t count_of(tessera::Axis a, std::int64_t rows, std::int64_t cols) {
+  return a == tessera::Axis::All ? 1 : a == tessera::Axis::Rows ? rows : cols;
 }
 
 // This rank's input or output block of a permutation, into the pointers that are not null.
@@ -229,20 +249,41 @@ int tessera_reduce_plan_create_missing(tessera_reduce_plan* plan, int64_t rows, 
     require(plan != nullptr, "plan must not be null");
     static_assert(sizeof(tessera_op) == sizeof(int));
     const auto a = axis_of(axis);
-    const std::int64_t count = a == tessera::Axis::All ? 1 : a == tessera::Axis::Rows ? rows : cols;
-    tessera::ReduceOptions options;
-    if (missing) {
-      require(missing->nvalues >= 0, "missing->nvalues must not be negative");
-      require(missing->nvalues == 0 || missing->values != nullptr,
-              "missing->values must not be null when missing->nvalues > 0");
-      options.missing.skip_nan = missing->skip_nan != 0;
-      if (missing->nvalues > 0)
-        options.missing.values.assign(missing->values, missing->values + missing->nvalues);
-    }
     *plan = new tessera_reduce_plan_s{
         tessera::ReducePlan(dist_of(rows, cols, comm), dtype_of(dtype), comm, backend_of(backend),
-                            ops_of(reinterpret_cast<const int*>(ops), nops), a, options),
-        count, comm};
+                            ops_of(reinterpret_cast<const int*>(ops), nops), a,
+                            reduce_options_of(missing)),
+        count_of(a, rows, cols), comm};
+  });
+}
+
+int tessera_reduce_plan_create_layout(tessera_reduce_plan* plan, tessera_layout layout,
+                                      tessera_dtype dtype, MPI_Comm comm, tessera_backend backend,
+                                      const tessera_op* ops, int nops, tessera_axis axis,
+                                      const tessera_missing* missing) {
+  if (plan)
+    *plan = nullptr;
+  return guarded([&] {
+    require(plan != nullptr, "plan must not be null");
+    require(comm != MPI_COMM_NULL, "the communicator is MPI_COMM_NULL, expected a communicator");
+    tessera::DType t{};
+    tessera::Backend b{};
+    std::vector<tessera::Op> o;
+    tessera::Axis a{};
+    tessera::ReduceOptions options;
+    // Checked on every rank together: the plan's constructor is collective.
+    tessera::check_on_every_rank(comm, [&] {
+      require(layout != nullptr, "the layout must not be null");
+      t = dtype_of(dtype);
+      b = backend_of(backend);
+      o = ops_of(reinterpret_cast<const int*>(ops), nops);
+      a = axis_of(axis);
+      options = reduce_options_of(missing);
+    });
+    const tessera::Shape& g = layout->layout.global();
+    *plan = new tessera_reduce_plan_s{
+        tessera::ReducePlan(layout->layout, t, comm, b, std::move(o), a, options),
+        count_of(a, g.rows, g.cols), comm};
   });
 }
 
@@ -263,6 +304,19 @@ int tessera_reduce_plan_create_missing_f(tessera_reduce_plan* plan, int64_t rows
   const tessera_missing missing{skip_nan, values, nvalues};
   return tessera_reduce_plan_create_missing(
       plan, rows, cols, static_cast<tessera_dtype>(dtype), c, static_cast<tessera_backend>(backend),
+      reinterpret_cast<const tessera_op*>(ops), nops, static_cast<tessera_axis>(axis), &missing);
+}
+
+int tessera_reduce_plan_create_layout_f(tessera_reduce_plan* plan, tessera_layout layout, int dtype,
+                                        MPI_Fint comm, int backend, const int* ops, int nops,
+                                        int axis, int skip_nan, const double* values, int nvalues) {
+  MPI_Comm c = MPI_COMM_NULL;
+  const int rc = guarded([&] { c = tessera::mpi::comm_from_fortran(comm); });
+  if (rc != TESSERA_OK)
+    return rc;
+  const tessera_missing missing{skip_nan, values, nvalues};
+  return tessera_reduce_plan_create_layout(
+      plan, layout, static_cast<tessera_dtype>(dtype), c, static_cast<tessera_backend>(backend),
       reinterpret_cast<const tessera_op*>(ops), nops, static_cast<tessera_axis>(axis), &missing);
 }
 

@@ -12,10 +12,8 @@
 #include <vector>
 
 #include "c_api_errors.hpp"
+#include "c_api_layout.hpp"
 
-struct tessera_layout_s {
-  tessera::Layout layout;
-};
 struct tessera_redistribute_plan_s {
   tessera::RedistributePlan plan;
   MPI_Comm comm; // the application's, for the agreement on execute()'s arguments

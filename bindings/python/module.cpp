@@ -153,6 +153,13 @@ public:
       : comm_(comm_of(comm)), rank_(rank_of(comm_)), dist_(dist), dtype_(dtype_of_object(dtype)),
         ops_(ops_of(ops)), axis_(parse_axis(axis)),
         plan_(dist, dtype_, comm_, parse_backend(backend), ops_, axis_, host_options(skip_nan)) {}
+  // Over a matrix in any layout: numpy local blocks of it (tessera/reduce_plan.hpp).
+  PyReducePlan(const Layout& layout, const py::object& dtype, MPI_Fint comm,
+               const std::vector<std::string>& ops, const std::string& axis,
+               const std::string& backend, bool skip_nan)
+      : comm_(comm_of(comm)), rank_(rank_of(comm_)), dist_(layout.global(), layout.nranks()),
+        dtype_(dtype_of_object(dtype)), ops_(ops_of(ops)), axis_(parse_axis(axis)), layout_(layout),
+        plan_(layout, dtype_, comm_, parse_backend(backend), ops_, axis_, host_options(skip_nan)) {}
 
   py::dict execute(const py::object& block) {
     const std::int64_t rows = dist_.rows(rank_), cols = dist_.global().cols;
@@ -160,7 +167,14 @@ public:
     ReducePlan* plan = &plan_;
     DeviceArray dev;
     check_on_every_rank(comm_, [&] {
-      if (is_device_array(block)) {
+      if (layout_) {
+        if (is_device_array(block))
+          input_error("a plan over a tessera.Layout reduces numpy local blocks (host memory), "
+                      "got a device array: copy it to the host first");
+        check_local_block(block, *layout_, rank_, dtype_, "the block");
+        if (!block.is_none() && py::reinterpret_borrow<py::array>(block).size() > 0)
+          src = py::reinterpret_borrow<py::array>(block).data();
+      } else if (is_device_array(block)) {
         require_cuda(plan_.backend(), "the block");
         dev = device_array(block, dtype_, rows, cols, "the block");
         plan = nullptr; // the device plan, built below without the GIL
@@ -209,6 +223,7 @@ private:
   DType dtype_;
   std::vector<Op> ops_;
   Axis axis_;
+  std::optional<Layout> layout_; // plans over a layout
   ReducePlan plan_;
   std::optional<ReducePlan> device_;
 };
@@ -315,6 +330,10 @@ PYBIND11_MODULE(_tessera, m) {
                    const std::vector<std::string>&, const std::string&, const std::string&, bool>(),
           py::arg("dist"), py::arg("dtype"), py::arg("comm"), py::arg("ops"),
           py::arg("axis") = "all", py::arg("backend") = "auto", py::arg("skip_nan") = false)
+      .def(py::init<const Layout&, const py::object&, MPI_Fint, const std::vector<std::string>&,
+                    const std::string&, const std::string&, bool>(),
+           py::arg("layout"), py::arg("dtype"), py::arg("comm"), py::arg("ops"),
+           py::arg("axis") = "all", py::arg("backend") = "auto", py::arg("skip_nan") = false)
       .def("execute", &PyReducePlan::execute, py::arg("block"))
       .def_property_readonly("backend", &PyReducePlan::backend);
   py::class_<PyPermutePlan>(m, "PermutePlan")

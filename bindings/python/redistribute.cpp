@@ -89,46 +89,6 @@ py::array new_local_block(const Layout& l, int rank, DType t) {
   return buffer[py::make_tuple(py::slice(0, s.rows, 1), all)].cast<py::array>();
 }
 
-// The array must be rank r's local block of l: its shape and dtype t, laid out as the layout
-// says (C or Fortran order, the leading dimension). A rank that holds nothing may pass None.
-void check_local_block(const py::object& obj, const Layout& l, int rank, DType t,
-                       const std::string& name) {
-  const Shape s = l.local_shape(rank);
-  if (obj.is_none()) {
-    if (!s.empty())
-      input_error(name + " is None, but this rank's local block is " + shape_str(s.rows, s.cols) +
-                  ": pass a numpy array");
-    return;
-  }
-  const py::array a = host_array(obj, name);
-  if (a.ndim() != 2)
-    input_error(name + " must be a 2-D array (a local block), got " + std::to_string(a.ndim()) +
-                " dimensions");
-  if (s.empty() && a.size() == 0)
-    return; // nothing to read or write: any empty array will do
-  if (a.shape(0) != s.rows || a.shape(1) != s.cols)
-    input_error(name + " must have shape " + shape_str(s.rows, s.cols) +
-                " (this rank's local block), got " + shape_str(a.shape(0), a.shape(1)));
-  if (dtype_of_object(a.dtype()) != t || !a.dtype().attr("isnative").cast<bool>())
-    input_error(name + " must have dtype " + text(numpy_dtype(t)) + " (native byte order), got " +
-                text(a.dtype()));
-  const std::int64_t item = static_cast<std::int64_t>(a.itemsize());
-  const std::int64_t ld = l.leading_dimension(rank);
-  const bool row_major = l.storage() == StorageOrder::RowMajor;
-  const std::int64_t line_stride = row_major ? a.strides(0) : a.strides(1);
-  const std::int64_t unit_stride = row_major ? a.strides(1) : a.strides(0);
-  const std::int64_t lines = row_major ? s.rows : s.cols;
-  const std::int64_t along = row_major ? s.cols : s.rows;
-  const bool ok = (along <= 1 || unit_stride == item) && (lines <= 1 || line_stride == ld * item);
-  if (!ok)
-    input_error(name + " must be " +
-                (row_major ? "C-ordered (row-major)" : "Fortran-ordered (column-major)") +
-                " with leading dimension " + std::to_string(ld) + ", as the layout says: pass " +
-                (row_major ? "numpy.ascontiguousarray(" + name + ")"
-                           : "numpy.asfortranarray(" + name + ")") +
-                (ld > along ? " inside a buffer padded to the leading dimension" : ""));
-}
-
 // The first element's address and the bytes the block spans (its leading dimension included).
 std::pair<std::uintptr_t, std::size_t> span_of(const py::object& obj) {
   if (obj.is_none())
@@ -268,6 +228,46 @@ void h5_write_layout(const std::string& file, const std::string& dataset, const 
 }
 
 } // namespace
+
+// The array must be rank r's local block of l: its shape and dtype t, laid out as the layout
+// says (C or Fortran order, the leading dimension). A rank that holds nothing may pass None.
+void check_local_block(const py::object& obj, const Layout& l, int rank, DType t,
+                       const std::string& name) {
+  const Shape s = l.local_shape(rank);
+  if (obj.is_none()) {
+    if (!s.empty())
+      input_error(name + " is None, but this rank's local block is " + shape_str(s.rows, s.cols) +
+                  ": pass a numpy array");
+    return;
+  }
+  const py::array a = host_array(obj, name);
+  if (a.ndim() != 2)
+    input_error(name + " must be a 2-D array (a local block), got " + std::to_string(a.ndim()) +
+                " dimensions");
+  if (s.empty() && a.size() == 0)
+    return; // nothing to read or write: any empty array will do
+  if (a.shape(0) != s.rows || a.shape(1) != s.cols)
+    input_error(name + " must have shape " + shape_str(s.rows, s.cols) +
+                " (this rank's local block), got " + shape_str(a.shape(0), a.shape(1)));
+  if (dtype_of_object(a.dtype()) != t || !a.dtype().attr("isnative").cast<bool>())
+    input_error(name + " must have dtype " + text(numpy_dtype(t)) + " (native byte order), got " +
+                text(a.dtype()));
+  const std::int64_t item = static_cast<std::int64_t>(a.itemsize());
+  const std::int64_t ld = l.leading_dimension(rank);
+  const bool row_major = l.storage() == StorageOrder::RowMajor;
+  const std::int64_t line_stride = row_major ? a.strides(0) : a.strides(1);
+  const std::int64_t unit_stride = row_major ? a.strides(1) : a.strides(0);
+  const std::int64_t lines = row_major ? s.rows : s.cols;
+  const std::int64_t along = row_major ? s.cols : s.rows;
+  const bool ok = (along <= 1 || unit_stride == item) && (lines <= 1 || line_stride == ld * item);
+  if (!ok)
+    input_error(name + " must be " +
+                (row_major ? "C-ordered (row-major)" : "Fortran-ordered (column-major)") +
+                " with leading dimension " + std::to_string(ld) + ", as the layout says: pass " +
+                (row_major ? "numpy.ascontiguousarray(" + name + ")"
+                           : "numpy.asfortranarray(" + name + ")") +
+                (ld > along ? " inside a buffer padded to the leading dimension" : ""));
+}
 
 void bind_redistribute(py::module_& module) {
   py::class_<Layout>(module, "Layout")

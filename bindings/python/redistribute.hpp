@@ -5,8 +5,18 @@
 
 #include <pybind11/pybind11.h>
 
+#include <tessera/tessera.hpp>
+
+#include <string>
+
 namespace tessera::python {
 
 void bind_redistribute(pybind11::module_& module);
+
+// InputError unless `obj` is rank `rank`'s local block of l with dtype t: its shape, laid out as
+// the layout says (C or Fortran order, the leading dimension). A rank that holds nothing may
+// pass None or any empty array.
+void check_local_block(const pybind11::object& obj, const Layout& l, int rank, DType t,
+                       const std::string& name);
 
 } // namespace tessera::python

@@ -344,6 +344,29 @@ TESSERA_API int tessera_redistribute_plan_relabelling(tessera_redistribute_plan 
 TESSERA_API int tessera_redistribute_plan_target(tessera_redistribute_plan plan,
                                                  tessera_layout* target);
 
+/* Reductions (as tessera_reduce_plan_create_missing; `missing` may be null) over a matrix in any
+ * layout: execute takes this rank's local block of `layout` (host memory; null where the rank
+ * holds nothing) and gives the same values, bit for bit, as the row-block plan over the same
+ * matrix, at any rank count. tessera_reduce_plan_count, _execute and _destroy as for that plan.
+ * Each execute redistributes the matrix to row blocks: the plan holds one row block per rank
+ * (at most ceil(rows / P) x cols elements) and the redistribution's send and receive buffers
+ * (the elements that travel: at most the local block out and the row block in), except for row
+ * blocks with tight row-major local blocks (tessera_layout_create_rows, TESSERA_ROW_MAJOR),
+ * which it reduces where they are. On
+ * TESSERA_BACKEND_CUDA the row block is reduced on the GPU from host memory. Collective over
+ * comm; the layout must be over comm's size. */
+TESSERA_API int tessera_reduce_plan_create_layout(tessera_reduce_plan* plan, tessera_layout layout,
+                                                  tessera_dtype dtype, MPI_Comm comm,
+                                                  tessera_backend backend, const tessera_op* ops,
+                                                  int nops, tessera_axis axis,
+                                                  const tessera_missing* missing);
+/* tessera_reduce_plan_create_layout with a Fortran communicator handle (MPI_Comm_c2f). */
+TESSERA_API int tessera_reduce_plan_create_layout_f(tessera_reduce_plan* plan,
+                                                    tessera_layout layout, int dtype, MPI_Fint comm,
+                                                    int backend, const int* ops, int nops, int axis,
+                                                    int skip_nan, const double* values,
+                                                    int nvalues);
+
 /* ---- HDF5 datasets read into and written from any layout ----
  *
  * A ScaLAPACK code loads and saves its matrix in one call each (see tessera/hdf5.hpp,

@@ -18,6 +18,7 @@ arguments, IoError, MpiError, ...) with tessera's message.
     y_block = plan.execute(x[plan.input_slice])   # this rank's block of x.transpose(2, 0, 1)
     cyclic = tessera.Layout.block_cyclic(M, N, 32, 32, 2, 2, comm)   # ScaLAPACK's, 2 x 2 grid
     b = tessera.redistribute(a_rows, tessera.Layout.rows(M, N, comm), cyclic, op="T")
+    s = tessera.ReducePlan(cyclic, numpy.float64, ops="sum,max").execute(b)  # any layout
 """
 
 import numpy as _numpy
@@ -73,13 +74,32 @@ class ReducePlan(_tessera.ReducePlan):
     (axis "rows" or "cols"), the same on every rank and the same bits as the C++ plans. `ops` is
     a list of names (["sum", "max"]) or one comma-separated string ("sum,max").
 
-    On a plan whose backend is "cuda" the block may be a device array (__cuda_array_interface__)
-    instead, under TransposePlan's rules (every rank passes the same kind of array); the values
-    are host values all the same, the same bits as for that data in a numpy array."""
+    `dist` is a BlockDistribution (execute takes this rank's rows) or a tessera.Layout of any
+    kind (execute takes this rank's local block of it, as layout.local_block gives it; None or
+    an empty array where the rank holds nothing): the same bits as over the same matrix in row
+    blocks. Over a layout, comm may be left out (the layout's), and each execute redistributes
+    the matrix to row blocks: the plan holds one row block (about m / ranks x n elements) and
+    the redistribution's send and receive buffers (what travels: at most the local block out,
+    the row block in), except for Layout.rows with order "C", which is reduced where it is.
 
-    def __init__(self, dist, dtype, comm, ops=("sum",), axis="all", backend="auto",
+    On a plan over a BlockDistribution whose backend is "cuda" the block may be a device array
+    (__cuda_array_interface__) instead, under TransposePlan's rules (every rank passes the same
+    kind of array); the values are host values all the same, the same bits as for that data in a
+    numpy array. A plan over a layout takes numpy arrays (on "cuda", the GPU reduces the row
+    block from host memory)."""
+
+    def __init__(self, dist, dtype, comm=None, ops=("sum",), axis="all", backend="auto",
                  skip_nan=False):
         """skip_nan: NaN elements are missing (numpy's nansum, nanmax, …); host arrays only."""
+        if isinstance(dist, Layout):
+            if comm is None:
+                comm = dist.comm
+            elif _handle(comm) and _MPI.Comm.Compare(comm, dist.comm) not in (_MPI.IDENT, _MPI.CONGRUENT):
+                raise InputError("comm is not the layout's communicator: leave it out")
+            dist = dist._layout
+        elif comm is None:
+            raise InputError("comm is needed with a BlockDistribution (only a tessera.Layout "
+                             "carries its communicator)")
         super().__init__(dist, dtype, _handle(comm), _ops(ops), axis, backend, skip_nan)
         self._comm = comm  # the device plan, built later, is built over it
 

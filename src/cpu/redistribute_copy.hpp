@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <complex>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 namespace tessera::cpu {
@@ -109,9 +110,38 @@ inline void update_rectangle(std::int64_t rows, std::int64_t cols, bool row_majo
     run([&u](T& b, T x) { u.apply(b, x); });
 }
 
+// A plain copy (alpha = 1, beta = 0, no conjugate) whose source lines (rows when row_major, else
+// columns; src_line apart, contiguous) run the same way as the destination's: one memcpy a line.
+// Element by element through a general (r, c) index, the short lines of a 2 × 1 grid's column-major
+// blocks (64 × 64 → 128 × 128 blocks, 8192²) took 0.11–0.17 s where a 1 × 2 grid's took 0.08.
+// Returns whether it applied.
+template <class T>
+inline bool copy_lines(const T* src, std::int64_t src_line, bool row_major, std::int64_t rows,
+                       std::int64_t cols, T* dst, BlockStrides d, const ScaleUpdate<T>& u) {
+  const bool plain = u.beta == T{0} && u.alpha == T{1} && !u.conjugate;
+  if (!plain || !(row_major ? d.col_stride == 1 : d.row_stride == 1))
+    return false;
+  const std::int64_t lines = row_major ? rows : cols, length = row_major ? cols : rows;
+  const std::int64_t dst_line = row_major ? d.row_stride : d.col_stride;
+  for (std::int64_t l = 0; l < lines; ++l)
+    std::memcpy(dst + l * dst_line, src + l * src_line,
+                static_cast<std::size_t>(length) * sizeof(T));
+  return true;
+}
+
+// Whether a block's lines in its storage order are contiguous (the strides it was built with).
+inline bool lines_contiguous(BlockStrides s) {
+  return s.row_major ? s.col_stride == 1 : s.row_stride == 1;
+}
+
 template <class T>
 inline void pack_rectangle(const T* src, BlockStrides s, std::int64_t rows, std::int64_t cols,
                            T* packed) {
+  const BlockStrides tight =
+      s.row_major ? BlockStrides{cols, 1, true} : BlockStrides{1, rows, false};
+  if (lines_contiguous(s) && copy_lines(src, s.row_major ? s.row_stride : s.col_stride, s.row_major,
+                                        rows, cols, packed, tight, ScaleUpdate<T>{}))
+    return;
   for_each_in_order(rows, cols, s.row_major, [&](std::int64_t r, std::int64_t c, std::int64_t k) {
     packed[k] = src[r * s.row_stride + c * s.col_stride];
   });
@@ -121,6 +151,8 @@ inline void pack_rectangle(const T* src, BlockStrides s, std::int64_t rows, std:
 template <class T>
 inline void unpack_rectangle(const T* packed, bool packed_row_major, std::int64_t rows,
                              std::int64_t cols, T* dst, BlockStrides d, const ScaleUpdate<T>& u) {
+  if (copy_lines(packed, packed_row_major ? cols : rows, packed_row_major, rows, cols, dst, d, u))
+    return;
   update_rectangle(rows, cols, packed_row_major, dst, d, u, [&](std::int64_t r, std::int64_t c) {
     return packed[packed_row_major ? r * cols + c : c * rows + r];
   });
@@ -129,6 +161,9 @@ inline void unpack_rectangle(const T* packed, bool packed_row_major, std::int64_
 template <class T>
 inline void copy_rectangle(const T* src, BlockStrides s, std::int64_t rows, std::int64_t cols,
                            T* dst, BlockStrides d, const ScaleUpdate<T>& u) {
+  if (lines_contiguous(s) && copy_lines(src, s.row_major ? s.row_stride : s.col_stride, s.row_major,
+                                        rows, cols, dst, d, u))
+    return;
   update_rectangle(rows, cols, s.row_major, dst, d, u, [&](std::int64_t r, std::int64_t c) {
     return src[r * s.row_stride + c * s.col_stride];
   });

@@ -46,7 +46,9 @@ T redistribute_scalar(std::complex<double> v) {
 }
 
 // Auto: the CPU for host memory (the GPU path would copy it there and back for work the host's
-// cores do at memory speed), the GPU for device memory. Collective.
+// cores do at memory speed), the GPU for device memory. Collective. Host memory takes the CPU
+// path on either backend, so Auto then chooses nothing worth a log line, and asks the CUDA
+// driver nothing (the tools that redistribute host data never start CUDA).
 Backend redistribute_backend(Backend requested, Memory memory, MPI_Comm comm) {
   const bool gpu = requested == Backend::Cuda || memory == Memory::Device;
   mpi::collectively(comm, [&] {
@@ -60,7 +62,7 @@ Backend redistribute_backend(Backend requested, Memory memory, MPI_Comm comm) {
                     "needs the cuda (or auto) backend");
   });
   if (memory == Memory::Host)
-    return mpi::resolve_backend_for_host_data(requested, comm);
+    return requested == Backend::Auto ? Backend::Cpu : mpi::resolve_backend(requested, comm);
   return mpi::resolve_backend(Backend::Cuda, comm); // InputError where a rank has no GPU
 }
 

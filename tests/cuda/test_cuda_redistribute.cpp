@@ -334,10 +334,12 @@ TEST_F(CudaRedistribute, RejectsHostPointersOnADevicePlan) {
   RedistributePlan plan(a, a, tessera::DType::f32, MPI_COMM_WORLD, Backend::Auto, o);
   EXPECT_EQ(plan.backend(), Backend::Cuda);
   std::vector<float> x(static_cast<std::size_t>(a.local_extent(rank)) + 1);
-  tessera::cuda::DeviceBuffer d(x.size() * sizeof(float));
+  tessera::cuda::DeviceBuffer d_a(x.size() * sizeof(float)), d_b(x.size() * sizeof(float));
   // Only rank 0 passes host memory; every rank raises.
-  const void* in = rank == 0 ? static_cast<const void*>(x.data()) : d.data();
-  EXPECT_THROW(plan.execute(in, d.data()), tessera::InputError);
+  const void* in = rank == 0 ? static_cast<const void*>(x.data()) : d_a.data();
+  EXPECT_THROW(plan.execute(in, d_b.data()), tessera::InputError);
+  // And the plan still runs afterwards.
+  EXPECT_NO_THROW(plan.execute(d_a.data(), d_b.data()));
 }
 
 // Resolution and refusals that need no GPU: they run (and pass) on any machine.

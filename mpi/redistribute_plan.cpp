@@ -1,6 +1,7 @@
 // RedistributePlan: the pieces from intersect_layouts, split into rounds that fit the buffer
-// bound (redistribute_rounds.hpp), a MessageExchange per round, and the CPU copy loops
-// (cpu/redistribute_copy.hpp) run by OpenMP threads over the pieces.
+// bound (redistribute_rounds.hpp), a MessageExchange per round, and either the CPU copy loops
+// (cpu/redistribute_copy.hpp) run by OpenMP threads over the pieces or, for device memory, the
+// GPU's (mpi/redistribute_device.hpp).
 #include <tessera/redistribute_plan.hpp>
 
 #include <algorithm>
@@ -12,10 +13,14 @@
 #include "core/dtype.hpp"
 #include "core/throw.hpp"
 #include "cpu/redistribute_copy.hpp"
+#include "cuda/buffer.hpp"
+#include "cuda/device.hpp"
 #include "mpi/agreement.hpp"
+#include "mpi/backend_select.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/message_exchange.hpp"
 #include "mpi/mpi_type.hpp"
+#include "mpi/redistribute_device.hpp"
 #include "mpi/redistribute_pieces.hpp"
 #include "mpi/redistribute_relabel.hpp"
 #include "mpi/redistribute_rounds.hpp"
@@ -40,12 +45,34 @@ T redistribute_scalar(std::complex<double> v) {
     return static_cast<T>(v.real());
 }
 
+// Auto: the CPU for host memory (the GPU path would copy it there and back for work the host's
+// cores do at memory speed), the GPU for device memory. Collective. Host memory takes the CPU
+// path on either backend, so Auto then chooses nothing worth a log line, and asks the CUDA
+// driver nothing (the tools that redistribute host data never start CUDA).
+Backend redistribute_backend(Backend requested, Memory memory, MPI_Comm comm) {
+  const bool gpu = requested == Backend::Cuda || memory == Memory::Device;
+  mpi::collectively(comm, [&] {
+    TESSERA_REQUIRE(!gpu || cuda::compiled(), NotCompiled,
+                    "redistribute: {} needs the CUDA backend, which this build of tessera lacks "
+                    "(configure with TESSERA_ENABLE_CUDA=ON where nvcc and the CUDA toolkit are "
+                    "installed)",
+                    memory == Memory::Device ? "device memory" : "the cuda backend");
+    TESSERA_REQUIRE(memory == Memory::Host || requested != Backend::Cpu, InputError,
+                    "redistribute: the CPU backend takes blocks in host memory; device memory "
+                    "needs the cuda (or auto) backend");
+  });
+  if (memory == Memory::Host)
+    return requested == Backend::Auto ? Backend::Cpu : mpi::resolve_backend(requested, comm);
+  return mpi::resolve_backend(Backend::Cuda, comm); // InputError where a rank has no GPU
+}
+
 } // namespace
 
 struct RedistributePlan::Impl {
   explicit Impl(MPI_Comm c) : comm(c) {}
 
   DType dtype = DType::f64;
+  Backend backend = Backend::Cpu;
   RedistributeOptions options;
   Layout from;   // op(A)'s window, read through A's memory
   Layout to;     // B's window
@@ -55,9 +82,12 @@ struct RedistributePlan::Impl {
   int rank = 0;
   RedistributePieces pieces; // the local ones; those that travel are in rounds
   std::vector<RedistributeRound> rounds;
-  std::vector<mpi::MessageExchange> exchanges; // one per round
-  AlignedBuffer send_buffer, recv_buffer;
+  std::vector<mpi::MessageExchange> exchanges;  // one per round
+  AlignedBuffer send_buffer, recv_buffer;       // the CPU path's
+  std::unique_ptr<DeviceRedistribution> device; // the GPU path, for device memory
   RedistributeTraffic traffic;
+
+  bool on_device() const noexcept { return options.memory == Memory::Device; }
 
   void schedule(const Layout& a, std::int64_t max_buffer_bytes);
 
@@ -99,6 +129,10 @@ struct RedistributePlan::Impl {
 
 RedistributePlan::RedistributePlan(const Layout& a, const Layout& b, DType dtype, MPI_Comm comm,
                                    RedistributeOptions options)
+    : RedistributePlan(a, b, dtype, comm, Backend::Auto, options) {}
+
+RedistributePlan::RedistributePlan(const Layout& a, const Layout& b, DType dtype, MPI_Comm comm,
+                                   Backend backend, RedistributeOptions options)
     : impl_(std::make_unique<Impl>(comm)) {
   const int size = impl_->comm.size();
   impl_->rank = impl_->comm.rank();
@@ -149,8 +183,19 @@ RedistributePlan::RedistributePlan(const Layout& a, const Layout& b, DType dtype
   }
   impl_->to = impl_->target.window(options.b_row, options.b_col, options.rows, options.cols);
   impl_->pieces = intersect_layouts(impl_->from, impl_->to, impl_->rank);
+  impl_->backend = redistribute_backend(backend, options.memory, impl_->comm.get());
 
   impl_->schedule(a, options.max_buffer_bytes);
+  if (impl_->on_device())
+    mpi::collectively(impl_->comm.get(), [&] {
+      TESSERA_REQUIRE(dtype == DType::f32 || dtype == DType::f64 || dtype == DType::c64 ||
+                          dtype == DType::c128,
+                      InputError, "redistribute: the GPU path takes f32, f64, c64 or c128, not {}",
+                      dtype_name(dtype));
+      impl_->device = std::make_unique<DeviceRedistribution>(
+          dtype, impl_->rounds, impl_->pieces.local, redistribute_strides(impl_->from, impl_->rank),
+          redistribute_strides(impl_->to, impl_->rank));
+    });
 }
 
 // The rounds, their exchanges and buffers, and the traffic figures. Collective: the rounds are the
@@ -180,9 +225,11 @@ void RedistributePlan::Impl::schedule(const Layout& a, std::int64_t max_buffer_b
     send_most = std::max(send_most, r.send_total);
     recv_most = std::max(recv_most, r.recv_total);
   }
-  send_buffer = AlignedBuffer(static_cast<std::size_t>(send_most * element), "redistribute send");
-  recv_buffer =
-      AlignedBuffer(static_cast<std::size_t>(recv_most * element), "redistribute receive");
+  if (!on_device()) { // the GPU path has buffers of its own
+    send_buffer = AlignedBuffer(static_cast<std::size_t>(send_most * element), "redistribute send");
+    recv_buffer =
+        AlignedBuffer(static_cast<std::size_t>(recv_most * element), "redistribute receive");
+  }
   traffic = {pieces.send_total * element,       pieces.recv_total * element,
              pieces.local_total * element,      pieces.send_total * element,
              (send_most + recv_most) * element, nrounds};
@@ -219,7 +266,18 @@ void RedistributePlan::execute_as(DType t, const void* a, void* b, std::complex<
     TESSERA_REQUIRE(!impl_->options.relabel || beta == 0.0, InputError,
                     "redistribute: a relabelling plan needs beta = 0 (B's old values cannot "
                     "follow)");
+    if (impl_->on_device())
+      for (const void* block : {a, static_cast<const void*>(b)})
+        TESSERA_REQUIRE(block == nullptr || cuda::is_device_pointer(block), InputError,
+                        "redistribute: the plan takes device memory, but the {} block on rank {} "
+                        "is not on its GPU",
+                        block == a ? "A" : "B", impl_->rank);
   });
+  if (impl_->on_device()) {
+    impl_->device->run(a, b, impl_->exchanges,
+                       {alpha, beta, impl_->options.op == MatrixOp::ConjTranspose});
+    return;
+  }
   dispatch_dtype(t, [&](auto tag) {
     using T = decltype(tag);
     impl_->run(static_cast<const T*>(a), static_cast<T*>(b), alpha, beta);
@@ -235,6 +293,12 @@ std::complex<double> RedistributePlan::options_beta() const noexcept {
 
 DType RedistributePlan::dtype() const noexcept {
   return impl_->dtype;
+}
+Backend RedistributePlan::backend() const noexcept {
+  return impl_->backend;
+}
+Memory RedistributePlan::memory() const noexcept {
+  return impl_->options.memory;
 }
 const RedistributeTraffic& RedistributePlan::traffic() const noexcept {
   return impl_->traffic;

@@ -49,6 +49,18 @@ tessera::DType matrix_dtype_of(int t) {
   return static_cast<tessera::DType>(t);
 }
 
+tessera::Backend redistribute_backend_of(int b) {
+  require(b >= TESSERA_BACKEND_AUTO && b <= TESSERA_BACKEND_CUDA,
+          "backend must be TESSERA_BACKEND_AUTO, TESSERA_BACKEND_CPU or TESSERA_BACKEND_CUDA");
+  return static_cast<tessera::Backend>(b);
+}
+
+tessera::Memory redistribute_memory_of(int m) {
+  require(m == TESSERA_MEMORY_HOST || m == TESSERA_MEMORY_DEVICE,
+          "memory must be TESSERA_MEMORY_HOST or TESSERA_MEMORY_DEVICE");
+  return m == TESSERA_MEMORY_HOST ? tessera::Memory::Host : tessera::Memory::Device;
+}
+
 // Creates *layout from make(), leaving it null on failure.
 template <class Make>
 int create_layout(tessera_layout* layout, Make&& make) {
@@ -246,6 +258,17 @@ int tessera_redistribute_plan_create_ex(tessera_redistribute_plan* plan, tessera
                                         int64_t rows, int64_t cols, int64_t a_row, int64_t a_col,
                                         int64_t b_row, int64_t b_col, int flags,
                                         int64_t max_buffer_bytes, MPI_Comm comm) {
+  return tessera_redistribute_plan_create_on(plan, a, b, op, dtype, rows, cols, a_row, a_col, b_row,
+                                             b_col, flags, max_buffer_bytes, TESSERA_BACKEND_AUTO,
+                                             TESSERA_MEMORY_HOST, comm);
+}
+
+int tessera_redistribute_plan_create_on(tessera_redistribute_plan* plan, tessera_layout a,
+                                        tessera_layout b, tessera_matrix_op op, tessera_dtype dtype,
+                                        int64_t rows, int64_t cols, int64_t a_row, int64_t a_col,
+                                        int64_t b_row, int64_t b_col, int flags,
+                                        int64_t max_buffer_bytes, tessera_backend backend,
+                                        tessera_memory memory, MPI_Comm comm) {
   if (plan)
     *plan = nullptr;
   return guarded([&] {
@@ -253,11 +276,14 @@ int tessera_redistribute_plan_create_ex(tessera_redistribute_plan* plan, tessera
     require(comm != MPI_COMM_NULL, "the communicator is MPI_COMM_NULL, expected a communicator");
     tessera::RedistributeOptions o;
     tessera::DType t{};
+    tessera::Backend on{};
     // Checked on every rank together: the plan's constructor is collective.
     tessera::check_on_every_rank(comm, [&] {
       require(a != nullptr && b != nullptr, "the layouts a and b must not be null");
       o.op = matrix_op_of(op);
       t = matrix_dtype_of(dtype);
+      on = redistribute_backend_of(backend);
+      o.memory = redistribute_memory_of(memory);
       require(a_row >= 0 && a_col >= 0 && b_row >= 0 && b_col >= 0,
               "the sub-matrix corners (a_row, a_col, b_row, b_col) must not be negative");
       require((flags & ~TESSERA_REDISTRIBUTE_RELABEL) == 0,
@@ -273,7 +299,31 @@ int tessera_redistribute_plan_create_ex(tessera_redistribute_plan* plan, tessera
     o.relabel = (flags & TESSERA_REDISTRIBUTE_RELABEL) != 0;
     o.max_buffer_bytes = max_buffer_bytes;
     *plan = new tessera_redistribute_plan_s{
-        tessera::RedistributePlan(a->layout, b->layout, t, comm, o), comm};
+        tessera::RedistributePlan(a->layout, b->layout, t, comm, on, o), comm};
+  });
+}
+
+int tessera_redistribute_plan_create_on_f(tessera_redistribute_plan* plan, tessera_layout a,
+                                          tessera_layout b, int op, int dtype, int64_t rows,
+                                          int64_t cols, int64_t a_row, int64_t a_col, int64_t b_row,
+                                          int64_t b_col, int flags, int64_t max_buffer_bytes,
+                                          int backend, int memory, MPI_Fint comm) {
+  MPI_Comm c = MPI_COMM_NULL;
+  if (plan)
+    *plan = nullptr;
+  const int rc = guarded([&] { c = tessera::comm_from_fortran(comm); });
+  if (rc != TESSERA_OK)
+    return rc;
+  return tessera_redistribute_plan_create_on(
+      plan, a, b, static_cast<tessera_matrix_op>(op), static_cast<tessera_dtype>(dtype), rows, cols,
+      a_row, a_col, b_row, b_col, flags, max_buffer_bytes, static_cast<tessera_backend>(backend),
+      static_cast<tessera_memory>(memory), c);
+}
+
+int tessera_redistribute_plan_backend(tessera_redistribute_plan plan, tessera_backend* backend) {
+  return guarded([&] {
+    require(plan != nullptr, "plan must not be null");
+    set(backend, static_cast<tessera_backend>(plan->plan.backend()));
   });
 }
 

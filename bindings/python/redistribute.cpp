@@ -102,17 +102,81 @@ std::pair<std::uintptr_t, std::size_t> span_of(const py::object& obj) {
   return {reinterpret_cast<std::uintptr_t>(a.data()), bytes};
 }
 
+// The interface of a 2-D device array's transpose (shape and strides swapped), so that a
+// Fortran-ordered block is checked as a C-contiguous one; anything else is left for
+// device_array to report.
+py::object transposed_interface(const py::object& obj, DType t) {
+  const py::object cai = obj.attr("__cuda_array_interface__");
+  if (!py::isinstance<py::dict>(cai))
+    return obj;
+  py::dict d = cai.attr("copy")();
+  const py::object shape = d.contains("shape") ? py::object(d["shape"]) : py::none();
+  if (!py::isinstance<py::tuple>(shape) || py::len(shape) != 2)
+    return obj;
+  const auto dims = shape.cast<std::vector<py::object>>();
+  d["shape"] = py::make_tuple(dims[1], dims[0]);
+  const py::object strides = d.contains("strides") ? py::object(d["strides"]) : py::none();
+  if (strides.is_none()) { // C-contiguous: the transpose steps by one element down its rows
+    const auto item = static_cast<std::int64_t>(dtype_size(t));
+    d["strides"] = py::make_tuple(item, dims[1].cast<std::int64_t>() * item);
+  } else if (py::isinstance<py::tuple>(strides) && py::len(strides) == 2) {
+    const auto st = strides.cast<std::vector<py::object>>();
+    d["strides"] = py::make_tuple(st[1], st[0]);
+  }
+  py::dict attrs;
+  attrs["__cuda_array_interface__"] = d;
+  return py::module_::import("types").attr("SimpleNamespace")(**attrs);
+}
+
+// A device array (__cuda_array_interface__) as rank r's local block of l: the layout's order,
+// tightly (a column-major block is checked as its transpose, C-contiguous). None where the rank
+// holds nothing.
+DeviceArray device_local_block(const py::object& obj, const Layout& l, int rank, DType t,
+                               const std::string& name) {
+  const Shape s = l.local_shape(rank);
+  if (obj.is_none()) {
+    if (!s.empty())
+      input_error(name + " is None, but this rank's local block is " + shape_str(s.rows, s.cols) +
+                  ": pass a device array");
+    return {};
+  }
+  if (!is_device_array(obj))
+    input_error(name + " is a " + type_name(obj) +
+                ", but the other block is a device array: pass both in host memory (numpy) or "
+                "both in device memory");
+  const bool row_major = l.storage() == StorageOrder::RowMajor;
+  const std::int64_t tight = row_major ? s.cols : s.rows;
+  if (!s.empty() && l.leading_dimension(rank) > tight)
+    input_error(name +
+                ": device arrays must be tight local blocks, but this layout's leading "
+                "dimension is " +
+                std::to_string(l.leading_dimension(rank)) + " for " + std::to_string(tight) +
+                (row_major ? " columns" : " rows") + "; pass numpy arrays");
+  if (row_major)
+    return device_array(obj, t, s.rows, s.cols, name + " (C-ordered)");
+  return device_array(transposed_interface(obj, t), t, s.cols, s.rows,
+                      name + " (Fortran-ordered), transposed,");
+}
+
 class PyRedistributePlan {
 public:
   PyRedistributePlan(const Layout& a, const Layout& b, const py::object& dtype,
                      const std::string& op, Pair a_corner, Pair b_corner, std::optional<Pair> shape,
-                     bool relabel, std::int64_t max_buffer_bytes, MPI_Fint comm)
-      : comm_(comm_of(comm)), rank_(rank_of(comm_)), a_(a), dtype_(dtype_of_object(dtype)),
-        plan_(make(a, b, dtype_, op, a_corner, b_corner, shape, relabel, max_buffer_bytes, comm_)),
+                     bool relabel, std::int64_t max_buffer_bytes, const std::string& backend,
+                     MPI_Fint comm)
+      : comm_(comm_of(comm)), rank_(rank_of(comm_)), a_(a), b_given_(b),
+        dtype_(dtype_of_object(dtype)),
+        options_(options_of(op, a_corner, b_corner, shape, relabel, max_buffer_bytes)),
+        backend_(parse_backend(backend)), plan_(a, b, dtype_, comm_, backend_, options_),
         b_(plan_.target()) {}
 
   py::object execute(const py::object& in, const py::object& out, std::complex<double> alpha,
                      std::complex<double> beta) {
+    // Ranks that hold nothing may pass None: the ranks agree whether any passed a device array.
+    int device = is_device_array(in) || is_device_array(out) ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &device, 1, MPI_INT, MPI_MAX, comm_);
+    if (device)
+      return execute_device(in, out, alpha, beta);
     py::object result = out;
     check_on_every_rank(comm_, [&] {
       if (dtype_is_real(dtype_) && (alpha.imag() != 0 || beta.imag() != 0))
@@ -152,6 +216,7 @@ public:
   }
 
   py::dtype dtype() const { return numpy_dtype(dtype_); }
+  std::string backend() const { return std::string(backend_name(plan_.backend())); }
   py::dict traffic() const {
     const RedistributeTraffic& t = plan_.traffic();
     py::dict d;
@@ -167,9 +232,9 @@ public:
   const std::vector<int>& relabelling() const { return plan_.relabelling(); }
 
 private:
-  static RedistributePlan make(const Layout& a, const Layout& b, DType t, const std::string& op,
-                               Pair a_corner, Pair b_corner, std::optional<Pair> shape,
-                               bool relabel, std::int64_t max_buffer_bytes, MPI_Comm comm) {
+  static RedistributeOptions options_of(const std::string& op, Pair a_corner, Pair b_corner,
+                                        std::optional<Pair> shape, bool relabel,
+                                        std::int64_t max_buffer_bytes) {
     RedistributeOptions o;
     o.relabel = relabel;
     o.max_buffer_bytes = max_buffer_bytes;
@@ -178,15 +243,69 @@ private:
     std::tie(o.b_row, o.b_col) = b_corner;
     if (shape)
       std::tie(o.rows, o.cols) = *shape;
-    return RedistributePlan(a, b, t, comm, o);
+    return o;
+  }
+
+  // Device arrays: the device plan (Memory::Device), built on the first such execute
+  // (collective: every rank gets here together).
+  py::object execute_device(const py::object& in, const py::object& out, std::complex<double> alpha,
+                            std::complex<double> beta) {
+    DeviceArray src, dst;
+    py::object result = out;
+    check_on_every_rank(comm_, [&] {
+      if (backend_ == Backend::Cpu)
+        input_error("device arrays (__cuda_array_interface__) need a plan with backend=\"cuda\" "
+                    "or \"auto\", this plan's backend is \"cpu\" (or pass numpy arrays)");
+      if (dtype_is_real(dtype_) && (alpha.imag() != 0 || beta.imag() != 0))
+        input_error("alpha and beta must be real for a real dtype (" + text(numpy_dtype(dtype_)) +
+                    "), got alpha = " + text(py::cast(alpha)) + ", beta = " + text(py::cast(beta)));
+      src = device_local_block(in, a_, rank_, dtype_, "the input block");
+      if (out.is_none()) {
+        if (beta != 0.0)
+          input_error("beta = " + text(py::cast(beta)) +
+                      " updates B, which needs out= (this rank's local block of B)");
+        const Shape s = b_.local_shape(rank_);
+        const py::object cupy = import_cupy(
+            "the input block is a device array and CuPy, which would allocate the output, is not "
+            "installed: pass out= (a writable device array of shape " +
+            shape_str(s.rows, s.cols) + " and dtype " + text(numpy_dtype(dtype_)) + ")");
+        result = cupy.attr("empty")(py::make_tuple(s.rows, s.cols), numpy_dtype(dtype_),
+                                    b_.storage() == StorageOrder::RowMajor ? "C" : "F");
+      }
+      dst = device_local_block(result, b_, rank_, dtype_, "out");
+      if (dst.readonly)
+        input_error("out is read-only (its __cuda_array_interface__ data says readonly), "
+                    "expected a writable array");
+      if (src.bytes != 0 && dst.bytes != 0 && src.ptr < dst.ptr + dst.bytes &&
+          dst.ptr < src.ptr + src.bytes)
+        input_error("out overlaps the input block, expected separate memory");
+    });
+    if (!device_) {
+      RedistributeOptions o = options_;
+      o.memory = Memory::Device;
+      device_.emplace(a_, b_given_, dtype_, comm_, Backend::Cuda, o);
+    }
+    wait_for_stream(src, "the input block");
+    wait_for_stream(dst, "out");
+    const auto* a = src.bytes == 0 ? nullptr : reinterpret_cast<const void*>(src.ptr);
+    auto* b = dst.bytes == 0 ? nullptr : reinterpret_cast<void*>(dst.ptr);
+    {
+      py::gil_scoped_release release;
+      device_->execute(a, b, alpha, beta);
+    }
+    return result;
   }
 
   MPI_Comm comm_; // kept alive by the Python object (tessera/__init__.py)
   int rank_;
   Layout a_;
+  Layout b_given_; // B's layout as given (the device plan relabels it alike)
   DType dtype_;
+  RedistributeOptions options_;
+  Backend backend_; // as asked for
   RedistributePlan plan_;
   Layout b_; // the layout execute writes: B's, or relabelled
+  std::optional<RedistributePlan> device_;
 };
 
 // h5::read_layout and h5::write_layout (tessera.read_hdf5, tessera.write_hdf5): local blocks as
@@ -380,13 +499,14 @@ void bind_redistribute(py::module_& module) {
 
   py::class_<PyRedistributePlan>(module, "RedistributePlan")
       .def(py::init<const Layout&, const Layout&, const py::object&, const std::string&, Pair, Pair,
-                    std::optional<Pair>, bool, std::int64_t, MPI_Fint>(),
+                    std::optional<Pair>, bool, std::int64_t, const std::string&, MPI_Fint>(),
            py::arg("a"), py::arg("b"), py::arg("dtype"), py::arg("op"), py::arg("a_corner"),
            py::arg("b_corner"), py::arg("shape"), py::arg("relabel"), py::arg("max_buffer_bytes"),
-           py::arg("comm"))
+           py::arg("backend"), py::arg("comm"))
       .def("execute", &PyRedistributePlan::execute, py::arg("a"), py::arg("out"), py::arg("alpha"),
            py::arg("beta"))
       .def_property_readonly("dtype", &PyRedistributePlan::dtype)
+      .def_property_readonly("backend", &PyRedistributePlan::backend)
       .def_property_readonly("traffic", &PyRedistributePlan::traffic)
       .def_property_readonly("target", &PyRedistributePlan::target)
       .def_property_readonly("relabelling", &PyRedistributePlan::relabelling);

@@ -6,6 +6,9 @@
 //                         comm, {.op = MatrixOp::Transpose});
 //   plan.execute(a_local, b_local);  // host pointers, each rank's local blocks
 //
+//   RedistributePlan gpu(a, b, DType::f64, comm, Backend::Cuda, {.memory = Memory::Device});
+//   gpu.execute(d_a, d_b);           // device pointers: the same result, bit for bit
+//
 // The plan intersects the two layouts' block boundaries once: for every pair of ranks, the
 // rectangles one holds of op(A) and the other of B. Each execute packs the rectangles per
 // destination (OpenMP), exchanges them in one all-to-all and unpacks them, applying the
@@ -16,6 +19,11 @@
 // rounds, each an all-to-all of a part of every message. With `relabel` the plan may renumber
 // B's owners so that less moves (see RedistributeOptions::relabel); otherwise ranks keep their
 // numbers.
+//
+// On the CUDA backend with blocks in device memory (RedistributeOptions::memory), the GPU packs
+// and unpacks (op, alpha and beta applied there); the packed messages cross ranks through pinned
+// host buffers, so MPI need not be CUDA-aware. Blocks in host memory take the CPU path on either
+// backend.
 #pragma once
 
 #include <mpi.h>
@@ -25,6 +33,7 @@
 #include <memory>
 #include <vector>
 
+#include <tessera/backend.hpp>
 #include <tessera/dtype.hpp>
 #include <tessera/export.h>
 #include <tessera/layout.hpp>
@@ -56,6 +65,10 @@ struct RedistributeOptions {
   // nothing needs no buffer at all). Smaller values trade memory for more, smaller messages
   // (and the plan keeps a few integers per round and rank); each rank may pass its own.
   std::int64_t max_buffer_bytes = 0;
+  // Where execute()'s blocks live. Device: the CUDA backend's GPU path (a and b device pointers
+  // on the rank's GPU; the buffers above are then device memory, plus as much pinned host
+  // memory for the messages). Host: the CPU path, on either backend.
+  Memory memory = Memory::Host;
 };
 
 // What one execute moves on this rank, in bytes, and the memory it moves it through.
@@ -74,15 +87,23 @@ struct RedistributeTraffic {
 
 class TESSERA_API RedistributePlan {
 public:
-  // Collective over comm; a.nranks() and b.nranks() must be comm's size.
+  // Collective over comm; a.nranks() and b.nranks() must be comm's size. Backend::Auto, and the
+  // constructor without a backend: for blocks in host memory the CPU backend (without asking
+  // the CUDA driver anything), for blocks in device memory the CUDA backend. Backend::Cuda
+  // where some rank has no usable GPU, or device memory on the CPU backend (or without a GPU),
+  // raise InputError on every rank; NotCompiled in a build without CUDA.
   RedistributePlan(const Layout& a, const Layout& b, DType dtype, MPI_Comm comm,
+                   RedistributeOptions options = {});
+  RedistributePlan(const Layout& a, const Layout& b, DType dtype, MPI_Comm comm, Backend backend,
                    RedistributeOptions options = {});
   ~RedistributePlan();
   RedistributePlan(RedistributePlan&&) noexcept;
   RedistributePlan& operator=(RedistributePlan&&) noexcept;
 
   // Collective. a: this rank's local block of A, b: of B (either may be null where the rank
-  // holds nothing of it); they must not overlap.
+  // holds nothing of it); they must not overlap. Device pointers with Memory::Device: execute
+  // first waits for the work queued on the legacy default stream (which may be writing them),
+  // and returns when B is complete.
   void execute(const void* a, void* b);
   template <class T>
   void execute(const T* a, T* b) {
@@ -94,6 +115,8 @@ public:
   void execute(const void* a, void* b, std::complex<double> alpha, std::complex<double> beta);
 
   DType dtype() const noexcept;
+  Backend backend() const noexcept; // resolved: never Auto
+  Memory memory() const noexcept;
   const RedistributeTraffic& traffic() const noexcept;
   // The layout execute writes B in: B's own, or with relabel B's with owner r replaced by
   // relabelling()[r] (tight local blocks unless that is the identity). Each rank's b must hold

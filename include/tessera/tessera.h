@@ -284,7 +284,8 @@ TESSERA_API int tessera_redistribute_plan_create(tessera_redistribute_plan* plan
                                                  tessera_dtype dtype, int64_t rows, int64_t cols,
                                                  int64_t a_row, int64_t a_col, int64_t b_row,
                                                  int64_t b_col, MPI_Comm comm);
-/* Collective. a: this rank's local block of A, b: of B, host memory, not overlapping (null
+/* Collective. a: this rank's local block of A, b: of B, host memory (device memory for a plan
+ * made by tessera_redistribute_plan_create_on with TESSERA_MEMORY_DEVICE), not overlapping (null
  * where the rank holds nothing of it). alpha and beta are real, for any dtype; beta = 0 never
  * reads B (it may hold NaN), alpha = 1 with beta = 0 copies the bits. */
 TESSERA_API int tessera_redistribute_plan_execute(tessera_redistribute_plan plan, double alpha,
@@ -331,6 +332,30 @@ TESSERA_API int tessera_redistribute_plan_create_ex_f(tessera_redistribute_plan*
                                                       int64_t a_row, int64_t a_col, int64_t b_row,
                                                       int64_t b_col, int flags,
                                                       int64_t max_buffer_bytes, MPI_Fint comm);
+/* Where a redistribution's execute finds its blocks. */
+typedef enum tessera_memory {
+  TESSERA_MEMORY_HOST = 0,  /* host memory: the CPU path, on either backend */
+  TESSERA_MEMORY_DEVICE = 1 /* the rank's GPU: the CUDA backend packs and unpacks there */
+} tessera_memory;
+/* tessera_redistribute_plan_create_ex on a chosen backend, with the blocks where `memory` says.
+ * TESSERA_BACKEND_AUTO: CPU for host memory (without starting CUDA), CUDA for device memory.
+ * Device memory needs a GPU on every rank and a build with CUDA (TESSERA_ERROR_NOT_COMPILED
+ * otherwise); the messages still cross ranks through pinned host memory, so MPI need not be
+ * CUDA-aware. execute then waits for the work queued on the legacy default stream and returns
+ * with B complete; the results are the CPU's, bit for bit. (The _ex and plain creates are this
+ * with TESSERA_BACKEND_AUTO and TESSERA_MEMORY_HOST.) */
+TESSERA_API int tessera_redistribute_plan_create_on(
+    tessera_redistribute_plan* plan, tessera_layout a, tessera_layout b, tessera_matrix_op op,
+    tessera_dtype dtype, int64_t rows, int64_t cols, int64_t a_row, int64_t a_col, int64_t b_row,
+    int64_t b_col, int flags, int64_t max_buffer_bytes, tessera_backend backend,
+    tessera_memory memory, MPI_Comm comm);
+TESSERA_API int tessera_redistribute_plan_create_on_f(
+    tessera_redistribute_plan* plan, tessera_layout a, tessera_layout b, int op, int dtype,
+    int64_t rows, int64_t cols, int64_t a_row, int64_t a_col, int64_t b_row, int64_t b_col,
+    int flags, int64_t max_buffer_bytes, int backend, int memory, MPI_Fint comm);
+/* The backend the plan resolved TESSERA_BACKEND_AUTO to (never AUTO). */
+TESSERA_API int tessera_redistribute_plan_backend(tessera_redistribute_plan plan,
+                                                  tessera_backend* backend);
 /* The send plus receive buffer bytes the plan holds on this rank, and the rounds each execute
  * exchanges in (the same on every rank). */
 TESSERA_API int tessera_redistribute_plan_buffer(tessera_redistribute_plan plan,

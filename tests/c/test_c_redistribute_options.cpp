@@ -218,6 +218,37 @@ TEST(CRedistributeOptions, RejectsBadOptionsOnEveryRank) {
   EXPECT_EQ(tessera_redistribute_plan_destroy(plan), TESSERA_OK);
 }
 
+// The backend and memory choice: Auto with host memory resolves to the CPU; bad values, and
+// device memory on the CPU backend, fail on every rank (tests/cuda/test_cuda_redistribute.cpp
+// executes device plans against the CPU's).
+TEST(CRedistributeOptions, BackendAndMemory) {
+  const int rank = comm_rank();
+  ReversedRows l;
+  tessera_redistribute_plan plan = nullptr;
+  const bool first = rank == 0;
+  expect_input_error(tessera_redistribute_plan_create_on(
+      &plan, l.ca, l.cb, TESSERA_MATRIX_OP_NONE, TESSERA_F64, -1, -1, 0, 0, 0, 0, 0, 0,
+      TESSERA_BACKEND_AUTO, static_cast<tessera_memory>(first ? 2 : 0), MPI_COMM_WORLD));
+  expect_input_error(tessera_redistribute_plan_create_on(
+      &plan, l.ca, l.cb, TESSERA_MATRIX_OP_NONE, TESSERA_F64, -1, -1, 0, 0, 0, 0, 0, 0,
+      static_cast<tessera_backend>(first ? 9 : 0), TESSERA_MEMORY_HOST, MPI_COMM_WORLD));
+  // Device memory on the CPU backend: an input error, or "not compiled" in a build without CUDA.
+  const int rc = tessera_redistribute_plan_create_on(
+      &plan, l.ca, l.cb, TESSERA_MATRIX_OP_NONE, TESSERA_F64, -1, -1, 0, 0, 0, 0, 0, 0,
+      TESSERA_BACKEND_CPU, TESSERA_MEMORY_DEVICE, MPI_COMM_WORLD);
+  EXPECT_TRUE(rc == TESSERA_ERROR_INPUT || rc == TESSERA_ERROR_NOT_COMPILED) << rc;
+  EXPECT_EQ(plan, nullptr);
+  ASSERT_EQ(tessera_redistribute_plan_create_on(
+                &plan, l.ca, l.cb, TESSERA_MATRIX_OP_NONE, TESSERA_F64, -1, -1, 0, 0, 0, 0, 0, 0,
+                TESSERA_BACKEND_AUTO, TESSERA_MEMORY_HOST, MPI_COMM_WORLD),
+            TESSERA_OK);
+  tessera_backend backend = TESSERA_BACKEND_AUTO;
+  EXPECT_EQ(tessera_redistribute_plan_backend(plan, &backend), TESSERA_OK);
+  EXPECT_EQ(backend, TESSERA_BACKEND_CPU);
+  EXPECT_EQ(tessera_redistribute_plan_backend(nullptr, &backend), TESSERA_ERROR_INPUT);
+  EXPECT_EQ(tessera_redistribute_plan_destroy(plan), TESSERA_OK);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {

@@ -407,10 +407,18 @@ class RedistributePlan(_tessera.RedistributePlan):
 
     max_buffer_bytes bounds the send plus receive buffers on this rank (0: the larger of its
     local blocks of A and of B); the exchange goes in rounds where it needs more (see
-    plan.traffic's buffer_bytes and rounds)."""
+    plan.traffic's buffer_bytes and rounds).
+
+    Device arrays (CuPy, or anything with __cuda_array_interface__) are redistributed on the
+    GPU, with the same bits as numpy arrays on the CPU: pass them to execute (a and out both
+    on the device; a rank holding nothing may pass None), tight local blocks in the layout's
+    order (C for "C" layouts, Fortran for "F" ones, no padding). The plan for them is built on
+    the first such execute, collectively. backend: "auto" (numpy arrays on the CPU, device
+    arrays on the GPU), "cpu" (numpy arrays only) or "cuda"; plan.backend is what numpy arrays
+    run on (numpy arrays always take the CPU path, also on "cuda")."""
 
     def __init__(self, from_layout, to_layout, dtype, op="N", a_corner=(0, 0), b_corner=(0, 0),
-                 shape=None, relabel=False, max_buffer_bytes=0):
+                 shape=None, relabel=False, max_buffer_bytes=0, backend="auto"):
         if not isinstance(from_layout, Layout) or not isinstance(to_layout, Layout):
             raise InputError("from_layout and to_layout must be tessera.Layout objects")
         comm = from_layout.comm
@@ -418,7 +426,7 @@ class RedistributePlan(_tessera.RedistributePlan):
             shape = _corner(shape, "shape")
         super().__init__(from_layout._layout, to_layout._layout, dtype, op,
                          _corner(a_corner, "a_corner"), _corner(b_corner, "b_corner"), shape,
-                         bool(relabel), int(max_buffer_bytes), _handle(comm))
+                         bool(relabel), int(max_buffer_bytes), str(backend), _handle(comm))
         self._comm = comm
         self.from_layout, self.to_layout = from_layout, to_layout
 
@@ -436,7 +444,8 @@ class RedistributePlan(_tessera.RedistributePlan):
     def execute(self, a, out=None, alpha=1, beta=0):
         """alpha, beta: numbers (complex for complex dtypes); beta != 0 reads out=, which it
         then needs; beta = 0 never reads it (it may hold NaN). A rank that holds nothing may
-        pass None (or any empty array)."""
+        pass None (or any empty array). Device arrays give a device array (a new CuPy array
+        without out=)."""
         return super().execute(a, out, complex(alpha), complex(beta))
 
 

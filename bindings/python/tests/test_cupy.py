@@ -204,6 +204,27 @@ def test_host_out():
         plan.execute(block, out="x")
 
 
+def test_redistribute_device_array_checks():
+    p = comm.size
+    rows = tessera.Layout.rows(9, 7, comm)
+    cpu = tessera.RedistributePlan(rows, rows, numpy.float64, backend="cpu")
+    assert cpu.backend == "cpu"
+    shape = rows.local_shape(comm.rank)
+    with pytest.raises(tessera.InputError, match='backend="cuda"'):
+        cpu.execute(fake(shape))
+    # Padded local blocks (a leading dimension beyond the block) stay on the host; refused
+    # before any memory is touched, whatever the backend.
+    padded = tessera.Layout.block_cyclic(9, 7, 2, 2, 1, p, comm, lld=12)
+    plan = tessera.RedistributePlan(padded, padded, numpy.float64)
+    assert plan.backend == "cpu"  # auto, numpy arrays
+    local = padded.local_shape(comm.rank)
+    with pytest.raises(tessera.InputError, match="tight local blocks|device array"):
+        plan.execute(fake(local), out=fake(local, ptr=0x9000))
+    # A numpy array beside a device array.
+    with pytest.raises(tessera.InputError, match="both in device memory|device array"):
+        plan.execute(fake(local), out=numpy.zeros(local, order="F"))
+
+
 # --- With CuPy and a GPU on every rank -----------------------------------------------------
 
 @needs_gpu
@@ -332,3 +353,56 @@ def test_permute_device(dtype, shape, axes):
     got = tessera.permute(cupy.asarray(a[plan.input_slice]), axes)
     assert isinstance(got, cupy.ndarray)
     numpy.testing.assert_array_equal(cupy.asnumpy(got), want[plan.output_slice])
+
+
+def _device_block(layout, a):
+    """This rank's local block of the global matrix a, on the device in the layout's order."""
+    block = layout.local_block(a)
+    if layout.order == "F":
+        return cupy.asfortranarray(cupy.asarray(block))
+    return cupy.ascontiguousarray(cupy.asarray(block))
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("op", ["N", "T", "C"])
+def test_redistribute_device_same_bits_as_host(dtype, op):
+    p = comm.size
+    m, n = 71, 45
+    a = matrix(m, n, dtype)
+    la = tessera.Layout.block_cyclic(m, n, 3, 5, 1, p, comm)  # Fortran-ordered, ScaLAPACK's
+    bshape = (m, n) if op == "N" else (n, m)
+    lb = tessera.Layout.rows(bshape[0], bshape[1], comm)
+    b0 = matrix(bshape[0], bshape[1], dtype)
+    for kwargs in [{}, {"max_buffer_bytes": 256}, {"shape": (20, 17), "a_corner": (2, 3),
+                                                   "b_corner": (1, 4)}]:
+        plan = tessera.RedistributePlan(la, lb, dtype, op=op, **kwargs)
+        alpha, beta = (0.7 + 1.9j, -1.1 + 0.3j) if numpy.dtype(dtype).kind == "c" else (2.5, -0.5)
+        host = plan.execute(la.local_block(a), out=lb.local_block(b0).copy(), alpha=alpha,
+                            beta=beta)
+        out = _device_block(lb, b0)
+        got = plan.execute(_device_block(la, a), out=out, alpha=alpha, beta=beta)
+        assert got is out and isinstance(got, cupy.ndarray)
+        numpy.testing.assert_array_equal(cupy.asnumpy(got), host)
+        # Without out= (beta = 0): a new device array in B's order.
+        fresh = plan.execute(_device_block(la, a), alpha=alpha)
+        assert isinstance(fresh, cupy.ndarray)
+        numpy.testing.assert_array_equal(cupy.asnumpy(fresh),
+                                         plan.execute(la.local_block(a), alpha=alpha))
+
+
+@needs_gpu
+def test_redistribute_device_back_to_block_cyclic_and_foreign_arrays():
+    p = comm.size
+    m, n = 40, 33
+    a = matrix(m, n, numpy.complex64)
+    la = tessera.Layout.rows(m, n, comm)
+    lb = tessera.Layout.block_cyclic(n, m, 7, 2, min(p, 2), 1, comm) if p > 1 else \
+        tessera.Layout.block_cyclic(n, m, 7, 2, 1, 1, comm)
+    plan = tessera.RedistributePlan(la, lb, numpy.complex64, op="C", backend="cuda")
+    assert plan.backend == "cuda"
+    host = plan.execute(la.local_block(a))
+    out = cupy.zeros(lb.local_shape(comm.rank), numpy.complex64, order="F")
+    target = wrap(out)
+    assert plan.execute(wrap(_device_block(la, a)), out=target) is target
+    numpy.testing.assert_array_equal(cupy.asnumpy(out), host)

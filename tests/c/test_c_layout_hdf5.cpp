@@ -2,8 +2,8 @@
 // their Fortran-handle variants), called as a C application calls them through libtessera.so: a
 // matrix written in row blocks read into block-cyclic layouts from ScaLAPACK descriptors (padded
 // column-major local blocks, awkward block sizes) and written back, compared element by
-// element; the errors fail every rank together, with a message. Its own main, as
-// test_c_redistribute.
+// element; the errors fail every rank together, with a message. The main is
+// c_test_main.cpp.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -16,18 +16,12 @@
 #include <tessera/layout.hpp>
 #include <tessera/tessera.h>
 
+#include "c_test_support.hpp"
+
 namespace {
 
-int comm_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
-int comm_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
+using tessera::c_test::comm_rank;
+using tessera::c_test::comm_size;
 
 double value(std::int64_t i, std::int64_t j) {
   return static_cast<double>(i * 1000 + j) + 0.25;
@@ -179,12 +173,3 @@ TEST(CLayoutHdf5, ErrorsOnEveryRank) {
 }
 
 } // namespace
-
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  testing::InitGoogleTest(&argc, argv);
-  int failed = RUN_ALL_TESTS();
-  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Finalize();
-  return failed;
-}

@@ -2,8 +2,8 @@
 // through libtessera.so: each layout constructor against the C++ Layout it wraps (shapes, local
 // blocks, blocks, element positions), plans on random layout pairs, ops, dtypes, sub-matrices
 // and scalars against the serial reference, the Fortran-handle variant, and the errors (every
-// rank fails together, with a message). Its own main: MPI, GoogleTest, and the ranks agree on
-// the outcome.
+// rank fails together, with a message). The main is
+// c_test_main.cpp.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -17,6 +17,7 @@
 #include <tessera/tessera.h>
 
 #include "../mpi/redistribute_reference.hpp"
+#include "c_test_support.hpp"
 
 namespace {
 
@@ -28,16 +29,9 @@ using tessera::RedistributeOptions;
 using tessera::Shape;
 using tessera::StorageOrder;
 
-int comm_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
-int comm_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
+using tessera::c_test::comm_rank;
+using tessera::c_test::comm_size;
+using tessera::c_test::expect_input_error;
 std::int64_t pick(std::mt19937_64& g, std::int64_t lo, std::int64_t hi) {
   return std::uniform_int_distribution<std::int64_t>(lo, hi)(g);
 }
@@ -310,16 +304,6 @@ TEST(CRedistributePlan, RandomLayoutsC128) {
   random_plans<std::complex<double>>(24, 30, TESSERA_C128);
 }
 
-// A message, and the same code on every rank.
-void expect_input_error(int rc) {
-  EXPECT_EQ(rc, TESSERA_ERROR_INPUT);
-  EXPECT_STRNE(tessera_last_error(), "");
-  int max = rc, min = rc;
-  MPI_Allreduce(MPI_IN_PLACE, &max, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Allreduce(MPI_IN_PLACE, &min, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  EXPECT_EQ(max, min);
-}
-
 TEST(CLayout, RejectsBadArguments) {
   tessera_layout l = reinterpret_cast<tessera_layout>(1);
   EXPECT_EQ(tessera_layout_create_rows(&l, 4, 4, 0, TESSERA_ROW_MAJOR), TESSERA_ERROR_INPUT);
@@ -411,12 +395,3 @@ TEST(CRedistributePlan, RejectsBadArgumentsOnEveryRank) {
 }
 
 } // namespace
-
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  testing::InitGoogleTest(&argc, argv);
-  int failed = RUN_ALL_TESTS();
-  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Finalize();
-  return failed;
-}

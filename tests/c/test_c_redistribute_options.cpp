@@ -2,7 +2,7 @@
 // TESSERA_REDISTRIBUTE_RELABEL the relabelling and the target layout match the C++ plan's and
 // execute writes the reference's result under the target; a lowered buffer bound splits the
 // exchange into rounds that the buffer query reports, with the same result; bad flags or bounds
-// fail on every rank. Its own main, as test_c_redistribute.
+// fail on every rank. The main is c_test_main.cpp.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -15,6 +15,7 @@
 #include <tessera/tessera.h>
 
 #include "../mpi/redistribute_reference.hpp"
+#include "c_test_support.hpp"
 
 namespace {
 
@@ -23,16 +24,9 @@ using tessera::MatrixOp;
 using tessera::RedistributeOptions;
 using tessera::StorageOrder;
 
-int comm_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
-int comm_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
+using tessera::c_test::comm_rank;
+using tessera::c_test::comm_size;
+using tessera::c_test::expect_input_error;
 
 std::vector<double> values(const Layout& l, int rank, int salt) {
   std::vector<double> v(static_cast<std::size_t>(l.local_extent(rank)));
@@ -174,16 +168,6 @@ TEST(CRedistributeOptions, BufferBoundSplitsIntoRounds) {
   tessera_layout_destroy(bt);
 }
 
-// A message, and the same code on every rank.
-void expect_input_error(int rc) {
-  EXPECT_EQ(rc, TESSERA_ERROR_INPUT);
-  EXPECT_STRNE(tessera_last_error(), "");
-  int max = rc, min = rc;
-  MPI_Allreduce(MPI_IN_PLACE, &max, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Allreduce(MPI_IN_PLACE, &min, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  EXPECT_EQ(max, min);
-}
-
 TEST(CRedistributeOptions, RejectsBadOptionsOnEveryRank) {
   const int p = comm_size(), rank = comm_rank();
   ReversedRows l;
@@ -250,12 +234,3 @@ TEST(CRedistributeOptions, BackendAndMemory) {
 }
 
 } // namespace
-
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  testing::InitGoogleTest(&argc, argv);
-  int failed = RUN_ALL_TESTS();
-  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Finalize();
-  return failed;
-}

@@ -2,8 +2,8 @@
 // application calls them through libtessera.so: block-cyclic, 2-D, column and row blocks in
 // either storage order against tessera_reduce_plan_create over the same matrix in row blocks,
 // bit for bit, for f32 and f64, every axis, with and without missing values; the Fortran-handle
-// variant; and the errors (every rank fails together, with a message). Its own main: MPI,
-// GoogleTest, and the ranks agree on the outcome.
+// variant; and the errors (every rank fails together, with a message). The main is
+// c_test_main.cpp.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -16,18 +16,13 @@
 
 #include <tessera/tessera.h>
 
+#include "c_test_support.hpp"
+
 namespace {
 
-int comm_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
-int comm_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
+using tessera::c_test::comm_rank;
+using tessera::c_test::comm_size;
+using tessera::c_test::expect_input_error;
 
 unsigned shared_seed() {
   unsigned seed = comm_rank() == 0 ? std::random_device{}() : 0u;
@@ -164,15 +159,6 @@ TEST(CReduceLayout, SkipsNaNAsRowBlocksDo) {
   tessera_layout_destroy(l);
 }
 
-void expect_input_error(int rc) {
-  EXPECT_EQ(rc, TESSERA_ERROR_INPUT);
-  EXPECT_STRNE(tessera_last_error(), "");
-  int max = rc, min = rc;
-  MPI_Allreduce(MPI_IN_PLACE, &max, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Allreduce(MPI_IN_PLACE, &min, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  EXPECT_EQ(max, min);
-}
-
 TEST(CReduceLayout, RejectsBadArgumentsOnEveryRank) {
   const int p = comm_size(), rank = comm_rank();
   const bool last = rank == p - 1;
@@ -229,12 +215,3 @@ TEST(CReduceLayout, RejectsBadArgumentsOnEveryRank) {
 }
 
 } // namespace
-
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  testing::InitGoogleTest(&argc, argv);
-  int failed = RUN_ALL_TESTS();
-  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Finalize();
-  return failed;
-}

@@ -20,17 +20,8 @@ struct Shape2 {
   std::int64_t rows, cols;
 };
 
-int world_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
-
-std::uint64_t shared_seed() {
-  std::uint64_t seed = test::fresh_seed();
-  MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-  return seed;
-}
+using test::shared_seed;
+using test::world_size;
 
 // Collective: "" when the nccl exchange can run here, else why not (the same on every rank).
 std::string nccl_skip_reason() {

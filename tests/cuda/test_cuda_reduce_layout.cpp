@@ -15,17 +15,8 @@
 namespace tessera {
 namespace {
 
-int world_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
-
-std::uint64_t shared_seed() {
-  std::uint64_t seed = test::fresh_seed();
-  MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-  return seed;
-}
+using test::shared_seed;
+using test::world_size;
 
 // This rank's local block of the row-major global matrix `a` in layout l.
 template <class T>

@@ -17,6 +17,7 @@
 #include "core/error.hpp"
 #include "mpi/reduce_plan.hpp"
 #include "redistribute_random.hpp"
+#include "reduce_random.hpp"
 
 namespace {
 
@@ -33,24 +34,8 @@ using tessera::Shape;
 using tessera::StorageOrder;
 using tessera::test::comm_rank;
 using tessera::test::comm_size;
-
-unsigned shared_seed() {
-  unsigned seed = comm_rank() == 0 ? std::random_device{}() : 0u;
-  MPI_Bcast(&seed, 1, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
-  return seed;
-}
-
-// Values over many binades, so that any change in the order of additions changes the bits.
-template <class T>
-std::vector<T> global_matrix(Shape s, unsigned seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::uniform_int_distribution<int> e(-20, 20);
-  std::vector<T> a(static_cast<std::size_t>(s.size()));
-  for (auto& x : a)
-    x = static_cast<T>(std::ldexp(u(gen), e(gen)));
-  return a;
-}
+using tessera::test::global_matrix;
+using tessera::test::shared_seed;
 
 // This rank's local block of `a` in layout l; what it holds beyond the matrix (padding to the
 // leading dimension) is NaN, which would show in every op if it were read.

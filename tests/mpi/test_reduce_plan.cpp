@@ -20,6 +20,7 @@
 #include "core/throw.hpp"
 #include "cpu/reference.hpp"
 #include "mpi/reduce_plan.hpp"
+#include "reduce_random.hpp"
 
 namespace {
 
@@ -29,6 +30,8 @@ using tessera::DType;
 using tessera::Op;
 using tessera::ReducePlan;
 using tessera::Shape;
+using tessera::test::global_matrix;
+using tessera::test::shared_seed;
 
 int world_rank() {
   int r = 0;
@@ -39,24 +42,6 @@ int world_size() {
   int s = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &s);
   return s;
-}
-
-unsigned shared_seed() {
-  unsigned seed = world_rank() == 0 ? std::random_device{}() : 0u;
-  MPI_Bcast(&seed, 1, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
-  return seed;
-}
-
-// Values over many binades, so that any change in the order of additions changes the bits.
-template <class T>
-std::vector<T> global_matrix(Shape s, unsigned seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::uniform_int_distribution<int> e(-20, 20);
-  std::vector<T> a(static_cast<std::size_t>(s.size()));
-  for (auto& x : a)
-    x = static_cast<T>(std::ldexp(u(gen), e(gen)));
-  return a;
 }
 
 bool same(double a, double b) {

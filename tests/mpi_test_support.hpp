@@ -4,13 +4,26 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <system_error>
 
 namespace tessera::test {
+
+// One fresh seed for the whole job, drawn on rank 0 (the tests print it on failure).
+inline std::uint64_t shared_seed() {
+  std::uint64_t seed = 0;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0)
+    seed = (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  return seed;
+}
 
 inline int rank_of(MPI_Comm c = MPI_COMM_WORLD) {
   int r = 0;

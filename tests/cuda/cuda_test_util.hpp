@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "../mpi_test_support.hpp"
 #include "core/error.hpp"
 #include "cuda/device.hpp"
 #include "mpi/communicator.hpp"
@@ -59,13 +60,6 @@ inline int world_size() {
   int s = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &s);
   return s;
-}
-
-// A fresh seed drawn on rank 0, the same on every rank.
-inline std::uint64_t shared_seed() {
-  std::uint64_t seed = fresh_seed();
-  MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-  return seed;
 }
 
 // splitmix64: fast enough for the 268-million-element cases.

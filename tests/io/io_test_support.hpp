@@ -39,15 +39,6 @@ inline std::string mode_name(const testing::TestParamInfo<const char*>& p) {
   return *p.param ? p.param : "collective";
 }
 
-// One seed for the whole job, printed by the tests on failure.
-inline std::uint64_t shared_seed() {
-  std::uint64_t seed = 0;
-  if (rank_of() == 0)
-    seed = (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
-  MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-  return seed;
-}
-
 // Element (i, j) of a random matrix, computable on any rank without the others.
 inline double random_value(std::uint64_t seed, std::int64_t i, std::int64_t j, int part = 0) {
   std::uint64_t z =

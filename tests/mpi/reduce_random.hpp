@@ -14,12 +14,7 @@
 
 namespace tessera::test {
 
-// Fresh at each run, so that runs cover more data; the same on every rank.
-inline unsigned shared_seed() {
-  unsigned seed = rank_of() == 0 ? std::random_device{}() : 0u;
-  MPI_Bcast(&seed, 1, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
-  return seed;
-}
+// Seeds: shared_seed() (mpi_test_support.hpp), fresh at each run so that runs cover more data.
 
 // Values over many binades, so that any change in the order of additions changes the bits.
 template <class T>

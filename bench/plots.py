@@ -7,10 +7,11 @@
   /usr/bin/python3 bench/plots.py bench         # bench/RESULTS.md's tables as bar charts
   /usr/bin/python3 bench/plots.py jobs          # bench/RESULTS.md's whole-job table: time
                                                 # against file size, tessera beside the others
+  /usr/bin/python3 bench/plots.py layouts       # docs/layouts.md: who owns which element
   /usr/bin/python3 bench/plots.py all [--tessera BIN]
 
 Nothing is measured here: the numbers are the tables the docs show (update a table, rerun its
-command), and the field is read from an output file — one given with --file, or one that
+command), the layouts follow the owner rules docs/layouts.md states, and the field is read from an output file — one given with --file, or one that
 `tessera run` writes in a temporary directory (--tessera, default build/dev/src/app/tessera
 when it exists). Needs matplotlib and numpy (Debian: python3-matplotlib), h5py for `field`.
 """
@@ -248,14 +249,54 @@ def jobs(args):
     save(fig, "jobs.png")
 
 
+def layouts(args):
+    """The layouts of docs/layouts.md on a 12 × 12 matrix over 4 ranks, each element coloured by
+    the rank that owns it: the owner rules as docs/layouts.md states them (block sizes as
+    BlockDistribution splits, ScaLAPACK's block-cyclic owner (i // mb + rsrc) mod pr)."""
+    m = n = 12
+
+    def split(length, parts):  # BlockDistribution: the first length % parts blocks one longer
+        q, r = divmod(length, parts)
+        edges = [0]
+        for k in range(parts):
+            edges.append(edges[-1] + q + (1 if k < r else 0))
+        return edges
+
+    def block_of(i, edges):
+        return next(k for k in range(len(edges) - 1) if edges[k] <= i < edges[k + 1])
+
+    rows4, cols4, half = split(m, 4), split(n, 4), split(m, 2)
+    panels = [
+        ("row blocks (4 ranks)", lambda i, j: block_of(i, rows4)),
+        ("column blocks (4 ranks)", lambda i, j: block_of(j, cols4)),
+        ("2-D blocks, 2 × 2 grid (row order)",
+         lambda i, j: 2 * block_of(i, half) + block_of(j, half)),
+        ("block-cyclic 2 × 3 blocks, 2 × 2 grid", lambda i, j: 2 * ((i // 2) % 2) + (j // 3) % 2),
+    ]
+    colors = plt.get_cmap("tab10").colors[:4]
+    fig, axes = plt.subplots(1, 4, figsize=(14, 3.9))
+    for ax, (title, owner) in zip(axes, panels):
+        grid = np.array([[owner(i, j) for j in range(n)] for i in range(m)])
+        rgb = np.array([[colors[o] for o in row] for row in grid])
+        ax.imshow(rgb, interpolation="nearest")
+        for i in range(m):
+            for j in range(n):
+                ax.text(j, i, str(grid[i, j]), ha="center", va="center", fontsize=6, color="white")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        ax.set_title(title, fontsize=9)
+    fig.suptitle("which rank holds each element of a 12 × 12 matrix (docs/layouts.md)", fontsize=9)
+    save(fig, "layouts.png")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("what", choices=["convergence", "field", "bench", "jobs", "all"])
+    ap.add_argument("what", choices=["convergence", "field", "bench", "jobs", "layouts", "all"])
     ap.add_argument("--file", help="field: a heat2d output to draw")
     ap.add_argument("--tessera", help="field: the tessera binary that writes one")
     args = ap.parse_args()
     for name, fn in (("convergence", convergence), ("field", field), ("bench", bench),
-                     ("jobs", jobs)):
+                     ("jobs", jobs), ("layouts", layouts)):
         if args.what in (name, "all"):
             fn(args)
 

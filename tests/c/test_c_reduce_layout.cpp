@@ -67,7 +67,8 @@ std::vector<T> local_block(tessera_layout layout, const std::vector<T>& a) {
 }
 
 bool same_bits(const std::vector<double>& x, const std::vector<double>& y) {
-  return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0;
+  return x.size() == y.size() &&
+         (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0);
 }
 
 const tessera_op kOps[] = {TESSERA_OP_SUM, TESSERA_OP_MEAN, TESSERA_OP_NORM2, TESSERA_OP_MIN,

@@ -124,8 +124,8 @@ constexpr std::size_t streamed_bytes = std::size_t{32} << 20;
 
 // Small slices of 4-, 8- and 16-byte elements with AVX-512: whole slices per thread, each moved
 // by register blocks band by band (transpose_blocks_avx512). The plain tiles below re-read each
-// input line once per column and run at half HPTT's speed on 16×32×64×32×128 f64 (4,2,0,3,1),
-// where the input rows of a tile lie 2 MiB apart (docs/performance.md).
+// input line once per column, which costs most where a tile's input rows lie far apart
+// (docs/performance.md, "Permutations of dimensions (CPU)").
 bool block_slices_fit(std::size_t esize, const PermuteMoves& s, const void* in, const void* out) {
   const std::int64_t n = esize == 4 ? 16 : esize == 8 ? 8 : 4;
   return esize >= 4 && s.rows >= n && s.cols >= n &&

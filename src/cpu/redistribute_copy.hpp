@@ -111,10 +111,9 @@ inline void update_rectangle(std::int64_t rows, std::int64_t cols, bool row_majo
 }
 
 // A plain copy (alpha = 1, beta = 0, no conjugate) whose source lines (rows when row_major, else
-// columns; src_line apart, contiguous) run the same way as the destination's: one memcpy a line.
-// Element by element through a general (r, c) index, the short lines of a 2 × 1 grid's column-major
-// blocks (64 × 64 → 128 × 128 blocks, 8192²) took 0.11–0.17 s where a 1 × 2 grid's took 0.08.
-// Returns whether it applied.
+// columns; src_line apart, contiguous) run the same way as the destination's: one memcpy a line,
+// where the general (r, c) index loop was slow on short lines (docs/performance.md,
+// "Redistribution between layouts (CPU)"). Returns whether it applied.
 template <class T>
 inline bool copy_lines(const T* src, std::int64_t src_line, bool row_major, std::int64_t rows,
                        std::int64_t cols, T* dst, BlockStrides d, const ScaleUpdate<T>& u) {
